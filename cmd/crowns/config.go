@@ -1,0 +1,330 @@
+package main
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// config is every setting of the crowns binary, read from CROWNS_*
+// environment variables with defaults, validated once at start-up.
+type config struct {
+	Addr          string
+	DataDir       string
+	DatabaseURL   string
+	Secret        string
+	UpstreamURL   string
+	UpstreamToken string
+	// UpstreamTimeout bounds one upstream call, retries included.
+	UpstreamTimeout time.Duration
+	// UpstreamConcurrency bounds upstream calls in flight.
+	UpstreamConcurrency int
+	TrackAddress        string
+	SupportInfo         string
+	RatePerSecond       float64
+	RateBurst           int
+	CacheTTL            time.Duration
+	// CacheBytes bounds the memory of the response cache.
+	CacheBytes           int64
+	Roles                roles
+	Tournaments          bool
+	HistoryRetentionDays int
+	DiscordToken         string
+	DiscordGuildID       string
+	DiscordKeyChannelID  string
+	DiscordLogChannelID  string
+	DiscordPrefix        string
+	LogLevel             string
+	LogFormat            string
+	ShutdownTimeout      time.Duration
+}
+
+// roles says which roles this process runs.
+type roles struct {
+	API, Bot, Scheduler bool
+}
+
+func (r roles) String() string {
+	var names []string
+	if r.API {
+		names = append(names, "api")
+	}
+	if r.Bot {
+		names = append(names, "bot")
+	}
+	if r.Scheduler {
+		names = append(names, "scheduler")
+	}
+	return strings.Join(names, ",")
+}
+
+// Defaults of the configuration, as documented in the README.
+const (
+	defaultAddr         = ":8080"
+	defaultDataDir      = "./crowns-data"
+	defaultUpstreamURL  = "https://api.clashroyale.com/v1"
+	defaultTrackAddress = "crowns.example"
+	defaultSupportInfo  = "See the Crowns README for the API reference, or ask in the developer-key channel of the community server."
+)
+
+// loadConfig reads the configuration from getenv and validates it; every
+// problem found is reported in one error, a line each.
+func loadConfig(getenv func(string) string) (config, error) {
+	r := envReader{getenv: getenv}
+	cfg := config{
+		Addr:                 r.str("CROWNS_ADDR", defaultAddr),
+		DataDir:              r.str("CROWNS_DATA_DIR", defaultDataDir),
+		DatabaseURL:          r.str("CROWNS_DATABASE_URL", ""),
+		Secret:               r.str("CROWNS_SECRET", ""),
+		UpstreamURL:          strings.TrimRight(r.str("CROWNS_UPSTREAM_URL", defaultUpstreamURL), "/"),
+		UpstreamToken:        r.str("CROWNS_UPSTREAM_TOKEN", ""),
+		UpstreamTimeout:      r.duration("CROWNS_UPSTREAM_TIMEOUT", 10*time.Second),
+		UpstreamConcurrency:  r.integer("CROWNS_UPSTREAM_CONCURRENCY", 16, 1, 1024),
+		TrackAddress:         r.str("CROWNS_TRACK_ADDRESS", defaultTrackAddress),
+		SupportInfo:          r.str("CROWNS_SUPPORT_INFO", defaultSupportInfo),
+		RatePerSecond:        r.float("CROWNS_RATE_LIMIT_PER_SECOND", 10),
+		RateBurst:            r.integer("CROWNS_RATE_LIMIT_BURST", 20, 1, 1_000_000),
+		CacheTTL:             r.duration("CROWNS_CACHE_TTL", 3*time.Minute),
+		CacheBytes:           int64(r.integer("CROWNS_CACHE_MB", 64, 1, 1<<20)) << 20,
+		Roles:                r.roles("CROWNS_ROLES", "api,bot,scheduler"),
+		Tournaments:          r.onOff("CROWNS_TOURNAMENTS", false),
+		HistoryRetentionDays: r.integer("CROWNS_HISTORY_RETENTION_DAYS", 400, 1, 100_000),
+		DiscordToken:         r.str("CROWNS_DISCORD_TOKEN", ""),
+		DiscordGuildID:       r.str("CROWNS_DISCORD_GUILD_ID", ""),
+		DiscordKeyChannelID:  r.str("CROWNS_DISCORD_KEY_CHANNEL_ID", ""),
+		DiscordLogChannelID:  r.str("CROWNS_DISCORD_LOG_CHANNEL_ID", ""),
+		DiscordPrefix:        r.str("CROWNS_DISCORD_PREFIX", "!key"),
+		LogLevel:             r.oneOf("CROWNS_LOG_LEVEL", "info", "debug", "info", "warn", "error"),
+		LogFormat:            r.oneOf("CROWNS_LOG_FORMAT", "text", "text", "json"),
+		ShutdownTimeout:      r.duration("CROWNS_SHUTDOWN_TIMEOUT", 20*time.Second),
+	}
+	r.check(cfg.RatePerSecond > 0, "CROWNS_RATE_LIMIT_PER_SECOND must be greater than 0")
+	r.check(cfg.CacheTTL >= 0, "CROWNS_CACHE_TTL must not be negative")
+	r.check(cfg.UpstreamTimeout > 0, "CROWNS_UPSTREAM_TIMEOUT must be greater than 0")
+	r.check(cfg.ShutdownTimeout > 0, "CROWNS_SHUTDOWN_TIMEOUT must be greater than 0")
+	r.check(strings.TrimSpace(cfg.TrackAddress) != "", "CROWNS_TRACK_ADDRESS must not be empty")
+	if u, err := url.Parse(cfg.UpstreamURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		r.fail("CROWNS_UPSTREAM_URL must be an http(s) URL such as %s", defaultUpstreamURL)
+	}
+	if cfg.DatabaseURL != "" && !strings.HasPrefix(cfg.DatabaseURL, "postgres://") && !strings.HasPrefix(cfg.DatabaseURL, "postgresql://") {
+		r.fail("CROWNS_DATABASE_URL must start with postgres:// (leave it unset for the embedded SQLite file)")
+	}
+	if cfg.Secret != "" {
+		if raw, err := base64.StdEncoding.DecodeString(cfg.Secret); err != nil || len(raw) < 32 {
+			r.fail("CROWNS_SECRET must be base64 of at least 32 bytes (try: head -c 32 /dev/urandom | base64)")
+		}
+	}
+	if cfg.DiscordToken != "" && cfg.Roles.Bot {
+		r.check(cfg.DiscordGuildID != "", "CROWNS_DISCORD_GUILD_ID is required when CROWNS_DISCORD_TOKEN is set")
+		r.check(cfg.DiscordKeyChannelID != "", "CROWNS_DISCORD_KEY_CHANNEL_ID is required when CROWNS_DISCORD_TOKEN is set")
+	}
+	r.check(strings.TrimSpace(cfg.DiscordPrefix) != "", "CROWNS_DISCORD_PREFIX must not be empty")
+	if len(r.problems) > 0 {
+		return config{}, errors.New(strings.Join(r.problems, "\n"))
+	}
+	return cfg, nil
+}
+
+// embedded reports whether this is the zero-setup mode: the SQLite file and
+// the in-process sandbox.
+func (c config) embedded() bool { return c.DatabaseURL == "" && c.UpstreamToken == "" }
+
+// usesSandbox reports whether game data comes from the in-process sandbox.
+func (c config) usesSandbox() bool { return c.UpstreamToken == "" }
+
+// botEnabled reports whether this process runs the Discord bot.
+func (c config) botEnabled() bool { return c.Roles.Bot && c.DiscordToken != "" }
+
+// print writes the configuration once, secrets masked.
+func (c config) print(w io.Writer) {
+	database := "sqlite (" + c.DataDir + ")"
+	if c.DatabaseURL != "" {
+		database = maskURL(c.DatabaseURL)
+	}
+	upstream := c.UpstreamURL + " (token " + mask(c.UpstreamToken) + ")"
+	if c.usesSandbox() {
+		upstream = "in-process sandbox (CROWNS_UPSTREAM_TOKEN unset)"
+	}
+	rows := [][2]string{
+		{"addr", c.Addr},
+		{"data dir", c.DataDir},
+		{"database", database},
+		{"secret", secretSource(c)},
+		{"upstream", upstream},
+		{"upstream timeout", c.UpstreamTimeout.String()},
+		{"upstream concurrency", strconv.Itoa(c.UpstreamConcurrency)},
+		{"track address", c.TrackAddress},
+		{"rate limit", fmt.Sprintf("%g/s, burst %d", c.RatePerSecond, c.RateBurst)},
+		{"cache", fmt.Sprintf("ttl %s, %d MiB", c.CacheTTL, c.CacheBytes>>20)},
+		{"roles", c.Roles.String()},
+		{"tournaments", onOff(c.Tournaments)},
+		{"history retention", fmt.Sprintf("%d days", c.HistoryRetentionDays)},
+		{"discord", discordSummary(c)},
+		{"log", c.LogLevel + ", " + c.LogFormat},
+	}
+	fmt.Fprintln(w, "crowns configuration:")
+	for _, row := range rows {
+		fmt.Fprintf(w, "  %-21s %s\n", row[0], row[1])
+	}
+}
+
+func secretSource(c config) string {
+	if c.Secret != "" {
+		return "from CROWNS_SECRET " + mask(c.Secret)
+	}
+	return "generated file in the data dir"
+}
+
+func discordSummary(c config) string {
+	if c.DiscordToken == "" {
+		return "off (CROWNS_DISCORD_TOKEN unset)"
+	}
+	if !c.Roles.Bot {
+		return "off (role bot not selected)"
+	}
+	return fmt.Sprintf("token %s, guild %s, key channel %s, log channel %s, prefix %s",
+		mask(c.DiscordToken), c.DiscordGuildID, c.DiscordKeyChannelID, orNone(c.DiscordLogChannelID), c.DiscordPrefix)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+// mask hides a secret, keeping only whether it is set and its length.
+func mask(secret string) string {
+	if secret == "" {
+		return "(unset)"
+	}
+	return fmt.Sprintf("(set, %d chars)", len(secret))
+}
+
+func maskURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparseable URL)"
+	}
+	return u.Redacted()
+}
+
+// envReader reads typed variables and collects what is wrong with them.
+type envReader struct {
+	getenv   func(string) string
+	problems []string
+}
+
+func (r *envReader) fail(format string, args ...any) {
+	r.problems = append(r.problems, fmt.Sprintf(format, args...))
+}
+
+func (r *envReader) check(ok bool, problem string) {
+	if !ok {
+		r.problems = append(r.problems, problem)
+	}
+}
+
+func (r *envReader) str(name, def string) string {
+	if v := strings.TrimSpace(r.getenv(name)); v != "" {
+		return v
+	}
+	return def
+}
+
+func (r *envReader) integer(name string, def, min, max int) int {
+	raw := strings.TrimSpace(r.getenv(name))
+	if raw == "" {
+		return def
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil || n < min || n > max {
+		r.fail("%s must be a whole number from %d to %d, got %q", name, min, max, raw)
+		return def
+	}
+	return n
+}
+
+func (r *envReader) float(name string, def float64) float64 {
+	raw := strings.TrimSpace(r.getenv(name))
+	if raw == "" {
+		return def
+	}
+	f, err := strconv.ParseFloat(raw, 64)
+	if err != nil {
+		r.fail("%s must be a number, got %q", name, raw)
+		return def
+	}
+	return f
+}
+
+func (r *envReader) duration(name string, def time.Duration) time.Duration {
+	raw := strings.TrimSpace(r.getenv(name))
+	if raw == "" {
+		return def
+	}
+	d, err := time.ParseDuration(raw)
+	if err != nil {
+		r.fail("%s must be a duration such as 3m or 10s, got %q", name, raw)
+		return def
+	}
+	return d
+}
+
+func (r *envReader) onOff(name string, def bool) bool {
+	switch strings.ToLower(strings.TrimSpace(r.getenv(name))) {
+	case "":
+		return def
+	case "on", "true", "1", "yes":
+		return true
+	case "off", "false", "0", "no":
+		return false
+	default:
+		r.fail("%s must be on or off, got %q", name, r.getenv(name))
+		return def
+	}
+}
+
+func (r *envReader) oneOf(name, def string, allowed ...string) string {
+	v := strings.ToLower(r.str(name, def))
+	for _, a := range allowed {
+		if v == a {
+			return v
+		}
+	}
+	r.fail("%s must be one of %s, got %q", name, strings.Join(allowed, ", "), v)
+	return def
+}
+
+func (r *envReader) roles(name, def string) roles {
+	var out roles
+	for _, part := range strings.Split(r.str(name, def), ",") {
+		switch strings.ToLower(strings.TrimSpace(part)) {
+		case "api":
+			out.API = true
+		case "bot":
+			out.Bot = true
+		case "scheduler":
+			out.Scheduler = true
+		case "":
+		default:
+			r.fail("%s lists unknown role %q (known: api, bot, scheduler)", name, part)
+		}
+	}
+	if !out.API && !out.Bot && !out.Scheduler {
+		r.fail("%s selects no role (known: api, bot, scheduler)", name)
+	}
+	return out
+}

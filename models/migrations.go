@@ -1,0 +1,9 @@
+package models
+
+// migrations lists every schema change in the order it is applied. Append
+// only: a released migration is never edited, a later one alters it.
+func migrations() []migration {
+	return []migration{
+		{version: 1, name: "developer_keys", statements: developerKeysSchema},
+	}
+}

@@ -1,0 +1,40 @@
+package models
+
+import "strings"
+
+// TagAlphabet is the set of characters a game tag is made of.
+const TagAlphabet = "0289CGJLPQRUVY"
+
+// Tag length bounds, inclusive.
+const (
+	MinTagLength = 3
+	MaxTagLength = 14
+)
+
+// NormalizeTag turns a tag as a caller wrote it into the stored form: a
+// leading "#" (or its escaped form "%23") is stripped, letters are
+// upper-cased and the letter O is read as the digit 0. It returns a
+// ValidationError, worded per the public contract, for a tag that is too
+// long, has characters outside TagAlphabet, or is too short.
+func NormalizeTag(raw string) (string, error) {
+	tag := strings.TrimSpace(raw)
+	switch {
+	case strings.HasPrefix(tag, "#"):
+		tag = tag[1:]
+	case len(tag) >= 3 && strings.EqualFold(tag[:3], "%23"):
+		tag = tag[3:]
+	}
+	if len(tag) > MaxTagLength {
+		return "", Invalid("tag too long")
+	}
+	tag = strings.ReplaceAll(strings.ToUpper(tag), "O", "0")
+	for _, r := range tag {
+		if !strings.ContainsRune(TagAlphabet, r) {
+			return "", Invalid("illegal characters in tag '%s' (allowed: %s)", tag, TagAlphabet)
+		}
+	}
+	if len(tag) < MinTagLength {
+		return "", Invalid("tag too short")
+	}
+	return tag, nil
+}

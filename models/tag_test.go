@@ -1,0 +1,47 @@
+package models_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/crownsdev/crowns/models"
+)
+
+func TestNormalizeTag(t *testing.T) {
+	tests := []struct {
+		raw     string
+		want    string
+		wantErr string
+	}{
+		{raw: "2CCCP", want: "2CCCP"},
+		{raw: "#2cccp", want: "2CCCP"},
+		{raw: "%232CCCP", want: "2CCCP"},
+		{raw: "%23pyolq", want: "PY0LQ"},
+		{raw: "o2o", want: "020"},
+		{raw: "22", wantErr: "tag too short"},
+		{raw: "#", wantErr: "tag too short"},
+		{raw: "", wantErr: "tag too short"},
+		{raw: "222222222222222", wantErr: "tag too long"},
+		{raw: "22222222222222", want: "22222222222222"},
+		{raw: "ABC", wantErr: "illegal characters in tag 'ABC' (allowed: 0289CGJLPQRUVY)"},
+		{raw: "2CC CP", wantErr: "illegal characters in tag '2CC CP' (allowed: 0289CGJLPQRUVY)"},
+		{raw: "2CC#P", wantErr: "illegal characters in tag '2CC#P' (allowed: 0289CGJLPQRUVY)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.raw, func(t *testing.T) {
+			got, err := models.NormalizeTag(tt.raw)
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("NormalizeTag(%q) error = %v, want %q", tt.raw, err, tt.wantErr)
+				}
+				if !errors.Is(err, models.ErrInvalid) {
+					t.Fatalf("error %v is not ErrInvalid", err)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Fatalf("NormalizeTag(%q) = %q, %v; want %q", tt.raw, got, err, tt.want)
+			}
+		})
+	}
+}
