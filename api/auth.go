@@ -1,0 +1,57 @@
+package api
+
+import (
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/crownsdev/crowns/keys"
+	"github.com/crownsdev/crowns/models"
+)
+
+// headerAuth is the legacy key header; Authorization: Bearer is the other.
+const headerAuth = "auth"
+
+// localIdentity holds the keys.Identity of an authenticated request.
+const localIdentity = "crowns.identity"
+
+// authenticate reads the developer key from the auth header or an
+// Authorization Bearer header (never from the query string) and verifies
+// it.
+func (s *Server) authenticate(c *fiber.Ctx) error {
+	raw, ok := presentedKey(c)
+	if !ok {
+		return models.ErrMissingKey
+	}
+	identity, err := s.deps.Keys.Verify(c.UserContext(), raw)
+	if err != nil {
+		return err
+	}
+	c.Locals(localIdentity, identity)
+	c.Locals(localKeyID, identity.KeyID)
+	return c.Next()
+}
+
+// presentedKey returns the key a request carries. A present but empty
+// header counts as a presented (unknown) key, not a missing one.
+func presentedKey(c *fiber.Ctx) (string, bool) {
+	header := &c.Request().Header
+	if value := header.Peek(headerAuth); value != nil {
+		return strings.TrimSpace(string(value)), true
+	}
+	value := strings.TrimSpace(string(header.Peek(fiber.HeaderAuthorization)))
+	if value == "" {
+		return "", false
+	}
+	scheme, token, found := strings.Cut(value, " ")
+	if !found || !strings.EqualFold(scheme, "Bearer") {
+		return "", true
+	}
+	return strings.TrimSpace(token), true
+}
+
+// identityOf returns the verified identity of an authenticated request.
+func identityOf(c *fiber.Ctx) (keys.Identity, bool) {
+	identity, ok := c.Locals(localIdentity).(keys.Identity)
+	return identity, ok
+}

@@ -1,0 +1,179 @@
+package api
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"math"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/crownsdev/crowns/models"
+)
+
+// Error texts of the contract.
+const (
+	textPathNotFound     = "Path not found"
+	textMethodNotAllowed = "Method not allowed"
+	textMissingKey       = "Unauthorized; missing authentication key"
+	textUnknownKey       = "Unauthorized; unknown token"
+	textKeyDisabled      = "Unauthorized; key disabled: its owner is no longer a member of the community server"
+	textKeyBlacklisted   = "Forbidden; key blacklisted"
+	textNotFound         = "Not found"
+	textNotImplemented   = "Not Implemented"
+	textRateLimited      = "Rate limit exceeded"
+	textUnavailable      = "Temporarily unavailable"
+	textInternal         = "Internal server error"
+)
+
+// defaultRetryAfter is advised when a dependency is down and said nothing
+// about when to come back.
+const defaultRetryAfter = 10 * time.Second
+
+// errorBody is the JSON body of every non-2xx answer.
+type errorBody struct {
+	Error      bool   `json:"error"`
+	StatusCode int    `json:"statusCode"`
+	StatusText string `json:"statusText"`
+	Info       string `json:"info"`
+	EventID    string `json:"eventId,omitempty"`
+}
+
+// errorAnswer is what an error becomes on the wire.
+type errorAnswer struct {
+	status     int
+	text       string
+	retryAfter time.Duration
+}
+
+// errPathNotFound and errMethodNotAllowed are returned by the fallback and
+// method-filter handlers.
+var (
+	errPathNotFound     = fiber.NewError(http.StatusNotFound, textPathNotFound)
+	errMethodNotAllowed = fiber.NewError(http.StatusMethodNotAllowed, textMethodNotAllowed)
+)
+
+// rateLimitedError is the answer of the rate limiter; retryAfter is how long
+// until a token is available.
+type rateLimitedError struct {
+	retryAfter time.Duration
+}
+
+func (e *rateLimitedError) Error() string { return "rate limit exceeded" }
+
+// classify maps an error to its answer: the one table of the package.
+// ok is false for an error no rule knows, which becomes a 500.
+func classify(err error) (answer errorAnswer, ok bool) {
+	var (
+		validation  *models.ValidationError
+		unavailable *models.UnavailableError
+		addressErr  *models.AddressMissingError
+		limited     *rateLimitedError
+		fiberErr    *fiber.Error
+	)
+	switch {
+	case errors.As(err, &limited):
+		return errorAnswer{status: http.StatusTooManyRequests, text: textRateLimited, retryAfter: limited.retryAfter}, true
+	case errors.Is(err, models.ErrMissingKey):
+		return errorAnswer{status: http.StatusUnauthorized, text: textMissingKey}, true
+	case errors.Is(err, models.ErrUnknownKey):
+		return errorAnswer{status: http.StatusUnauthorized, text: textUnknownKey}, true
+	case errors.Is(err, models.ErrKeyDisabled):
+		return errorAnswer{status: http.StatusUnauthorized, text: textKeyDisabled}, true
+	case errors.Is(err, models.ErrKeyBlacklisted):
+		return errorAnswer{status: http.StatusForbidden, text: textKeyBlacklisted}, true
+	case errors.As(err, &validation):
+		return errorAnswer{status: http.StatusBadRequest, text: validation.Message}, true
+	case errors.Is(err, models.ErrNotFound):
+		return errorAnswer{status: http.StatusNotFound, text: textNotFound}, true
+	case errors.Is(err, models.ErrNotTracked):
+		return errorAnswer{status: http.StatusExpectationFailed, text: models.ErrNotTracked.Error()}, true
+	case errors.Is(err, models.ErrWeeklyNotEnabled):
+		return errorAnswer{status: http.StatusExpectationFailed, text: models.ErrWeeklyNotEnabled.Error()}, true
+	case errors.As(err, &addressErr):
+		return errorAnswer{status: http.StatusExpectationFailed, text: addressErr.Error()}, true
+	case errors.Is(err, models.ErrNotImplemented):
+		return errorAnswer{status: http.StatusNotImplemented, text: textNotImplemented}, true
+	case errors.As(err, &unavailable):
+		return errorAnswer{status: http.StatusServiceUnavailable, text: textUnavailable, retryAfter: orDefault(unavailable.RetryAfter)}, true
+	case errors.Is(err, context.DeadlineExceeded):
+		return errorAnswer{status: http.StatusServiceUnavailable, text: textUnavailable, retryAfter: defaultRetryAfter}, true
+	case errors.As(err, &fiberErr):
+		return fiberAnswer(fiberErr), true
+	}
+	return errorAnswer{status: http.StatusInternalServerError, text: textInternal}, false
+}
+
+// fiberAnswer words the errors Fiber and fasthttp raise themselves (unknown
+// route, oversized headers, timeouts) with the contract's texts.
+func fiberAnswer(e *fiber.Error) errorAnswer {
+	switch e.Code {
+	case http.StatusNotFound:
+		return errorAnswer{status: http.StatusNotFound, text: textPathNotFound}
+	case http.StatusMethodNotAllowed:
+		return errorAnswer{status: http.StatusMethodNotAllowed, text: textMethodNotAllowed}
+	}
+	text := http.StatusText(e.Code)
+	if text == "" {
+		return errorAnswer{status: http.StatusBadRequest, text: http.StatusText(http.StatusBadRequest)}
+	}
+	return errorAnswer{status: e.Code, text: text}
+}
+
+func orDefault(d time.Duration) time.Duration {
+	if d <= 0 {
+		return defaultRetryAfter
+	}
+	return d
+}
+
+// handleError is the Fiber error handler: it renders every error as the
+// contract's JSON body and logs what the client does not see.
+func (s *Server) handleError(c *fiber.Ctx, err error) error {
+	answer, known := classify(err)
+	body := errorBody{Error: true, StatusCode: answer.status, StatusText: answer.text, Info: s.cfg.SupportInfo}
+	if !known {
+		body.EventID = newEventID()
+		s.log.LogAttrs(c.UserContext(), slog.LevelError, "request failed",
+			slog.String("eventId", body.EventID),
+			slog.String("requestId", requestID(c)),
+			slog.String("route", routeOf(c)),
+			slog.String("error", err.Error()))
+	} else if answer.status == http.StatusServiceUnavailable {
+		s.log.LogAttrs(c.UserContext(), slog.LevelWarn, "dependency unavailable",
+			slog.String("requestId", requestID(c)),
+			slog.String("route", routeOf(c)),
+			slog.String("error", err.Error()))
+	}
+	if answer.retryAfter > 0 {
+		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(ceilSeconds(answer.retryAfter)))
+	}
+	if answer.status == http.StatusMethodNotAllowed {
+		c.Set(fiber.HeaderAllow, "GET, HEAD")
+	}
+	encoded, encodeErr := json.Marshal(body)
+	if encodeErr != nil {
+		return encodeErr
+	}
+	c.Response().Header.Del(fiber.HeaderETag)
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	return c.Status(answer.status).Send(encoded)
+}
+
+// ceilSeconds rounds a positive duration up to whole seconds (at least 1).
+func ceilSeconds(d time.Duration) int {
+	return max(1, int(math.Ceil(d.Seconds())))
+}
+
+// newEventID returns a random id that ties a 500 answer to its log line.
+func newEventID() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

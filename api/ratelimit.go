@@ -1,0 +1,145 @@
+package api
+
+import (
+	"math"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/crownsdev/crowns/models"
+)
+
+// Rate-limit headers of the contract.
+const (
+	headerRateLimit           = "x-ratelimit-limit"
+	headerRateRemaining       = "x-ratelimit-remaining"
+	headerRateRetryAfter      = "x-ratelimit-retry-after"
+	headerRateLimitPolicyIETF = "RateLimit-Policy"
+	headerRateLimitIETF       = "RateLimit"
+)
+
+// rateLimiterShards spreads keys over independent locks.
+const rateLimiterShards = 32
+
+// sweepEvery is how often idle buckets are dropped: a bucket that has
+// refilled to its burst is the same as no bucket at all.
+const sweepEvery = time.Minute
+
+// rateLimiter is a token bucket per developer key: rate tokens a second, at
+// most burst stored.
+type rateLimiter struct {
+	rate   float64
+	burst  float64
+	clock  models.Clock
+	shards [rateLimiterShards]rateShard
+}
+
+type rateShard struct {
+	mu        sync.Mutex
+	buckets   map[int64]*tokenBucket
+	lastSweep time.Time
+}
+
+type tokenBucket struct {
+	tokens  float64
+	updated time.Time
+}
+
+// rateDecision is the outcome of one request against its key's bucket.
+type rateDecision struct {
+	allowed   bool
+	remaining int
+	// retryAfter: until the next token, when refused.
+	retryAfter time.Duration
+	// resetAfter: until the bucket is full again.
+	resetAfter time.Duration
+}
+
+func newRateLimiter(rate float64, burst int, clock models.Clock) *rateLimiter {
+	l := &rateLimiter{rate: rate, burst: float64(burst), clock: clock}
+	for i := range l.shards {
+		l.shards[i].buckets = make(map[int64]*tokenBucket)
+	}
+	return l
+}
+
+// take spends one token of keyID's bucket if there is one.
+func (l *rateLimiter) take(keyID int64) rateDecision {
+	now := l.clock.Now()
+	shard := &l.shards[uint64(keyID)%rateLimiterShards]
+	shard.mu.Lock()
+	defer shard.mu.Unlock()
+	l.sweep(shard, now)
+	b, ok := shard.buckets[keyID]
+	if !ok {
+		b = &tokenBucket{tokens: l.burst, updated: now}
+		shard.buckets[keyID] = b
+	}
+	if elapsed := now.Sub(b.updated); elapsed > 0 {
+		b.tokens = math.Min(l.burst, b.tokens+elapsed.Seconds()*l.rate)
+		b.updated = now
+	}
+	decision := rateDecision{allowed: b.tokens >= 1}
+	if decision.allowed {
+		b.tokens--
+	} else {
+		decision.retryAfter = l.duration(1 - b.tokens)
+	}
+	decision.remaining = int(math.Floor(b.tokens))
+	decision.resetAfter = l.duration(l.burst - b.tokens)
+	return decision
+}
+
+// duration is how long the bucket takes to gain tokens.
+func (l *rateLimiter) duration(tokens float64) time.Duration {
+	if tokens <= 0 {
+		return 0
+	}
+	return time.Duration(math.Ceil(tokens / l.rate * float64(time.Second)))
+}
+
+func (l *rateLimiter) sweep(shard *rateShard, now time.Time) {
+	if now.Sub(shard.lastSweep) < sweepEvery {
+		return
+	}
+	shard.lastSweep = now
+	for id, b := range shard.buckets {
+		if b.tokens+now.Sub(b.updated).Seconds()*l.rate >= l.burst {
+			delete(shard.buckets, id)
+		}
+	}
+}
+
+// rateLimit spends a token of the request's key and writes the rate-limit
+// headers on every authenticated answer; without a token it answers 429.
+func (s *Server) rateLimit(c *fiber.Ctx) error {
+	identity, ok := identityOf(c)
+	if !ok {
+		return models.ErrMissingKey
+	}
+	d := s.limiter.take(identity.KeyID)
+	limit := strconv.FormatFloat(s.cfg.RatePerSecond, 'f', -1, 64)
+	c.Set(headerRateLimit, limit)
+	c.Set(headerRateRemaining, strconv.Itoa(d.remaining))
+	c.Set(headerRateLimitPolicyIETF, `"default";q=`+limit+`;w=1`)
+	c.Set(headerRateLimitIETF, `"default";r=`+strconv.Itoa(d.remaining)+`;t=`+strconv.Itoa(wholeSeconds(d.resetAfter)))
+	if !d.allowed {
+		c.Set(headerRateRetryAfter, strconv.FormatInt(d.retryAfter.Milliseconds()+boolToInt(d.retryAfter%time.Millisecond != 0), 10))
+		return &rateLimitedError{retryAfter: d.retryAfter}
+	}
+	return c.Next()
+}
+
+// wholeSeconds rounds up to whole seconds; zero stays zero.
+func wholeSeconds(d time.Duration) int {
+	return int(math.Ceil(d.Seconds()))
+}
+
+func boolToInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,176 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/crownsdev/crowns/models"
+)
+
+// Bounds of the clan search parameters.
+const (
+	searchNameMin     = 3
+	searchNameMax     = 50
+	searchScoreMax    = 100_000_000
+	searchMembersMin  = 2
+	searchMembersMax  = 50
+	searchLimitMin    = 1
+	searchLimitMax    = 100
+	searchLimitDef    = 50
+	searchCursorMax   = 256
+	searchLocationMax = 1<<31 - 1
+)
+
+// errSearchNeedsFilter is the answer to a search without a counting filter.
+var errSearchNeedsFilter = models.Invalid("at least one filter is required: name, score, minMembers or locationId")
+
+// handleClanSearch answers GET /clan/search from the game upstream, through
+// the response cache; a further page is announced in a Link header.
+func (s *Server) handleClanSearch(c *fiber.Ctx) error {
+	q, err := parseClanSearch(c)
+	if err != nil {
+		return err
+	}
+	answer, hit, err := s.cache.fetch(c.UserContext(), "clan/search?"+searchParams(q, "", "").Encode(), s.cfg.RequestTimeout,
+		func(ctx context.Context) (*cachedAnswer, error) {
+			page, err := s.deps.Game.SearchClans(ctx, q)
+			if err != nil {
+				return nil, err
+			}
+			return renderSearchPage(q, page)
+		})
+	if err != nil {
+		return err
+	}
+	return sendAnswer(c, answer, hit)
+}
+
+func renderSearchPage(q models.ClanSearchQuery, page models.ClanSearchPage) (*cachedAnswer, error) {
+	items := page.Items
+	if items == nil {
+		items = []models.ClanSearchResult{}
+	}
+	body, err := json.Marshal(items)
+	if err != nil {
+		return nil, fmt.Errorf("encode clan search: %w", err)
+	}
+	var links []string
+	if page.After != "" {
+		links = append(links, `</clan/search?`+searchParams(q, page.After, "").Encode()+`>; rel="next"`)
+	}
+	if page.Before != "" {
+		links = append(links, `</clan/search?`+searchParams(q, "", page.Before).Encode()+`>; rel="prev"`)
+	}
+	if len(links) == 0 {
+		return newCachedAnswer(body), nil
+	}
+	return newCachedAnswer(body, [2]string{fiber.HeaderLink, strings.Join(links, ", ")}), nil
+}
+
+// parseClanSearch validates the query of a clan search.
+func parseClanSearch(c *fiber.Ctx) (models.ClanSearchQuery, error) {
+	q := models.ClanSearchQuery{MinScore: -1}
+	counting := false
+	if name, ok := queryValue(c, "name"); ok {
+		name = strings.TrimSpace(name)
+		switch n := utf8.RuneCountInString(name); {
+		case n < searchNameMin:
+			return q, models.InvalidParam("name", "must be at least 3 characters")
+		case n > searchNameMax:
+			return q, models.InvalidParam("name", "must be at most 50 characters")
+		}
+		q.Name, counting = name, true
+	}
+	score, given, err := queryInt(c, "score", -1, 0, searchScoreMax)
+	if err != nil {
+		return q, err
+	}
+	q.MinScore, counting = score, counting || given
+	if q.MinMembers, given, err = queryInt(c, "minMembers", 0, searchMembersMin, searchMembersMax); err != nil {
+		return q, err
+	}
+	counting = counting || given
+	if q.MaxMembers, _, err = queryInt(c, "maxMembers", 0, searchMembersMin, searchMembersMax); err != nil {
+		return q, err
+	}
+	if q.MinMembers > 0 && q.MaxMembers > 0 && q.MinMembers > q.MaxMembers {
+		return q, models.InvalidParam("maxMembers", "must not be less than minMembers")
+	}
+	if q.LocationID, given, err = queryInt(c, "locationId", 0, 1, searchLocationMax); err != nil {
+		return q, err
+	}
+	counting = counting || given
+	if q.Limit, _, err = queryInt(c, "limit", searchLimitDef, searchLimitMin, searchLimitMax); err != nil {
+		return q, err
+	}
+	if q.After, err = cursorParam(c, "after"); err != nil {
+		return q, err
+	}
+	if q.Before, err = cursorParam(c, "before"); err != nil {
+		return q, err
+	}
+	if q.After != "" && q.Before != "" {
+		return q, models.InvalidParam("before", "cannot be combined with 'after'")
+	}
+	if !counting {
+		return q, errSearchNeedsFilter
+	}
+	return q, nil
+}
+
+// cursorParam reads a paging cursor: opaque, but printable and short.
+func cursorParam(c *fiber.Ctx, name string) (string, error) {
+	raw, ok := queryValue(c, name)
+	if !ok {
+		return "", nil
+	}
+	if raw == "" || len(raw) > searchCursorMax {
+		return "", models.InvalidParam(name, "not a cursor from a previous page")
+	}
+	for _, r := range raw {
+		if r <= ' ' || r > '~' {
+			return "", models.InvalidParam(name, "not a cursor from a previous page")
+		}
+	}
+	return raw, nil
+}
+
+// searchParams renders a validated search back to query parameters, in a
+// canonical order: the cache key and the Link targets.
+func searchParams(q models.ClanSearchQuery, after, before string) url.Values {
+	v := url.Values{}
+	if q.Name != "" {
+		v.Set("name", q.Name)
+	}
+	if q.MinScore >= 0 {
+		v.Set("score", strconv.Itoa(q.MinScore))
+	}
+	if q.MinMembers > 0 {
+		v.Set("minMembers", strconv.Itoa(q.MinMembers))
+	}
+	if q.MaxMembers > 0 {
+		v.Set("maxMembers", strconv.Itoa(q.MaxMembers))
+	}
+	if q.LocationID > 0 {
+		v.Set("locationId", strconv.Itoa(q.LocationID))
+	}
+	v.Set("limit", strconv.Itoa(q.Limit))
+	switch {
+	case after != "":
+		v.Set("after", after)
+	case before != "":
+		v.Set("before", before)
+	case q.After != "":
+		v.Set("after", q.After)
+	case q.Before != "":
+		v.Set("before", q.Before)
+	}
+	return v
+}

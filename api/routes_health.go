@@ -1,0 +1,32 @@
+package api
+
+import (
+	"context"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/crownsdev/crowns/models"
+)
+
+// readinessTimeout bounds the database check of /readyz.
+const readinessTimeout = 2 * time.Second
+
+type healthAnswer struct {
+	Status string `json:"status"`
+}
+
+// handleHealthz answers while the process is alive.
+func (s *Server) handleHealthz(c *fiber.Ctx) error {
+	return sendJSON(c, healthAnswer{Status: "ok"})
+}
+
+// handleReadyz answers 200 when the database answers, 503 otherwise.
+func (s *Server) handleReadyz(c *fiber.Ctx) error {
+	ctx, cancel := context.WithTimeout(c.UserContext(), readinessTimeout)
+	defer cancel()
+	if err := s.deps.Health.Ping(ctx); err != nil {
+		return models.Unavailable("database", 0, err)
+	}
+	return sendJSON(c, healthAnswer{Status: "ready"})
+}

@@ -1,0 +1,152 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/crownsdev/crowns/keys"
+	"github.com/crownsdev/crowns/models"
+)
+
+// KeyVerifier checks a developer key; its errors are models.ErrUnknownKey,
+// ErrKeyDisabled, ErrKeyBlacklisted or an unavailable database.
+type KeyVerifier interface {
+	Verify(ctx context.Context, raw string) (keys.Identity, error)
+}
+
+// GameData is the game upstream as the API uses it.
+type GameData interface {
+	SearchClans(ctx context.Context, q models.ClanSearchQuery) (models.ClanSearchPage, error)
+	PlayerBattles(ctx context.Context, tag string) ([]models.Battle, error)
+}
+
+// HealthChecker tells whether the database answers.
+type HealthChecker interface {
+	Ping(ctx context.Context) error
+}
+
+// Config tunes the API.
+type Config struct {
+	// SupportInfo is the "info" text of every error body.
+	SupportInfo string
+	// RatePerSecond and RateBurst size each key's token bucket.
+	RatePerSecond float64
+	RateBurst     int
+	// CacheTTL is how long upstream-backed answers are served from memory;
+	// zero disables the cache.
+	CacheTTL time.Duration
+	// CacheBytes bounds the memory of cached answers.
+	CacheBytes int64
+	// Tournaments serves the tournament routes; off, they answer 501.
+	Tournaments bool
+	// RequestTimeout bounds the work of one request (default 15s).
+	RequestTimeout time.Duration
+	Clock          models.Clock
+	Logger         *slog.Logger
+}
+
+// Dependencies are the parts of other roles the API calls.
+type Dependencies struct {
+	Keys   KeyVerifier
+	Game   GameData
+	Health HealthChecker
+}
+
+// Server is the Fiber application with its middleware state.
+type Server struct {
+	cfg     Config
+	deps    Dependencies
+	log     *slog.Logger
+	clock   models.Clock
+	app     *fiber.App
+	limiter *rateLimiter
+	cache   *responseCache
+}
+
+// New builds the API server; it does not listen yet.
+func New(cfg Config, deps Dependencies) (*Server, error) {
+	if deps.Keys == nil || deps.Game == nil || deps.Health == nil {
+		return nil, errors.New("api: Keys, Game and Health dependencies are required")
+	}
+	if cfg.RatePerSecond <= 0 || cfg.RateBurst <= 0 {
+		return nil, errors.New("api: rate limit must be positive")
+	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = 15 * time.Second
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = models.SystemClock{}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{
+		cfg:     cfg,
+		deps:    deps,
+		log:     cfg.Logger,
+		clock:   cfg.Clock,
+		limiter: newRateLimiter(cfg.RatePerSecond, cfg.RateBurst, cfg.Clock),
+		cache:   newResponseCache(cfg.CacheTTL, cfg.CacheBytes, cfg.Clock),
+	}
+	s.app = fiber.New(fiber.Config{
+		AppName:               "crowns",
+		DisableStartupMessage: true,
+		Network:               fiber.NetworkTCP,
+		ErrorHandler:          s.handleError,
+		ReadTimeout:           30 * time.Second,
+		WriteTimeout:          30 * time.Second,
+		IdleTimeout:           120 * time.Second,
+		BodyLimit:             16 << 10,
+		ReadBufferSize:        8 << 10,
+	})
+	s.routes()
+	return s, nil
+}
+
+// App returns the Fiber application, for tests (app.Test) and embedding.
+func (s *Server) App() *fiber.App { return s.app }
+
+// Serve answers requests on ln until Shutdown.
+func (s *Server) Serve(ln net.Listener) error { return s.app.Listener(ln) }
+
+// Shutdown stops taking requests and waits for those in flight, at most
+// until ctx ends.
+func (s *Server) Shutdown(ctx context.Context) error { return s.app.ShutdownWithContext(ctx) }
+
+// routes registers the contract's routes. Health routes and switched-off
+// tournament routes need no key; everything else is authenticated and rate
+// limited; whatever matches nothing is "Path not found".
+func (s *Server) routes() {
+	s.app.Use(s.requestContext, s.allowReadOnly)
+
+	s.app.Get("/healthz", s.handleHealthz)
+	s.app.Get("/readyz", s.handleReadyz)
+
+	s.app.Get("/clan/search", s.withKey(s.handleClanSearch)...)
+	s.app.Get("/clan/:tag/history", s.withKey(s.handleHistory)...)
+	s.app.Get("/clan/:tag/history/weekly", s.withKey(s.handleWeeklyHistory)...)
+	s.app.Get("/player/:tag/battles", s.withKey(s.handleBattles)...)
+
+	s.app.Get("/tournament/:tags", s.tournamentRoute(s.handleTournaments)...)
+	for _, list := range tournamentLists() {
+		s.app.Get("/tournaments/"+list.name, s.tournamentRoute(s.tournamentListHandler(list))...)
+	}
+
+	s.app.Use(func(*fiber.Ctx) error { return errPathNotFound })
+}
+
+// withKey puts authentication and rate limiting in front of a handler.
+func (s *Server) withKey(handler fiber.Handler) []fiber.Handler {
+	return []fiber.Handler{s.authenticate, s.rateLimit, handler}
+}
+
+// tournamentRoute answers 501 while tournaments are switched off, before
+// any other check; otherwise the route is authenticated like the others.
+func (s *Server) tournamentRoute(handler fiber.Handler) []fiber.Handler {
+	return append([]fiber.Handler{s.tournamentsSwitch}, s.withKey(handler)...)
+}
