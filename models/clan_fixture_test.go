@@ -1,0 +1,39 @@
+package models_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/crownsdev/crowns/models"
+)
+
+// clanFixture returns a clan as the upstream would describe it, with n
+// members whose numbers depend on variant, listed out of rank order.
+func clanFixture(tag string, n, variant int) models.ClanDetails {
+	clan := models.ClanDetails{Tag: tag, Name: "Clan " + tag, Description: "stats at crowns.example", MemberCount: n}
+	for i := n - 1; i >= 0; i-- {
+		clan.Members = append(clan.Members, models.ClanMember{
+			Tag:             fmt.Sprintf("%sP%02d", tag, i),
+			Name:            fmt.Sprintf("Mémber %d", i),
+			ClanRank:        i + 1,
+			Trophies:        6000 - 17*i + variant,
+			Donations:       (i*37 + variant) % 600,
+			ClanChestPoints: (i * variant) % 90,
+		})
+	}
+	return clan
+}
+
+// trackFixture tracks a fixture clan by key at now.
+func trackFixture(t *testing.T, clans *models.ClanStore, tag string, now time.Time) models.TrackResult {
+	t.Helper()
+	result, err := clans.Track(context.Background(), models.TrackRequest{
+		Tag: tag, Clan: clanFixture(tag, 50, 0), Legible: true, By: models.TrackedByKey, KeyID: 42, Now: now,
+	})
+	if err != nil {
+		t.Fatalf("track %s: %v", tag, err)
+	}
+	return result
+}
