@@ -3,7 +3,7 @@ package models
 import (
 	"context"
 	"fmt"
-		"sync"
+	"sync"
 )
 
 // defaultPlayerCacheSize bounds the dictionary rows kept in memory: about
