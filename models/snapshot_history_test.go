@@ -70,9 +70,9 @@ func TestClanHistoryReturnsWhatWasStored(t *testing.T) {
 		now := at("2026-03-10T09:30:00Z")
 		clanID := trackFixture(t, clans, "2CCCP", now).Clan.ID
 		later := clanFixture("2CCCP", 50, 5)
-		later.Members[3].Name = "Renamed ✓"                       // a rename is a new dictionary row
+		later.Members[3].Name = "Renamed ✓"                               // a rename is a new dictionary row
 		later.Members = append(later.Members[:10], later.Members[11:]...) // a member left
-		later.Members[0].Tag = "#" + later.Members[0].Tag              // upstream tags may carry '#'
+		later.Members[0].Tag = "#" + later.Members[0].Tag                 // upstream tags may carry '#'
 		laterSlot := at("2026-03-10T12:00:00Z")
 		if _, err := clans.SaveSnapshot(ctx, clanID, models.SnapshotFourHourly, models.SnapshotOf(later, laterSlot)); err != nil {
 			t.Fatal(err)
