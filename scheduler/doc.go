@@ -1,0 +1,19 @@
+// Package scheduler takes the periodic clan snapshots of Crowns and starts
+// tracking clans on request.
+//
+// Every tracked clan is snapshotted at each 4-hourly slot (00, 04, 08, 12,
+// 16, 20 UTC) and, when weekly collection is enabled, at each weekly slot
+// (Mondays 23:00 UTC). The work of each (clan, kind, slot) is a row of
+// snapshot_jobs, created by whichever replica plans the slot first and
+// claimed through the database with a lease, so several `crowns serve`
+// processes on one database fetch each (clan, slot) once and leave none
+// out; a crashed claimant's job is taken over when its lease expires. A
+// failed fetch is retried with jittered backoff until the slot's window
+// ends, then the slot is recorded as missed; nothing is ever stored for a
+// slot from data fetched outside its window.
+//
+// Scheduler.Tick does one pass at the injected clock's time (plan the
+// current slots, record expired jobs as missed, run every due job, prune
+// old history when due), so tests drive it deterministically; Scheduler.Run
+// ticks on a real ticker until its context ends.
+package scheduler
