@@ -20,7 +20,7 @@ func (s *Service) Info(ctx context.Context, discordUserID string) (DeveloperInfo
 	return s.store.DeveloperInfo(ctx, discordUserID)
 }
 
-// List describes every developer, ordered by Discord user id.
+// List describes every developer, in numeric order of Discord user id.
 func (s *Service) List(ctx context.Context) ([]DeveloperInfo, error) {
 	return s.store.DeveloperInfos(ctx)
 }

@@ -33,16 +33,31 @@ func checkTransition(discordUserID, actor, reason string) error {
 	if strings.TrimSpace(actor) == "" || utf8.RuneCountInString(actor) > maxActorLength {
 		return models.Invalid("actor must be 1 to %d characters", maxActorLength)
 	}
+	return CheckReason(reason)
+}
+
+// CheckReason reports whether a transition's reason fits (at most 500
+// characters).
+func CheckReason(reason string) error {
 	if utf8.RuneCountInString(reason) > maxReasonLength {
 		return models.Invalid("reason must be at most %d characters", maxReasonLength)
 	}
 	return nil
 }
 
+// CheckDisplayName reports whether a developer's display name fits (at
+// most 100 characters).
+func CheckDisplayName(name string) error {
+	if utf8.RuneCountInString(name) > maxDisplayNameLength {
+		return models.Invalid("display name must be at most %d characters", maxDisplayNameLength)
+	}
+	return nil
+}
+
 // checkDeveloper validates a developer asking for a key.
 func checkDeveloper(dev Developer, actor string) error {
-	if utf8.RuneCountInString(dev.DisplayName) > maxDisplayNameLength {
-		return models.Invalid("display name must be at most %d characters", maxDisplayNameLength)
+	if err := CheckDisplayName(dev.DisplayName); err != nil {
+		return err
 	}
 	return checkTransition(dev.DiscordUserID, actor, "")
 }

@@ -61,10 +61,11 @@ func (s *Store) DeveloperInfo(ctx context.Context, discordUserID string) (Develo
 	return infos[0], nil
 }
 
-// DeveloperInfos describes every developer, ordered by Discord user id.
+// DeveloperInfos describes every developer, in numeric order of Discord
+// user id.
 func (s *Store) DeveloperInfos(ctx context.Context) ([]DeveloperInfo, error) {
 	var developers []Developer
-	if err := s.DB(ctx).Order("discord_user_id").Find(&developers).Error; err != nil {
+	if err := s.DB(ctx).Order("LENGTH(discord_user_id), discord_user_id").Find(&developers).Error; err != nil {
 		return nil, s.translate(err)
 	}
 	return s.describe(ctx, developers)
@@ -130,14 +131,14 @@ func summarise(developer Developer, keys []APIKey) DeveloperInfo {
 }
 
 // DevelopersWithActiveKeys returns the Discord user ids of developers
-// whose current key is active, in order: what the bot reconciles against
-// the members of the community server.
+// whose current key is active, in numeric order: what the bot reconciles
+// against the members of the community server.
 func (s *Store) DevelopersWithActiveKeys(ctx context.Context) ([]string, error) {
 	var ids []string
 	err := s.DB(ctx).Model(&Developer{}).
 		Joins("JOIN api_keys ON api_keys.developer_id = developers.id").
 		Where("api_keys.state = ?", KeyActive).
-		Order("developers.discord_user_id").
+		Order("LENGTH(developers.discord_user_id), developers.discord_user_id").
 		Pluck("developers.discord_user_id", &ids).Error
 	return ids, s.translate(err)
 }

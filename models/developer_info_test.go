@@ -19,7 +19,7 @@ func TestDeveloperInfoSummarisesKeys(t *testing.T) {
 		_, activeKeys := insertDeveloperWithKeys(t, store, "30", start, models.KeyReplaced, models.KeyRevoked, models.KeyActive)
 		insertDeveloperWithKeys(t, store, "10", start, models.KeyDisabled)
 		insertDeveloperWithKeys(t, store, "20", start)
-		blacklisted, _ := insertDeveloperWithKeys(t, store, "40", start, models.KeyBlacklisted)
+		blacklisted, _ := insertDeveloperWithKeys(t, store, "100", start, models.KeyBlacklisted)
 		blacklistedAt := start.Add(time.Hour)
 		if err := store.DB(ctx).Model(&blacklisted).Updates(map[string]any{
 			"blacklisted": true, "blacklist_reason": "scraping", "blacklisted_by": "cli", "blacklisted_at": blacklistedAt,
@@ -57,7 +57,7 @@ func TestDeveloperInfoSummarisesKeys(t *testing.T) {
 		for _, info := range all {
 			got = append(got, info.DiscordUserID+"="+string(info.State))
 		}
-		want := []string{"10=disabled", "20=no key", "30=active", "40=blacklisted"}
+		want := []string{"10=disabled", "20=no key", "30=active", "100=blacklisted"}
 		if !slices.Equal(got, want) {
 			t.Errorf("developer states %v, want %v", got, want)
 		}
