@@ -33,75 +33,67 @@ type Issued struct {
 // models.ErrDeveloperBlacklisted. Concurrent requests of one developer
 // all return the same key.
 func (s *Service) IssueOrRemind(ctx context.Context, dev Developer, actor string) (Issued, error) {
-	if err := checkDeveloper(dev, actor); err != nil {
-		return Issued{}, err
-	}
-	var issued Issued
-	err := s.transition(ctx, subject{dev.DiscordUserID, dev.DisplayName, true}, func(c *change) error {
-		if c.developer.Blacklisted {
-			return models.ErrDeveloperBlacklisted
-		}
-		key, err := c.currentKey()
-		if err != nil {
-			return err
-		}
-		if key == nil {
+	return s.keyRequest(ctx, dev, actor, func(c *change, current *models.APIKey) (Issued, error) {
+		if current == nil {
 			key, raw, err := c.issueKey()
 			if err != nil {
-				return err
+				return Issued{}, err
 			}
-			issued = Issued{Key: raw, KeyID: key.ID, Created: true}
-			return c.record(models.KeyActionIssued, key, actor, "")
+			return Issued{Key: raw, KeyID: key.ID, Created: true}, c.record(models.KeyActionIssued, key, actor, "")
 		}
-		raw, err := c.reveal(key)
+		raw, err := c.reveal(current)
 		if err != nil {
-			return err
+			return Issued{}, err
 		}
-		issued = Issued{Key: raw, KeyID: key.ID}
-		if key.State != models.KeyDisabled {
-			return nil
+		if current.State != models.KeyDisabled {
+			return Issued{Key: raw, KeyID: current.ID}, nil
 		}
-		issued.Reenabled = true
-		if err := c.setKeyState(key, models.KeyActive, ""); err != nil {
-			return err
+		if err := c.setKeyState(current, models.KeyActive, ""); err != nil {
+			return Issued{}, err
 		}
-		return c.record(models.KeyActionReenabled, key, actor, "")
+		return Issued{Key: raw, KeyID: current.ID, Reenabled: true}, c.record(models.KeyActionReenabled, current, actor, "")
 	})
-	if err != nil {
-		return Issued{}, err
-	}
-	return issued, nil
 }
 
 // Regenerate gives the developer a new key; their current key becomes
 // unknown at once (state replaced). A blacklisted developer gets
 // models.ErrDeveloperBlacklisted.
 func (s *Service) Regenerate(ctx context.Context, dev Developer, actor string) (Issued, error) {
-	if err := checkDeveloper(dev, actor); err != nil {
-		return Issued{}, err
-	}
-	var issued Issued
-	err := s.transition(ctx, subject{dev.DiscordUserID, dev.DisplayName, true}, func(c *change) error {
-		if c.developer.Blacklisted {
-			return models.ErrDeveloperBlacklisted
-		}
-		old, err := c.currentKey()
-		if err != nil {
-			return err
-		}
+	return s.keyRequest(ctx, dev, actor, func(c *change, current *models.APIKey) (Issued, error) {
 		action, reason := models.KeyActionIssued, ""
-		if old != nil {
-			action, reason = models.KeyActionRegenerated, fmt.Sprintf("replaces key %d", old.ID)
-			if err := c.setKeyState(old, models.KeyReplaced, "regenerated"); err != nil {
-				return err
+		if current != nil {
+			action, reason = models.KeyActionRegenerated, fmt.Sprintf("replaces key %d", current.ID)
+			if err := c.setKeyState(current, models.KeyReplaced, "regenerated"); err != nil {
+				return Issued{}, err
 			}
 		}
 		key, raw, err := c.issueKey()
 		if err != nil {
+			return Issued{}, err
+		}
+		return Issued{Key: raw, KeyID: key.ID, Created: true}, c.record(action, key, actor, reason)
+	})
+}
+
+// keyRequest runs the transition of a developer asking for a key: it
+// records an unknown developer, refuses a blacklisted one, and lets
+// decide hand out a key given the current one (nil when none).
+func (s *Service) keyRequest(ctx context.Context, dev Developer, actor string, decide func(c *change, current *models.APIKey) (Issued, error)) (Issued, error) {
+	if err := checkDeveloper(dev, actor); err != nil {
+		return Issued{}, err
+	}
+	var issued Issued
+	who := subject{discordUserID: dev.DiscordUserID, displayName: dev.DisplayName, createIfMissing: true}
+	err := s.transition(ctx, who, func(c *change) error {
+		if c.developer.Blacklisted {
+			return models.ErrDeveloperBlacklisted
+		}
+		current, err := c.currentKey()
+		if err != nil {
 			return err
 		}
-		issued = Issued{Key: raw, KeyID: key.ID, Created: true}
-		return c.record(action, key, actor, reason)
+		issued, err = decide(c, current)
+		return err
 	})
 	if err != nil {
 		return Issued{}, err

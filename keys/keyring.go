@@ -71,6 +71,7 @@ func (k *keyring) digest(raw string) digest {
 	if len(raw) <= len(d.input) {
 		n := copy(d.input[:], raw)
 		d.mac.Write(d.input[:n])
+		clear(d.input[:n]) // no plaintext left behind in the pool
 	} else {
 		d.mac.Write([]byte(raw))
 	}

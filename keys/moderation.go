@@ -2,6 +2,7 @@ package keys
 
 import (
 	"context"
+	"slices"
 
 	"github.com/crownsdev/crowns/models"
 )
@@ -11,28 +12,20 @@ import (
 // an active key nothing changes. An unknown developer is
 // models.ErrNotFound.
 func (s *Service) Disable(ctx context.Context, discordUserID, actor, reason string) error {
-	if err := checkTransition(discordUserID, actor, reason); err != nil {
-		return err
-	}
-	return s.transition(ctx, subject{discordUserID: discordUserID}, func(c *change) error {
-		key, err := c.currentKey()
-		if err != nil {
-			return err
-		}
-		if key == nil || key.State != models.KeyActive {
-			return nil
-		}
-		if err := c.setKeyState(key, models.KeyDisabled, reason); err != nil {
-			return err
-		}
-		return c.record(models.KeyActionDisabled, key, actor, reason)
-	})
+	return s.moveCurrentKey(ctx, discordUserID, actor, reason, models.KeyDisabled, models.KeyActionDisabled, models.KeyActive)
 }
 
 // Revoke withdraws the developer's current key (it becomes unknown); they
 // may ask for a new one. Without a current key nothing changes. An
 // unknown developer is models.ErrNotFound.
 func (s *Service) Revoke(ctx context.Context, discordUserID, actor, reason string) error {
+	return s.moveCurrentKey(ctx, discordUserID, actor, reason, models.KeyRevoked, models.KeyActionRevoked, models.KeyActive, models.KeyDisabled)
+}
+
+// moveCurrentKey moves the developer's current key to state `to` and
+// records action, when the key is in one of the states `from`; otherwise
+// it changes nothing.
+func (s *Service) moveCurrentKey(ctx context.Context, discordUserID, actor, reason string, to models.KeyState, action models.KeyAction, from ...models.KeyState) error {
 	if err := checkTransition(discordUserID, actor, reason); err != nil {
 		return err
 	}
@@ -41,13 +34,13 @@ func (s *Service) Revoke(ctx context.Context, discordUserID, actor, reason strin
 		if err != nil {
 			return err
 		}
-		if key == nil {
+		if key == nil || !slices.Contains(from, key.State) {
 			return nil
 		}
-		if err := c.setKeyState(key, models.KeyRevoked, reason); err != nil {
+		if err := c.setKeyState(key, to, reason); err != nil {
 			return err
 		}
-		return c.record(models.KeyActionRevoked, key, actor, reason)
+		return c.record(action, key, actor, reason)
 	})
 }
 

@@ -132,13 +132,7 @@ func runKeys(ctx context.Context, env cli, args []string) int {
 		return exitFailure
 	}
 	defer store.Close()
-	secret, source, err := keys.LoadOrCreateSecret(cfg.DataDir, cfg.Secret)
-	if err != nil {
-		fmt.Fprintf(env.stderr, "crowns keys %s: %v\n", req.action, err)
-		return exitFailure
-	}
-	log.Debug("loaded key secret", "source", source)
-	service, err := keys.NewService(store, keys.Config{Secret: secret, Clock: env.clock, Logger: log})
+	service, err := newKeyService(cfg, store, log, env.clock)
 	if err != nil {
 		fmt.Fprintf(env.stderr, "crowns keys %s: %v\n", req.action, err)
 		return exitFailure
