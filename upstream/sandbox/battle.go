@@ -24,7 +24,9 @@ const (
 var unreleasedCard = wire.Item{Name: "Mystery Brewer", ID: 26000999, MaxLevel: 6, IconURLs: wire.IconURLs{Medium: cardIcon("mystery-brewer")}}
 
 // cardIcon is the picture of a card key.
-func cardIcon(key string) string { return "https://cr-api.github.io/cr-api-assets/cards/" + key + ".png" }
+func cardIcon(key string) string {
+	return "https://cr-api.github.io/cr-api-assets/cards/" + key + ".png"
+}
 
 // itemOf is a catalog card as the official card list shows it.
 func itemOf(card catalog.Card) wire.Item {

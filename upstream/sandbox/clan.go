@@ -139,7 +139,7 @@ func (w *World) membersAt(i int, now time.Time) []wire.ClanMember {
 	out := make([]wire.ClanMember, len(all))
 	for r, m := range all {
 		p := m.player
-		chest := w.weeklyCount(p, slot, saltChestPoints, p.activity*2)
+		chest := w.chestPointsAt(p, slot)
 		arena := w.arenaOf(m.trophies)
 		out[r] = wire.ClanMember{
 			Tag:               "#" + p.tag,
@@ -151,8 +151,8 @@ func (w *World) membersAt(i int, now time.Time) []wire.ClanMember {
 			Arena:             wire.Arena{ID: arena.ID, Name: arena.Name},
 			ClanRank:          r + 1,
 			PreviousClanRank:  previousRank[p.number],
-			Donations:         w.weeklyCount(p, slot, saltDonations, p.activity*4),
-			DonationsReceived: w.weeklyCount(p, slot, saltDonationsReceived, p.activity*3),
+			Donations:         w.donationsAt(p, slot),
+			DonationsReceived: w.receivedAt(p, slot),
 			ClanChestPoints:   &chest,
 		}
 	}
@@ -193,7 +193,7 @@ func (w *World) summariesAt(now time.Time) []clanSummary {
 		for s := range trophies {
 			p := w.member(i, s)
 			trophies[s] = w.trophiesAt(p, slot)
-			summaries[i].donations += w.weeklyCount(p, slot, saltDonations, p.activity*4)
+			summaries[i].donations += w.donationsAt(p, slot)
 		}
 		summaries[i].score = clanScore(trophies)
 	}

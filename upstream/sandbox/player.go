@@ -131,6 +131,21 @@ func (w *World) weeklyCount(p playerProfile, slot int64, salt uint64, perSlot in
 	return total
 }
 
+// donationsAt is how many cards the player gave this week by slot.
+func (w *World) donationsAt(p playerProfile, slot int64) int {
+	return w.weeklyCount(p, slot, saltDonations, p.activity*4)
+}
+
+// receivedAt is how many cards the player received this week by slot.
+func (w *World) receivedAt(p playerProfile, slot int64) int {
+	return w.weeklyCount(p, slot, saltDonationsReceived, p.activity*3)
+}
+
+// chestPointsAt is the player's clan chest points this week by slot.
+func (w *World) chestPointsAt(p playerProfile, slot int64) int {
+	return w.weeklyCount(p, slot, saltChestPoints, p.activity*2)
+}
+
 // lastSeen is a moment shortly before now, further back for players who
 // play less.
 func (w *World) lastSeen(p playerProfile, now time.Time) time.Time {

@@ -48,8 +48,8 @@ func (w *World) profileAt(p playerProfile, now time.Time) wire.Player {
 		Losses:            int(battles) - wins,
 		BattleCount:       int(battles),
 		Role:              p.role,
-		Donations:         w.weeklyCount(p, slot, saltDonations, p.activity*4),
-		DonationsReceived: w.weeklyCount(p, slot, saltDonationsReceived, p.activity*3),
+		Donations:         w.donationsAt(p, slot),
+		DonationsReceived: w.receivedAt(p, slot),
 		Clan:              w.playerClan(p),
 		Arena:             wire.Arena{ID: arena.ID, Name: arena.Name},
 	}
