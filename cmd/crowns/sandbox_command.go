@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"strings"
 	"time"
 
@@ -43,25 +41,16 @@ func runSandbox(ctx context.Context, env cli, args []string) int {
 	log := slog.New(slog.NewTextHandler(env.stderr, nil))
 	world := sandbox.NewWorld(sandbox.Config{Seed: *seed, Clock: env.clock, TrackAddress: trackAddress})
 
-	listener, err := net.Listen("tcp", *addr)
+	baseURL, stop, err := sandbox.Start(ctx, world, *addr)
 	if err != nil {
 		log.Error("cannot listen", "addr", *addr, "error", err)
 		return exitFailure
 	}
-	server := &http.Server{Handler: world.Handler(), ReadHeaderTimeout: 5 * time.Second}
-	served := make(chan error, 1)
-	go func() { served <- server.Serve(listener) }()
-	logSandboxSamples(log, world, "http://"+listener.Addr().String()+"/v1", *seed, trackAddress)
-
-	select {
-	case err := <-served:
-		log.Error("sandbox server stopped", "error", err)
-		return exitFailure
-	case <-ctx.Done():
-	}
+	logSandboxSamples(log, world, baseURL, *seed, trackAddress)
+	<-ctx.Done()
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := server.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := stop(shutdownCtx); err != nil {
 		log.Error("sandbox shutdown", "error", err)
 		return exitFailure
 	}

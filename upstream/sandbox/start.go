@@ -9,10 +9,15 @@ import (
 	"time"
 )
 
+// shutdownGrace bounds the graceful shutdown that the end of Start's
+// context triggers.
+const shutdownGrace = 5 * time.Second
+
 // Start serves w on addr ("127.0.0.1:0" picks a free port) until stop is
 // called or ctx ends. baseURL is the world's API root, ending in /v1, for
-// an upstream client; stop shuts the server down gracefully within its
-// context's deadline.
+// an upstream client. stop shuts the server down gracefully, letting
+// requests in flight finish within its context's deadline; the end of ctx
+// does the same within shutdownGrace.
 func Start(ctx context.Context, w *World, addr string) (baseURL string, stop func(context.Context) error, err error) {
 	listener, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -20,7 +25,11 @@ func Start(ctx context.Context, w *World, addr string) (baseURL string, stop fun
 	}
 	server := &http.Server{Handler: w.Handler(), ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = server.Serve(listener) }()
-	unwatch := context.AfterFunc(ctx, func() { _ = server.Close() })
+	unwatch := context.AfterFunc(ctx, func() {
+		graceCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+		defer cancel()
+		_ = server.Shutdown(graceCtx)
+	})
 	stop = func(shutdownCtx context.Context) error {
 		unwatch()
 		if err := server.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
