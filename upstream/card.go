@@ -51,10 +51,6 @@ func requiredForUpgrade(rarity string, level, maxLevel int) json.RawMessage {
 // rarityOf spells an upstream rarity ("common", "COMMON") the legacy way
 // ("Common"); "" when absent or unknown.
 func rarityOf(upstream string) string {
-	for _, r := range []string{catalog.RarityCommon, catalog.RarityRare, catalog.RarityEpic, catalog.RarityLegendary, catalog.RarityChampion} {
-		if vocabularyKey(upstream) == vocabularyKey(r) {
-			return r
-		}
-	}
-	return ""
+	rarity, _ := matchSpelling(upstream, catalog.RarityCommon, catalog.RarityRare, catalog.RarityEpic, catalog.RarityLegendary, catalog.RarityChampion)
+	return rarity
 }

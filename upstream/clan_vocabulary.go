@@ -9,16 +9,7 @@ import (
 // "closed") the legacy way ("open", "invite only", "closed"); anything else
 // is kept as given.
 func legacyClanType(upstream string) string {
-	switch vocabularyKey(upstream) {
-	case "open":
-		return "open"
-	case "inviteonly":
-		return "invite only"
-	case "closed":
-		return "closed"
-	default:
-		return upstream
-	}
+	return respell(upstream, "open", "invite only", "closed")
 }
 
 // legacyLocation is the legacy form of a clan location; nil when the

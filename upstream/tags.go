@@ -11,9 +11,3 @@ func tagPath(tag string) string { return "%23" + url.PathEscape(tag) }
 
 // bareTag is an upstream tag without its leading '#'.
 func bareTag(tag string) string { return strings.TrimPrefix(tag, "#") }
-
-// vocabularyKey folds an upstream enum value for comparison, so that
-// "inviteOnly", "INVITE_ONLY" and "inviteonly" read the same.
-func vocabularyKey(value string) string {
-	return strings.ToLower(strings.ReplaceAll(value, "_", ""))
-}

@@ -70,27 +70,11 @@ func tournamentHeader(h wire.TournamentHeader) models.TournamentDetails {
 // "passwordProtected"), whatever the upstream's casing; anything else is
 // kept.
 func tournamentTypeOf(upstream string) string {
-	switch vocabularyKey(upstream) {
-	case "open":
-		return "open"
-	case "passwordprotected":
-		return "passwordProtected"
-	default:
-		return upstream
-	}
+	return respell(upstream, "open", "passwordProtected")
 }
 
 // tournamentStatusOf spells a tournament status in camelCase
 // ("inPreparation", "inProgress", "ended"); anything else is kept.
 func tournamentStatusOf(upstream string) string {
-	switch vocabularyKey(upstream) {
-	case "inpreparation":
-		return "inPreparation"
-	case "inprogress":
-		return "inProgress"
-	case "ended":
-		return "ended"
-	default:
-		return upstream
-	}
+	return respell(upstream, "inPreparation", "inProgress", "ended")
 }
