@@ -10,6 +10,6 @@
 // clock moves, member trophies, donations (reset every Monday), clan chest
 // points, ranks and battle logs change, and tournaments go from preparation
 // to progress to their end. Only the clans' profiles are held in memory
-// (about a kilobyte each); members, battles and tournaments are derived on
+// (a few hundred bytes each); members, battles and tournaments are derived on
 // demand from per-entity seeds.
 package sandbox

@@ -82,7 +82,7 @@ func NewWorld(cfg Config) *World {
 		badges:       cat.Badges(),
 		locations:    cat.Locations(),
 		cards:        cat.Cards(),
-		clanless:     cfg.Clans / 5,
+		clanless:     max(cfg.Clans/5, 1),
 		clanTags:     newTagCodec(clanTagLength, seed, saltClanTag),
 		playerTags:   newTagCodec(playerTagLength, seed, saltPlayerTag),
 		tourneyTags:  newTagCodec(tournamentTagLength, seed, saltTournamentTag),

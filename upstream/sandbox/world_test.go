@@ -263,3 +263,16 @@ func TestStartServesUntilStopped(t *testing.T) {
 		t.Fatal("the world still answers after stop")
 	}
 }
+
+func TestTinyWorldStillPlays(t *testing.T) {
+	f := newFixture(t, sandbox.Config{Clans: 1})
+	for _, tag := range f.world.PlayerTags() {
+		log := decode[[]wire.Battle](t, f, playerPath(tag)+"/battlelog")
+		if len(log) < 25 {
+			t.Fatalf("%s: %d battles", tag, len(log))
+		}
+	}
+	if tags := f.world.TournamentTags(); len(tags) == 0 {
+		t.Fatal("a one-clan world has no tournaments")
+	}
+}
