@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"strings"
 	"sync"
 	"time"
 
@@ -137,12 +136,6 @@ func (w *World) TournamentTags() []string {
 		tags = append(tags, t.tag)
 	}
 	return tags
-}
-
-// carriesAddress reports whether text names the track address, ignoring
-// case.
-func (w *World) carriesAddress(text string) bool {
-	return strings.Contains(strings.ToLower(text), strings.ToLower(w.trackAddress))
 }
 
 // slotLength is the period of the world's stats: member trophies,
