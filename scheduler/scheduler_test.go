@@ -193,20 +193,33 @@ func TestWeeklySnapshotsAndWindow(t *testing.T) {
 func TestEachFetchUpdatesLegible(t *testing.T) {
 	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
 		ctx := context.Background()
-		e := newEnv(t, store, 0)
+		e := newEnv(t, store, 1)
 		if _, err := e.tracker.TrackAsOperator(ctx, e.world.untrackable); err != nil {
 			t.Fatal(err)
 		}
-		status, _ := e.clans.TrackingStatus(ctx, e.world.untrackable)
-		if !status.Active || status.Legible {
-			t.Fatalf("operator-tracked clan without the address = %+v, want active, not legible", status)
+		e.trackAll(t)
+		tag := e.world.trackable[0]
+		tests := []struct {
+			tag         string
+			description string
+			before      bool
+			after       bool
+		}{
+			{e.world.untrackable, "now with CROWNS.EXAMPLE in it", false, true},
+			{tag, "the address is gone", true, false},
 		}
-		e.world.trackable = append(e.world.trackable, e.world.untrackable) // the clan adds the address
-		e.world.untrackable = "9999"
+		for _, tt := range tests {
+			if status, _ := e.clans.TrackingStatus(ctx, tt.tag); !status.Active || status.Legible != tt.before {
+				t.Fatalf("%s before: %+v, want legible %v", tt.tag, status, tt.before)
+			}
+			e.world.describe(tt.tag, tt.description)
+		}
 		e.clock.Set(at("2026-03-10T12:01:00Z"))
 		e.tick(t)
-		if status, _ := e.clans.TrackingStatus(ctx, e.world.trackable[0]); !status.Legible || status.SnapshotCount != 2 {
-			t.Fatalf("after a fetch of the changed description: %+v, want legible and 2 snapshots", status)
+		for _, tt := range tests {
+			if status, _ := e.clans.TrackingStatus(ctx, tt.tag); !status.Active || status.Legible != tt.after || status.SnapshotCount != 2 {
+				t.Fatalf("%s after a fetch of the new description: %+v, want still tracked, legible %v, 2 snapshots", tt.tag, status, tt.after)
+			}
 		}
 	})
 }
