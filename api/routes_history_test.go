@@ -15,7 +15,7 @@ import (
 func TestHistoryRoutesRefusals(t *testing.T) {
 	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
 		e := newTrackingEnv(t, store)
-		if status, body, _ := e.get(t, "/clan/"+tagWithAddress+"/track"); status != http.StatusOK {
+		if status, body, _ := e.get(t, "/clan/"+e.withAddress+"/track"); status != http.StatusOK {
 			t.Fatalf("track: %d %s", status, body)
 		}
 		tests := []struct {
@@ -26,19 +26,19 @@ func TestHistoryRoutesRefusals(t *testing.T) {
 		}{
 			{"never tracked", "/clan/" + tagUnknown + "/history", http.StatusExpectationFailed, "clan not tracked"},
 			{"weekly of never tracked", "/clan/" + tagUnknown + "/history/weekly", http.StatusExpectationFailed, "clan not tracked"},
-			{"weekly not enabled", "/clan/" + tagWithAddress + "/history/weekly", http.StatusExpectationFailed, "weekly history not enabled for this clan"},
-			{"days not a number", "/clan/" + tagWithAddress + "/history?days=x", http.StatusBadRequest, "invalid value for 'days': not a whole number"},
-			{"days too many", "/clan/" + tagWithAddress + "/history?days=366", http.StatusBadRequest, "invalid value for 'days': must be between 0 and 365"},
-			{"days negative", "/clan/" + tagWithAddress + "/history?days=-1", http.StatusBadRequest, "invalid value for 'days': must be between 0 and 365"},
+			{"weekly not enabled", "/clan/" + e.withAddress + "/history/weekly", http.StatusExpectationFailed, "weekly history not enabled for this clan"},
+			{"days not a number", "/clan/" + e.withAddress + "/history?days=x", http.StatusBadRequest, "invalid value for 'days': not a whole number"},
+			{"days too many", "/clan/" + e.withAddress + "/history?days=366", http.StatusBadRequest, "invalid value for 'days': must be between 0 and 365"},
+			{"days negative", "/clan/" + e.withAddress + "/history?days=-1", http.StatusBadRequest, "invalid value for 'days': must be between 0 and 365"},
 		}
 		for _, tt := range tests {
 			status, body, _ := e.get(t, tt.path)
 			wantError(t, status, body, tt.status, tt.text)
 		}
-		if _, err := e.clans.Untrack(context.Background(), tagWithAddress, e.clock.Now()); err != nil {
+		if _, err := e.clans.Untrack(context.Background(), e.withAddress, e.clock.Now()); err != nil {
 			t.Fatal(err)
 		}
-		status, body, _ := e.get(t, "/clan/"+tagWithAddress+"/history")
+		status, body, _ := e.get(t, "/clan/"+e.withAddress+"/history")
 		wantError(t, status, body, http.StatusExpectationFailed, "clan not tracked")
 	})
 }
@@ -48,10 +48,10 @@ func TestHistoryRouteServesWhatTheUpstreamServedAtEachSlot(t *testing.T) {
 		ctx := context.Background()
 		e := newTrackingEnv(t, store)
 		trackedAt := e.clock.Now() // Tuesday 09:30, slot 08:00
-		if status, body, _ := e.get(t, "/clan/"+tagWithAddress+"/track"); status != http.StatusOK {
+		if status, body, _ := e.get(t, "/clan/"+e.withAddress+"/track"); status != http.StatusOK {
 			t.Fatalf("track: %d %s", status, body)
 		}
-		if _, err := e.clans.SetWeekly(ctx, tagWithAddress, true); err != nil {
+		if _, err := e.clans.SetWeekly(ctx, e.withAddress, true); err != nil {
 			t.Fatal(err)
 		}
 		// The scheduler runs a minute into each slot until the next Tuesday.
@@ -70,9 +70,9 @@ func TestHistoryRouteServesWhatTheUpstreamServedAtEachSlot(t *testing.T) {
 			firstSlot time.Time
 			count     int
 		}{
-			{"/clan/" + tagWithAddress + "/history?days=0", models.SnapshotFourHourly, time.Date(2026, 3, 17, 0, 0, 0, 0, time.UTC), 3},
-			{"/clan/" + tagWithAddress + "/history", models.SnapshotFourHourly, models.SnapshotFourHourly.SlotAt(trackedAt), 7*6 + 1},
-			{"/clan/" + tagWithAddress + "/history/weekly?days=7", models.SnapshotWeekly, weeklySlot, 1},
+			{"/clan/" + e.withAddress + "/history?days=0", models.SnapshotFourHourly, time.Date(2026, 3, 17, 0, 0, 0, 0, time.UTC), 3},
+			{"/clan/" + e.withAddress + "/history", models.SnapshotFourHourly, models.SnapshotFourHourly.SlotAt(trackedAt), 7*6 + 1},
+			{"/clan/" + e.withAddress + "/history/weekly?days=7", models.SnapshotWeekly, weeklySlot, 1},
 		}
 		for _, tt := range tests {
 			status, body, header := e.get(t, tt.path)
@@ -99,7 +99,7 @@ func TestHistoryRouteServesWhatTheUpstreamServedAtEachSlot(t *testing.T) {
 					// 23:00 to Tuesday 03:00) is Tuesday 00:01.
 					fetched = time.Date(2026, 3, 17, 0, 1, 0, 0, time.UTC)
 				}
-				want := models.SnapshotOf(e.world.servedAt(t, tagWithAddress, fetched), slot)
+				want := models.SnapshotOf(e.world.servedAt(t, e.withAddress, fetched), slot)
 				want.Slot = time.Time{}
 				if !reflect.DeepEqual(snapshot, want) {
 					t.Fatalf("%s: snapshot %s = %+v, want what the upstream served: %+v", tt.path, key, snapshot, want)

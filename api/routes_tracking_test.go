@@ -20,9 +20,9 @@ func TestTrackRoute(t *testing.T) {
 			status int
 			text   string
 		}{
-			{"address in the description", "/clan/" + tagWithAddress + "/track", http.StatusOK, ""},
-			{"already tracked", "/clan/%23" + tagWithAddress + "/track", http.StatusOK, ""},
-			{"address missing", "/clan/" + tagWithoutAddress + "/track", http.StatusExpectationFailed, "clan should have 'crowns.example' in description"},
+			{"address in the description", "/clan/" + e.withAddress + "/track", http.StatusOK, ""},
+			{"already tracked", "/clan/%23" + e.withAddress + "/track", http.StatusOK, ""},
+			{"address missing", "/clan/" + e.withoutAddress + "/track", http.StatusExpectationFailed, "clan should have 'crowns.example' in description"},
 			{"unknown clan", "/clan/" + tagUnknown + "/track", http.StatusNotFound, "Not found"},
 			{"bad tag", "/clan/ABC/track", http.StatusBadRequest, "illegal characters in tag 'ABC' (allowed: 0289CGJLPQRUVY)"},
 		}
@@ -38,11 +38,11 @@ func TestTrackRoute(t *testing.T) {
 				}
 			})
 		}
-		clan, err := e.clans.TrackedClan(context.Background(), tagWithAddress)
+		clan, err := e.clans.TrackedClan(context.Background(), e.withAddress)
 		if err != nil || clan.TrackedByKeyID == nil || *clan.TrackedByKeyID != testKeyID || !clan.TrackedSince.Equal(e.clock.Now()) {
 			t.Fatalf("tracked clan = %+v, %v; want recorded as asked by key %d at %s", clan, err, testKeyID, e.clock.Now())
 		}
-		if _, err := e.clans.TrackedClan(context.Background(), tagWithoutAddress); err == nil {
+		if _, err := e.clans.TrackedClan(context.Background(), e.withoutAddress); err == nil {
 			t.Fatal("a clan without the address was recorded")
 		}
 	})
@@ -50,8 +50,8 @@ func TestTrackRoute(t *testing.T) {
 
 func TestTrackRouteWhenUpstreamIsDown(t *testing.T) {
 	e := newTrackingEnv(t, dbtest.Open(t, models.DialectSQLite))
-	e.world.down = true
-	status, body, header := e.get(t, "/clan/"+tagWithAddress+"/track")
+	e.world.setDown(true)
+	status, body, header := e.get(t, "/clan/"+e.withAddress+"/track")
 	wantError(t, status, body, http.StatusServiceUnavailable, "Temporarily unavailable")
 	if header.Get("Retry-After") != "30" {
 		t.Fatalf("Retry-After = %q, want the upstream's 30", header.Get("Retry-After"))
@@ -63,7 +63,7 @@ func TestTrackingRoute(t *testing.T) {
 		e := newTrackingEnv(t, store)
 		tracking := func() models.ClanTracking {
 			t.Helper()
-			status, body, _ := e.get(t, "/clan/"+tagWithAddress+"/tracking")
+			status, body, _ := e.get(t, "/clan/"+e.withAddress+"/tracking")
 			if status != http.StatusOK {
 				t.Fatalf("tracking answered %d %s", status, body)
 			}
@@ -75,13 +75,13 @@ func TestTrackingRoute(t *testing.T) {
 			_ = json.Unmarshal(body, &got)
 			return got
 		}
-		if got := tracking(); got != (models.ClanTracking{Tag: tagWithAddress}) {
+		if got := tracking(); got != (models.ClanTracking{Tag: e.withAddress}) {
 			t.Fatalf("never tracked: %+v, want false and 0 values", got)
 		}
-		if status, body, _ := e.get(t, "/clan/"+tagWithAddress+"/track"); status != http.StatusOK {
+		if status, body, _ := e.get(t, "/clan/"+e.withAddress+"/track"); status != http.StatusOK {
 			t.Fatalf("track: %d %s", status, body)
 		}
-		want := models.ClanTracking{Tag: tagWithAddress, Active: true, Available: true, Legible: true, SnapshotCount: 1}
+		want := models.ClanTracking{Tag: e.withAddress, Active: true, Available: true, Legible: true, SnapshotCount: 1}
 		if got := tracking(); got != want {
 			t.Fatalf("after track: %+v, want %+v", got, want)
 		}

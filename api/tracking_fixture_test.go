@@ -3,10 +3,10 @@ package api_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -15,6 +15,8 @@ import (
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/scheduler"
+	"github.com/crownsdev/crowns/upstream"
+	"github.com/crownsdev/crowns/upstream/sandbox"
 )
 
 const (
@@ -40,37 +42,60 @@ func (noGame) SearchClans(context.Context, models.ClanSearchQuery) (models.ClanS
 
 func (noGame) PlayerBattles(context.Context, string) ([]models.Battle, error) { return nil, nil }
 
-// testWorld is the game upstream of these tests: clans whose numbers move
-// with the clock; it remembers what it served per clan and time.
+// testWorld is the game upstream of these tests: the sandbox world, whose
+// numbers move with the clock, served over HTTP to the real upstream
+// client. The HTTP server in front of the sandbox answers 503 while down
+// is set; the client's answers are remembered per clan and clock time.
 type testWorld struct {
-	clock *models.ManualClock
-	mu    sync.Mutex
-	down  bool
-	// described maps a known tag to its description.
-	described map[string]string
-	served    map[string]models.ClanDetails
+	client *upstream.Client
+	clock  *models.ManualClock
+
+	mu     sync.Mutex
+	down   bool
+	served map[string]models.ClanDetails
 }
 
+func newTestWorld(t *testing.T, clock *models.ManualClock) (*testWorld, *sandbox.World) {
+	t.Helper()
+	sandboxWorld := sandbox.NewWorld(sandbox.Config{Seed: 11, Clock: clock, TrackAddress: trackAddress, Clans: 300})
+	w := &testWorld{clock: clock, served: map[string]models.ClanDetails{}}
+	handler := sandboxWorld.Handler()
+	server := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		w.mu.Lock()
+		down := w.down
+		w.mu.Unlock()
+		if down {
+			rw.Header().Set("Retry-After", "30")
+			rw.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = rw.Write([]byte(`{"reason":"inMaintenance","message":"maintenance"}`))
+			return
+		}
+		handler.ServeHTTP(rw, r)
+	}))
+	t.Cleanup(server.Close)
+	client, err := upstream.New(upstream.Config{BaseURL: server.URL + "/v1", Token: "test-token", MaxAttempts: 1, Clock: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.client = client
+	return w, sandboxWorld
+}
+
+// Clan fetches through the real client and remembers the answer.
 func (w *testWorld) Clan(ctx context.Context, tag string) (models.ClanDetails, error) {
+	clan, err := w.client.Clan(ctx, tag)
+	if err == nil {
+		w.mu.Lock()
+		w.served[tag+"@"+w.clock.Now().Format(time.RFC3339)] = clan
+		w.mu.Unlock()
+	}
+	return clan, err
+}
+
+func (w *testWorld) setDown(down bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.down {
-		return models.ClanDetails{}, models.Unavailable("upstream", 30*time.Second, fmt.Errorf("maintenance"))
-	}
-	description, ok := w.described[tag]
-	if !ok {
-		return models.ClanDetails{}, models.ErrNotFound
-	}
-	hours := int(w.clock.Now().Unix() / 3600)
-	clan := models.ClanDetails{Tag: tag, Name: "Clan " + tag, Description: description, MemberCount: 3}
-	for i, name := range []string{"Min", "Ñandú", "Sandstorm™"} {
-		clan.Members = append(clan.Members, models.ClanMember{
-			Tag: fmt.Sprintf("%sP%d", tag, i), Name: name, ClanRank: i + 1,
-			Trophies: 4600 - 100*i + hours%7, Donations: (hours + i) % 90, ClanChestPoints: i * hours % 13,
-		})
-	}
-	w.served[tag+"@"+w.clock.Now().Format(time.RFC3339)] = clan
-	return clan, nil
+	w.down = down
 }
 
 func (w *testWorld) servedAt(t *testing.T, tag string, at time.Time) models.ClanDetails {
@@ -92,37 +117,40 @@ type trackingEnv struct {
 	clock     *models.ManualClock
 	world     *testWorld
 	scheduler *scheduler.Scheduler
+	// withAddress is a clan whose description carries the address,
+	// withoutAddress one whose description does not.
+	withAddress, withoutAddress string
 }
 
-// Tags of the test world.
-const (
-	tagWithAddress    = "2CCCP"
-	tagWithoutAddress = "8LLLQ"
-	tagUnknown        = "9999"
-)
+// tagUnknown is a clan the sandbox does not have.
+const tagUnknown = "9999"
 
 func newTrackingEnv(t *testing.T, store *models.Store) *trackingEnv {
 	t.Helper()
 	clock := models.NewManualClock(time.Date(2026, 3, 10, 9, 30, 0, 0, time.UTC))
-	world := &testWorld{clock: clock, served: map[string]models.ClanDetails{}, described: map[string]string{
-		tagWithAddress:    "Stats at CROWNS.example/clans",
-		tagWithoutAddress: "no address here",
-	}}
-	clans := models.NewClanStore(store)
-	tracker, err := scheduler.NewTracker(clans, world, scheduler.TrackerConfig{TrackAddress: trackAddress, Clock: clock})
+	world, sandboxWorld := newTestWorld(t, clock)
+	e := &trackingEnv{clans: models.NewClanStore(store), clock: clock, world: world}
+	trackable := sandboxWorld.TrackableClanTags()
+	e.withAddress = trackable[0]
+	for _, tag := range sandboxWorld.ClanTags() {
+		if !slices.Contains(trackable, tag) {
+			e.withoutAddress = tag
+			break
+		}
+	}
+	tracker, err := scheduler.NewTracker(e.clans, world, scheduler.TrackerConfig{TrackAddress: trackAddress, Clock: clock})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sched, err := scheduler.New(clans, world, scheduler.Config{TrackAddress: trackAddress, Clock: clock, RatePerSecond: 1000})
+	if e.scheduler, err = scheduler.New(e.clans, world, scheduler.Config{TrackAddress: trackAddress, Clock: clock, RatePerSecond: 1000}); err != nil {
+		t.Fatal(err)
+	}
+	e.app, err = api.New(api.Config{SupportInfo: supportInfo, RatePerSecond: 1000, RateBurst: 1000, Clock: clock},
+		api.Dependencies{Keys: acceptingKeys{}, Game: noGame{}, Health: store, Tracker: tracker, History: e.clans})
 	if err != nil {
 		t.Fatal(err)
 	}
-	server, err := api.New(api.Config{SupportInfo: supportInfo, RatePerSecond: 1000, RateBurst: 1000, Clock: clock},
-		api.Dependencies{Keys: acceptingKeys{}, Game: noGame{}, Health: store, Tracker: tracker, History: clans})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &trackingEnv{app: server, clans: clans, clock: clock, world: world, scheduler: sched}
+	return e
 }
 
 // get sends an authenticated GET through the Fiber app and returns the
