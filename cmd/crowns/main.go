@@ -61,6 +61,8 @@ func run(ctx context.Context, args []string, env cli) int {
 		return runKeys(ctx, env, args)
 	case "sandbox":
 		return runSandbox(ctx, env, args)
+	case "clans":
+		return runClans(ctx, env, args)
 	case "version":
 		fmt.Fprintln(env.stdout, "crowns", version)
 		return exitOK
