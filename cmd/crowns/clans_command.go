@@ -84,30 +84,17 @@ func parseClansArgs(args []string) (clansRequest, error) {
 
 // runClans manages tracked clans from the command line.
 func runClans(ctx context.Context, env cli, args []string) int {
-	if len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help") {
-		fmt.Fprint(env.stdout, clansUsageText)
-		return exitOK
+	req, code, done := parseCommand(env, "crowns clans", clansUsageText, args, parseClansArgs)
+	if done {
+		return code
 	}
-	req, err := parseClansArgs(args)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(env.stdout, clansUsageText)
-		return exitOK
-	}
-	if err != nil {
-		fmt.Fprintf(env.stderr, "crowns clans: %v\n", err)
-		return exitUsage
-	}
-	cfg, log, ok := setup(env)
-	if !ok {
-		return exitUsage
-	}
-	store, err := openDatabase(ctx, cfg, log)
-	if err != nil {
-		fmt.Fprintf(env.stderr, "crowns clans %s: %v\n", req.action, err)
-		return exitFailure
+	cfg, log, store, code := openCommandDatabase(ctx, env, "crowns clans "+req.action)
+	if code != exitOK {
+		return code
 	}
 	defer store.Close()
 	clans := models.NewClanStore(store)
+	var err error
 	switch req.action {
 	case "track":
 		err = trackAsOperator(ctx, env, cfg, log, clans, req.tag)

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/crownsdev/crowns/models"
-	"github.com/crownsdev/crowns/models/dbtest"
 	"github.com/crownsdev/crowns/upstream/sandbox"
 )
 
@@ -76,14 +75,7 @@ func TestClansCommandLifecycle(t *testing.T) {
 			break
 		}
 	}
-	engines := []struct {
-		name        string
-		databaseURL func(t *testing.T) string
-	}{
-		{"sqlite", func(*testing.T) string { return "" }},
-		{"postgres", func(t *testing.T) string { return dbtest.PostgresURL(t) }},
-	}
-	for _, engine := range engines {
+	for _, engine := range commandEngines() {
 		t.Run(engine.name, func(t *testing.T) {
 			c := newClansCLI(t, engine.databaseURL(t))
 			steps := []struct {
