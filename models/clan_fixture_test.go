@@ -7,7 +7,20 @@ import (
 	"time"
 
 	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/dbtest"
 )
+
+// trackedAt is when the tests track their clans: a Tuesday, in the 08:00
+// slot.
+var trackedAt = at("2026-03-10T09:30:00Z")
+
+// eachClanStore runs fn as a subtest per engine with a fresh ClanStore.
+func eachClanStore(t *testing.T, fn func(t *testing.T, ctx context.Context, clans *models.ClanStore)) {
+	t.Helper()
+	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+		fn(t, context.Background(), models.NewClanStore(store))
+	})
+}
 
 // clanFixture returns a clan as the upstream would describe it, with n
 // members whose numbers depend on variant, listed out of rank order.

@@ -98,26 +98,19 @@ type varintReader struct {
 	err  error
 }
 
-func (r *varintReader) varint() int64 {
+func (r *varintReader) varint() int64 { return readNext(r, binary.Varint) }
+
+func (r *varintReader) uvarint() uint64 { return readNext(r, binary.Uvarint) }
+
+// readNext decodes the next value with decode (binary.Varint or
+// binary.Uvarint), or records the failure and returns 0.
+func readNext[T int64 | uint64](r *varintReader, decode func([]byte) (T, int)) T {
 	if r.err != nil {
 		return 0
 	}
-	v, n := binary.Varint(r.data)
+	v, n := decode(r.data)
 	if n <= 0 {
 		r.err = errors.New("bad varint")
-		return 0
-	}
-	r.data = r.data[n:]
-	return v
-}
-
-func (r *varintReader) uvarint() uint64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(r.data)
-	if n <= 0 {
-		r.err = errors.New("bad uvarint")
 		return 0
 	}
 	r.data = r.data[n:]

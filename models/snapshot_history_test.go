@@ -25,10 +25,8 @@ func historyKeys(history models.ClanHistory) []string {
 }
 
 func TestClanHistoryDaysWindow(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
-		ctx := context.Background()
-		clans := models.NewClanStore(store)
-		now := at("2026-03-10T09:30:00Z")
+	eachClanStore(t, func(t *testing.T, ctx context.Context, clans *models.ClanStore) {
+		now := trackedAt
 		clanID := trackFixture(t, clans, "2CCCP", now).Clan.ID // stores 2026-03-10 08:00
 		for _, slot := range []string{
 			"2026-03-02T23:59:59Z", // a second before the first day of days=7
@@ -64,10 +62,8 @@ func TestClanHistoryDaysWindow(t *testing.T) {
 }
 
 func TestClanHistoryReturnsWhatWasStored(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
-		ctx := context.Background()
-		clans := models.NewClanStore(store)
-		now := at("2026-03-10T09:30:00Z")
+	eachClanStore(t, func(t *testing.T, ctx context.Context, clans *models.ClanStore) {
+		now := trackedAt
 		clanID := trackFixture(t, clans, "2CCCP", now).Clan.ID
 		later := clanFixture("2CCCP", 50, 5)
 		later.Members[3].Name = "Renamed ✓"                               // a rename is a new dictionary row
@@ -105,7 +101,7 @@ func TestClanHistoryRefusals(t *testing.T) {
 	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
 		ctx := context.Background()
 		clans := models.NewClanStore(store)
-		now := at("2026-03-10T09:30:00Z")
+		now := trackedAt
 		trackFixture(t, clans, "2CCCP", now)
 		trackFixture(t, clans, "8LLL", now)
 		if _, err := clans.Untrack(ctx, "8LLL", now); err != nil {
@@ -164,7 +160,7 @@ func countQueries(t *testing.T, store *models.Store) *atomic.Int64 {
 func TestClanHistoryCostsOneQueryInSteadyState(t *testing.T) {
 	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
 		ctx := context.Background()
-		now := at("2026-03-10T09:30:00Z")
+		now := trackedAt
 		writer := models.NewClanStore(store)
 		clanID := trackFixture(t, writer, "2CCCP", now).Clan.ID
 		for i := range 12 {

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/crownsdev/crowns/models"
-	"github.com/crownsdev/crowns/models/dbtest"
 )
 
 const lease = 2 * time.Minute
@@ -31,10 +30,8 @@ func jobState(t *testing.T, clans *models.ClanStore, clanID int64, kind models.S
 }
 
 func TestSnapshotJobLifecycle(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
-		ctx := context.Background()
-		clans := models.NewClanStore(store)
-		tracked := at("2026-03-10T09:30:00Z")
+	eachClanStore(t, func(t *testing.T, ctx context.Context, clans *models.ClanStore) {
+		tracked := trackedAt
 		id := trackFixture(t, clans, "2CCCP", tracked).Clan.ID
 		now := at("2026-03-10T12:00:05Z")
 		slot := models.SnapshotFourHourly.SlotAt(now)
@@ -86,11 +83,9 @@ func TestSnapshotJobLifecycle(t *testing.T) {
 }
 
 func TestExpiredLeaseIsTakenOver(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
-		ctx := context.Background()
-		clans := models.NewClanStore(store)
+	eachClanStore(t, func(t *testing.T, ctx context.Context, clans *models.ClanStore) {
 		now := at("2026-03-10T12:00:00Z")
-		trackFixture(t, clans, "2CCCP", at("2026-03-10T09:30:00Z"))
+		trackFixture(t, clans, "2CCCP", trackedAt)
 		slot := models.SnapshotFourHourly.SlotAt(now)
 		if _, err := clans.PlanSnapshotJobs(ctx, models.SnapshotFourHourly, slot, now); err != nil {
 			t.Fatal(err)
@@ -116,11 +111,9 @@ func TestExpiredLeaseIsTakenOver(t *testing.T) {
 }
 
 func TestExpireRecordsMissedSlots(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
-		ctx := context.Background()
-		clans := models.NewClanStore(store)
-		id := trackFixture(t, clans, "2CCCP", at("2026-03-10T09:30:00Z")).Clan.ID
-		trackFixture(t, clans, "8LLL", at("2026-03-10T09:30:00Z"))
+	eachClanStore(t, func(t *testing.T, ctx context.Context, clans *models.ClanStore) {
+		id := trackFixture(t, clans, "2CCCP", trackedAt).Clan.ID
+		trackFixture(t, clans, "8LLL", trackedAt)
 		now := at("2026-03-10T12:00:00Z")
 		slot := models.SnapshotFourHourly.SlotAt(now)
 		if _, err := clans.PlanSnapshotJobs(ctx, models.SnapshotFourHourly, slot, now); err != nil {
@@ -162,10 +155,8 @@ func TestExpireRecordsMissedSlots(t *testing.T) {
 }
 
 func TestJobsOfUntrackedClansAreNotClaimed(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
-		ctx := context.Background()
-		clans := models.NewClanStore(store)
-		trackFixture(t, clans, "2CCCP", at("2026-03-10T09:30:00Z"))
+	eachClanStore(t, func(t *testing.T, ctx context.Context, clans *models.ClanStore) {
+		trackFixture(t, clans, "2CCCP", trackedAt)
 		if _, err := clans.SetWeekly(ctx, "2CCCP", true); err != nil {
 			t.Fatal(err)
 		}

@@ -15,7 +15,7 @@ func TestPruneHistory(t *testing.T) {
 	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
 		ctx := context.Background()
 		clans := models.NewClanStore(store)
-		now := at("2026-03-10T09:30:00Z")
+		now := trackedAt
 		id := trackFixture(t, clans, "2CCCP", now).Clan.ID
 		if _, err := clans.SetWeekly(ctx, "2CCCP", true); err != nil {
 			t.Fatal(err)

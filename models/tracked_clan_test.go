@@ -11,10 +11,8 @@ import (
 )
 
 func TestTrackStoresClanAndCurrentSlot(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
-		ctx := context.Background()
-		clans := models.NewClanStore(store)
-		now := at("2026-03-10T09:30:00Z")
+	eachClanStore(t, func(t *testing.T, ctx context.Context, clans *models.ClanStore) {
+		now := trackedAt
 		first := trackFixture(t, clans, "2CCCP", now)
 		if first.AlreadyTracked || !first.SnapshotStored {
 			t.Fatalf("first track = %+v, want a new clan with its snapshot stored", first)
@@ -52,10 +50,8 @@ func TestTrackStoresClanAndCurrentSlot(t *testing.T) {
 }
 
 func TestUntrackKeepsHistoryAndRetrackRenews(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
-		ctx := context.Background()
-		clans := models.NewClanStore(store)
-		now := at("2026-03-10T09:30:00Z")
+	eachClanStore(t, func(t *testing.T, ctx context.Context, clans *models.ClanStore) {
+		now := trackedAt
 		trackFixture(t, clans, "2CCCP", now)
 		changed, err := clans.Untrack(ctx, "2CCCP", now.Add(time.Hour))
 		if err != nil || !changed {
@@ -90,10 +86,8 @@ func TestUntrackKeepsHistoryAndRetrackRenews(t *testing.T) {
 }
 
 func TestSetWeekly(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
-		ctx := context.Background()
-		clans := models.NewClanStore(store)
-		now := at("2026-03-10T09:30:00Z")
+	eachClanStore(t, func(t *testing.T, ctx context.Context, clans *models.ClanStore) {
+		now := trackedAt
 		trackFixture(t, clans, "2CCCP", now)
 		tests := []struct {
 			name    string
@@ -135,10 +129,8 @@ func TestTrackingStatusOfUnknownClan(t *testing.T) {
 }
 
 func TestListTrackedClans(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
-		ctx := context.Background()
-		clans := models.NewClanStore(store)
-		now := at("2026-03-10T09:30:00Z")
+	eachClanStore(t, func(t *testing.T, ctx context.Context, clans *models.ClanStore) {
+		now := trackedAt
 		trackFixture(t, clans, "9QQQ", now)
 		trackFixture(t, clans, "2CCCP", now)
 		trackFixture(t, clans, "8LLL", now)
