@@ -7,6 +7,10 @@ package models
 // lookup), sealed is nonce||AES-256-GCM ciphertext (for reminders). The
 // partial unique index allows one current (active or disabled) key per
 // developer, so two concurrent "get" commands cannot both create one.
+//
+// key_events is the audit trail and the outbox of transitions that another
+// process (the bot) posts to a log channel; it repeats the developer's
+// Discord user id so a reader needs no join.
 func developerKeysSchema(Dialect) []string {
 	return []string{
 		`CREATE TABLE developers (
@@ -34,6 +38,7 @@ func developerKeysSchema(Dialect) []string {
 		`CREATE TABLE key_events (
 			id {{id}},
 			developer_id {{bigint}} NOT NULL REFERENCES developers(id),
+			discord_user_id TEXT NOT NULL,
 			key_id {{bigint}} REFERENCES api_keys(id),
 			action TEXT NOT NULL,
 			actor TEXT NOT NULL,

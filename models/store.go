@@ -108,6 +108,9 @@ func dialectorFor(cfg DatabaseConfig) (gorm.Dialector, Dialect, error) {
 		return nil, "", fmt.Errorf("create data directory: %w", err)
 	}
 	path := filepath.Join(cfg.DataDir, SQLiteFileName)
+	if err := ensurePrivateFile(path); err != nil {
+		return nil, "", err
+	}
 	dsn := "file:" + path +
 		"?_pragma=busy_timeout(10000)" +
 		"&_pragma=journal_mode(WAL)" +
@@ -115,6 +118,22 @@ func dialectorFor(cfg DatabaseConfig) (gorm.Dialector, Dialect, error) {
 		"&_pragma=foreign_keys(1)" +
 		"&_txlock=immediate"
 	return sqlite.Open(dsn), DialectSQLite, nil
+}
+
+// ensurePrivateFile creates the SQLite file readable by its owner only, or
+// narrows the mode of an existing one: it holds key digests and ciphertexts.
+func ensurePrivateFile(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("open database file: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("open database file: %w", err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		return fmt.Errorf("restrict database file: %w", err)
+	}
+	return nil
 }
 
 func configurePool(db *sql.DB, dialect Dialect, maxOpen int) {

@@ -57,6 +57,8 @@ func run(ctx context.Context, args []string, env cli) int {
 		return runServe(ctx, env, args)
 	case "migrate":
 		return runMigrate(ctx, env, args)
+	case "keys":
+		return runKeys(ctx, env, args)
 	case "version":
 		fmt.Fprintln(env.stdout, "crowns", version)
 		return exitOK

@@ -1,0 +1,11 @@
+// Package keys owns the lifecycle of Crowns developer keys: their format,
+// generation, storage at rest (a keyed lookup digest and an AES-GCM
+// ciphertext, never the plaintext), the transitions (issue, remind,
+// regenerate, disable, re-enable, revoke, blacklist, unblacklist) recorded
+// in key_events in the same transaction, and verification behind a short,
+// bounded in-process cache with batched last-use bookkeeping.
+//
+// The Service is the one entry point; the api, the bot and the crowns keys
+// command each build one from the shared models.Store and the secret from
+// LoadOrCreateSecret.
+package keys

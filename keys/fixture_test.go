@@ -1,0 +1,85 @@
+package keys_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/crownsdev/crowns/keys"
+	"github.com/crownsdev/crowns/models"
+)
+
+// testSecret is the secret of every test service unless a test needs two.
+var testSecret = bytes.Repeat([]byte("s"), 32)
+
+// testStart is where every test clock starts.
+var testStart = time.Date(2025, 6, 1, 10, 0, 0, 0, time.UTC)
+
+const testTTL = 5 * time.Second
+
+func newService(t testing.TB, store *models.Store, clock models.Clock) *keys.Service {
+	t.Helper()
+	service, err := keys.NewService(store, keys.Config{Secret: testSecret, Clock: clock, CacheTTL: testTTL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return service
+}
+
+func issue(t testing.TB, service *keys.Service, discordUserID string) keys.Issued {
+	t.Helper()
+	issued, err := service.IssueOrRemind(context.Background(), keys.Developer{DiscordUserID: discordUserID, DisplayName: "dev " + discordUserID}, "discord:"+discordUserID)
+	if err != nil {
+		t.Fatalf("issue key for %s: %v", discordUserID, err)
+	}
+	return issued
+}
+
+// expectVerify checks Verify's answer for raw: the error (nil for a valid
+// key) and, when valid, the owner.
+func expectVerify(t *testing.T, service *keys.Service, raw string, wantErr error, wantOwner string) {
+	t.Helper()
+	identity, err := service.Verify(context.Background(), raw)
+	if !errors.Is(err, wantErr) || (wantErr == nil && err != nil) {
+		t.Fatalf("Verify = %v, want %v", err, wantErr)
+	}
+	if wantErr == nil && (identity.DiscordUserID != wantOwner || identity.KeyID == 0 || identity.DeveloperID == 0) {
+		t.Fatalf("Verify identity = %+v, want owner %s", identity, wantOwner)
+	}
+}
+
+// countStatements counts the statements the store runs from now on.
+func countStatements(t testing.TB, store *models.Store) *atomic.Int64 {
+	t.Helper()
+	var n atomic.Int64
+	count := func(*gorm.DB) { n.Add(1) }
+	callbacks := store.DB(context.Background()).Callback()
+	name := "count_statements_" + t.Name()
+	for _, err := range []error{
+		callbacks.Query().After("gorm:query").Register(name, count),
+		callbacks.Row().After("gorm:row").Register(name, count),
+		callbacks.Raw().After("gorm:raw").Register(name, count),
+		callbacks.Create().After("gorm:create").Register(name, count),
+		callbacks.Update().After("gorm:update").Register(name, count),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &n
+}
+
+// keyEvents reads every recorded event.
+func keyEvents(t testing.TB, service *keys.Service) []models.KeyEvent {
+	t.Helper()
+	events, err := service.Events(context.Background(), 0, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return events
+}

@@ -1,0 +1,63 @@
+package keys
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/crownsdev/crowns/models"
+)
+
+// Bounds of the free text the Service stores.
+const (
+	maxDisplayNameLength = 100
+	maxActorLength       = 100
+	maxReasonLength      = 500
+	maxDiscordUserDigits = 20
+)
+
+// CheckDiscordUserID reports whether id looks like a Discord user id: 1 to
+// 20 decimal digits. Real snowflakes have 17 to 20; shorter ones are
+// accepted for tests and hand-made ids.
+func CheckDiscordUserID(id string) error {
+	if id == "" || len(id) > maxDiscordUserDigits || strings.Trim(id, "0123456789") != "" {
+		return models.Invalid("Discord user id must be 1 to %d digits", maxDiscordUserDigits)
+	}
+	return nil
+}
+
+// checkTransition validates what every transition is given.
+func checkTransition(discordUserID, actor, reason string) error {
+	if err := CheckDiscordUserID(discordUserID); err != nil {
+		return err
+	}
+	if strings.TrimSpace(actor) == "" || utf8.RuneCountInString(actor) > maxActorLength {
+		return models.Invalid("actor must be 1 to %d characters", maxActorLength)
+	}
+	return CheckReason(reason)
+}
+
+// CheckReason reports whether a transition's reason fits (at most 500
+// characters).
+func CheckReason(reason string) error {
+	if utf8.RuneCountInString(reason) > maxReasonLength {
+		return models.Invalid("reason must be at most %d characters", maxReasonLength)
+	}
+	return nil
+}
+
+// CheckDisplayName reports whether a developer's display name fits (at
+// most 100 characters).
+func CheckDisplayName(name string) error {
+	if utf8.RuneCountInString(name) > maxDisplayNameLength {
+		return models.Invalid("display name must be at most %d characters", maxDisplayNameLength)
+	}
+	return nil
+}
+
+// checkDeveloper validates a developer asking for a key.
+func checkDeveloper(dev Developer, actor string) error {
+	if err := CheckDisplayName(dev.DisplayName); err != nil {
+		return err
+	}
+	return checkTransition(dev.DiscordUserID, actor, "")
+}

@@ -1,0 +1,125 @@
+package keys
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// finalFlushTimeout bounds the flush Run makes after its context ends.
+const finalFlushTimeout = 5 * time.Second
+
+// keyUse is the latest successful verification of one key, kept in memory
+// until Flush writes it.
+type keyUse struct {
+	keyID int64
+	// latest is in Unix nanoseconds; written lock-free on the hot path.
+	latest atomic.Int64
+	// flushed is the latest value written; only Flush touches it.
+	flushed int64
+}
+
+// record notes a use at now, keeping the latest.
+func (u *keyUse) record(now int64) {
+	for {
+		old := u.latest.Load()
+		if now <= old || u.latest.CompareAndSwap(old, now) {
+			return
+		}
+	}
+}
+
+// usageLog is the set of keys whose use is tracked in memory.
+type usageLog struct {
+	mu   sync.Mutex
+	uses map[int64]*keyUse
+}
+
+func newUsageLog() *usageLog { return &usageLog{uses: make(map[int64]*keyUse)} }
+
+// track returns the tracker of keyID, creating it.
+func (l *usageLog) track(keyID int64) *keyUse {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	u, ok := l.uses[keyID]
+	if !ok {
+		u = &keyUse{keyID: keyID}
+		l.uses[keyID] = u
+	}
+	return u
+}
+
+// pendingUse is a use to write: the tracker and the time read from it.
+type pendingUse struct {
+	use    *keyUse
+	latest int64
+}
+
+// pending returns the uses not yet written, and drops trackers idle since
+// before idleBefore: every cached verdict pointing at those has expired,
+// so no one records into them any more.
+func (l *usageLog) pending(idleBefore int64) []pendingUse {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []pendingUse
+	for id, u := range l.uses {
+		latest := u.latest.Load()
+		switch {
+		case latest > u.flushed:
+			out = append(out, pendingUse{use: u, latest: latest})
+		case latest < idleBefore:
+			delete(l.uses, id)
+		}
+	}
+	return out
+}
+
+// Flush writes the latest use of every key verified since the previous
+// flush, in one batched statement per 200 keys. After a failure the same
+// uses are tried again by the next Flush.
+func (s *Service) Flush(ctx context.Context) error {
+	s.flushing.Lock()
+	defer s.flushing.Unlock()
+	idleBefore := s.clock.Now().UnixNano() - s.cache.ttl
+	pending := s.usage.pending(idleBefore)
+	if len(pending) == 0 {
+		return nil
+	}
+	uses := make(map[int64]time.Time, len(pending))
+	for _, p := range pending {
+		uses[p.use.keyID] = time.Unix(0, p.latest).UTC()
+	}
+	if err := s.store.MarkKeysUsed(ctx, uses); err != nil {
+		return err
+	}
+	for _, p := range pending {
+		p.use.flushed = p.latest
+	}
+	return nil
+}
+
+// Run flushes last-use times every FlushInterval until ctx ends, then
+// once more (bounded by a few seconds) so a graceful shutdown loses
+// nothing. Failures are logged and retried by the next flush.
+func (s *Service) Run(ctx context.Context) {
+	ticker := time.NewTicker(s.flushInterval)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ticker.C:
+			s.flushLogged(ctx)
+		case <-ctx.Done():
+			final, cancel := context.WithTimeout(context.WithoutCancel(ctx), finalFlushTimeout)
+			s.flushLogged(final)
+			cancel()
+			return
+		}
+	}
+}
+
+func (s *Service) flushLogged(ctx context.Context) {
+	if err := s.Flush(ctx); err != nil {
+		s.log.WarnContext(ctx, "cannot write key last-use times", "error", err)
+	}
+}

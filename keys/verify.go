@@ -1,0 +1,87 @@
+package keys
+
+import (
+	"context"
+
+	"github.com/crownsdev/crowns/models"
+)
+
+// Identity is who a verified key belongs to.
+type Identity struct {
+	KeyID         int64
+	DeveloperID   int64
+	DiscordUserID string
+}
+
+// Verify tells whose key raw is. Errors: models.ErrUnknownKey (malformed,
+// unknown, replaced or revoked), models.ErrKeyDisabled,
+// models.ErrKeyBlacklisted (the key or its developer), or a
+// models.UnavailableError when the database cannot answer.
+//
+// A malformed key is rejected before any hashing. Results, unknown keys
+// included, are cached for the configured TTL (at most 5 s), so a change
+// made by another process is seen within that time; changes made through
+// this Service are seen at once. A successful verification records the
+// key's last use in memory for the next Flush.
+func (s *Service) Verify(ctx context.Context, raw string) (Identity, error) {
+	if CheckFormat(raw) != nil {
+		return Identity{}, models.ErrUnknownKey
+	}
+	lookup := s.ring.digest(raw)
+	now := s.clock.Now().UnixNano()
+	if v, ok := s.cache.get(&lookup, now); ok {
+		if v.use != nil {
+			v.use.record(now)
+		}
+		return v.identity, v.err
+	}
+	generation := s.cache.startLookup()
+	v, err := s.lookup(ctx, lookup)
+	if err != nil {
+		return Identity{}, err
+	}
+	if v.use != nil {
+		v.use.record(now)
+	}
+	s.cache.put(&lookup, v, now, generation)
+	return v.identity, v.err
+}
+
+// keyStanding is what the database says of a digest.
+type keyStanding struct {
+	KeyID                int64
+	DeveloperID          int64
+	State                models.KeyState
+	DiscordUserID        string
+	DeveloperBlacklisted bool
+}
+
+// lookup asks the database for the verdict on a digest.
+func (s *Service) lookup(ctx context.Context, lookup digest) (verdict, error) {
+	var rows []keyStanding
+	err := s.store.DB(ctx).Raw(`SELECT api_keys.id AS key_id, api_keys.developer_id, api_keys.state,
+			developers.discord_user_id, developers.blacklisted AS developer_blacklisted
+		FROM api_keys JOIN developers ON developers.id = api_keys.developer_id
+		WHERE api_keys.digest = ?`, lookup[:]).Scan(&rows).Error
+	if err != nil {
+		return verdict{}, s.store.Translate(err)
+	}
+	if len(rows) == 0 {
+		return verdict{err: models.ErrUnknownKey}, nil
+	}
+	key := rows[0]
+	switch {
+	case key.State == models.KeyReplaced, key.State == models.KeyRevoked:
+		return verdict{err: models.ErrUnknownKey}, nil
+	case key.State == models.KeyBlacklisted, key.DeveloperBlacklisted && key.State.Current():
+		return verdict{err: models.ErrKeyBlacklisted}, nil
+	case key.State == models.KeyDisabled:
+		return verdict{err: models.ErrKeyDisabled}, nil
+	case key.State == models.KeyActive:
+		return verdict{
+			identity: Identity{KeyID: key.KeyID, DeveloperID: key.DeveloperID, DiscordUserID: key.DiscordUserID},
+			use:      s.usage.track(key.KeyID),
+		}, nil
+	}
+	return verdict{err: models.ErrUnknownKey}, nil
+}

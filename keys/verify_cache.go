@@ -1,0 +1,114 @@
+package keys
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// cacheShards splits the verification cache so concurrent requests rarely
+// share a lock; a power of two, picked by the first digest byte.
+const cacheShards = 16
+
+// verdict is the cached outcome of verifying one digest: an identity, or
+// one of the sentinel errors (including unknown, so guessing does not
+// reach the database twice within the TTL).
+type verdict struct {
+	identity Identity
+	err      error
+	// use records last use; nil unless the key authenticates.
+	use *keyUse
+	// expires is in Unix nanoseconds of the service clock.
+	expires int64
+}
+
+// verifyCache maps digests to verdicts for at most ttl, bounded in size.
+type verifyCache struct {
+	ttl    int64
+	shards [cacheShards]cacheShard
+	// generation moves on every forget; a lookup that started before a
+	// forget does not store its (possibly outdated) verdict.
+	generation atomic.Uint64
+}
+
+type cacheShard struct {
+	mu       sync.RWMutex
+	limit    int
+	verdicts map[digest]verdict
+}
+
+func newVerifyCache(size int, ttl time.Duration) *verifyCache {
+	c := &verifyCache{ttl: int64(ttl)}
+	perShard := max(1, (size+cacheShards-1)/cacheShards)
+	for i := range c.shards {
+		c.shards[i].limit = perShard
+		c.shards[i].verdicts = make(map[digest]verdict)
+	}
+	return c
+}
+
+func (c *verifyCache) shard(d *digest) *cacheShard { return &c.shards[d[0]%cacheShards] }
+
+// get returns the verdict cached for d, if it has not expired at now.
+func (c *verifyCache) get(d *digest, now int64) (verdict, bool) {
+	sh := c.shard(d)
+	sh.mu.RLock()
+	v, ok := sh.verdicts[*d]
+	sh.mu.RUnlock()
+	if !ok || now >= v.expires {
+		return verdict{}, false
+	}
+	return v, true
+}
+
+// startLookup returns the generation to hand to put after the database
+// has answered.
+func (c *verifyCache) startLookup() uint64 { return c.generation.Load() }
+
+// put caches v for d from now, unless a forget happened since the lookup
+// began at generation. A full shard evicts an arbitrary entry (Go's map
+// iteration starts at a random place).
+func (c *verifyCache) put(d *digest, v verdict, now int64, generation uint64) {
+	v.expires = now + c.ttl
+	sh := c.shard(d)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if c.generation.Load() != generation {
+		return
+	}
+	if _, present := sh.verdicts[*d]; !present && len(sh.verdicts) >= sh.limit {
+		for victim := range sh.verdicts {
+			delete(sh.verdicts, victim)
+			break
+		}
+	}
+	sh.verdicts[*d] = v
+}
+
+// forget drops the verdicts of these digests (raw bytes from the
+// database). The generation moves first, so a lookup racing with this
+// cannot store a verdict read before the change.
+func (c *verifyCache) forget(digests [][]byte) {
+	c.generation.Add(1)
+	for _, raw := range digests {
+		var d digest
+		if copy(d[:], raw) != len(d) {
+			continue
+		}
+		sh := c.shard(&d)
+		sh.mu.Lock()
+		delete(sh.verdicts, d)
+		sh.mu.Unlock()
+	}
+}
+
+// len counts cached verdicts, expired ones included.
+func (c *verifyCache) len() int {
+	n := 0
+	for i := range c.shards {
+		c.shards[i].mu.RLock()
+		n += len(c.shards[i].verdicts)
+		c.shards[i].mu.RUnlock()
+	}
+	return n
+}

@@ -1,0 +1,39 @@
+package keys
+
+import (
+	"errors"
+	"testing"
+	"time"
+)
+
+func TestVerifyCacheStaysWithinItsSize(t *testing.T) {
+	const size = 64
+	cache := newVerifyCache(size, time.Second)
+	unknown := errors.New("unknown")
+	for i := range 10 * size {
+		var d digest
+		d[0], d[1] = byte(i), byte(i>>8)
+		cache.put(&d, verdict{err: unknown}, 0, cache.startLookup())
+	}
+	if n := cache.len(); n > size || n < size/2 {
+		t.Fatalf("cache holds %d verdicts after %d puts, want at most %d (and not emptied)", n, 10*size, size)
+	}
+}
+
+func TestVerifyCacheDropsALookupThatRacedWithAForget(t *testing.T) {
+	cache := newVerifyCache(16, time.Second)
+	var d digest
+	generation := cache.startLookup()
+	cache.forget([][]byte{d[:]})
+	cache.put(&d, verdict{}, 0, generation)
+	if _, ok := cache.get(&d, 0); ok {
+		t.Fatal("a verdict read before a forget was cached after it")
+	}
+	cache.put(&d, verdict{}, 0, cache.startLookup())
+	if _, ok := cache.get(&d, int64(time.Second)-1); !ok {
+		t.Fatal("a verdict read after the forget was not cached")
+	}
+	if _, ok := cache.get(&d, int64(time.Second)); ok {
+		t.Fatal("a verdict was served at its expiry")
+	}
+}

@@ -1,0 +1,137 @@
+package keys_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/crownsdev/crowns/keys"
+	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/dbtest"
+)
+
+func TestVerifyAnswersRepeatsFromTheCache(t *testing.T) {
+	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+		clock := models.NewManualClock(testStart)
+		service := newService(t, store, clock)
+		issued := issue(t, service, "100")
+		unknown, err := keys.NewKey()
+		if err != nil {
+			t.Fatal(err)
+		}
+		statements := countStatements(t, store)
+
+		tests := []struct {
+			name           string
+			raw            string
+			want           error
+			wantStatements int64
+		}{
+			{"malformed key: no database", "crw_nope", models.ErrUnknownKey, 0},
+			{"valid key, first time: one lookup", issued.Key, nil, 1},
+			{"valid key again: cached", issued.Key, nil, 0},
+			{"unknown key, first time: one lookup", unknown, models.ErrUnknownKey, 1},
+			{"unknown key again: cached", unknown, models.ErrUnknownKey, 0},
+		}
+		for _, tt := range tests {
+			before := statements.Load()
+			expectVerify(t, service, tt.raw, tt.want, "100")
+			if got := statements.Load() - before; got != tt.wantStatements {
+				t.Errorf("%s: %d statements, want %d", tt.name, got, tt.wantStatements)
+			}
+		}
+		clock.Advance(testTTL)
+		before := statements.Load()
+		expectVerify(t, service, issued.Key, nil, "100")
+		if got := statements.Load() - before; got != 1 {
+			t.Errorf("after the TTL: %d statements, want a fresh lookup", got)
+		}
+	})
+}
+
+func TestChangesByAnotherProcessAreSeenAfterTheTTL(t *testing.T) {
+	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+		ctx := context.Background()
+		clock := models.NewManualClock(testStart)
+		api := newService(t, store, clock)
+		bot := newService(t, store, clock)
+		issued := issue(t, bot, "100")
+		expectVerify(t, api, issued.Key, nil, "100")
+		if err := bot.Disable(ctx, "100", "bot", "left"); err != nil {
+			t.Fatal(err)
+		}
+		expectVerify(t, bot, issued.Key, models.ErrKeyDisabled, "")
+		clock.Advance(testTTL - 1)
+		expectVerify(t, api, issued.Key, nil, "100") // still trusted from the cache
+		clock.Advance(1)
+		expectVerify(t, api, issued.Key, models.ErrKeyDisabled, "")
+
+		// A negative answer expires the same way.
+		if _, err := bot.IssueOrRemind(ctx, keys.Developer{DiscordUserID: "100"}, "bot"); err != nil {
+			t.Fatal(err)
+		}
+		expectVerify(t, api, issued.Key, models.ErrKeyDisabled, "")
+		clock.Advance(testTTL)
+		expectVerify(t, api, issued.Key, nil, "100")
+	})
+}
+
+func TestCacheTTLIsClampedToFiveSeconds(t *testing.T) {
+	store := dbtest.Open(t, models.DialectSQLite)
+	ctx := context.Background()
+	clock := models.NewManualClock(testStart)
+	api, err := keys.NewService(store, keys.Config{Secret: testSecret, Clock: clock, CacheTTL: keys.MaxCacheTTL * 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bot := newService(t, store, clock)
+	issued := issue(t, bot, "100")
+	expectVerify(t, api, issued.Key, nil, "100")
+	if err := bot.Revoke(ctx, "100", "cli", ""); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(keys.MaxCacheTTL)
+	expectVerify(t, api, issued.Key, models.ErrUnknownKey, "")
+}
+
+func TestVerifyWithAnotherSecretKnowsNoKey(t *testing.T) {
+	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+		clock := models.NewManualClock(testStart)
+		issued := issue(t, newService(t, store, clock), "100")
+		other := make([]byte, 32)
+		copy(other, "another secret of thirty-two b..")
+		service, err := keys.NewService(store, keys.Config{Secret: other, Clock: clock})
+		if err != nil {
+			t.Fatal(err)
+		}
+		expectVerify(t, service, issued.Key, models.ErrUnknownKey, "")
+		_, err = service.IssueOrRemind(context.Background(), keys.Developer{DiscordUserID: "100"}, "cli")
+		if err == nil {
+			t.Fatal("a service with another secret revealed a key")
+		}
+	})
+}
+
+func TestVerifyReportsAnUnavailableDatabase(t *testing.T) {
+	store := dbtest.Open(t, models.DialectSQLite)
+	service := newService(t, store, models.NewManualClock(testStart))
+	raw, err := keys.NewKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = service.Verify(context.Background(), raw)
+	var unavailable *models.UnavailableError
+	if !errors.As(err, &unavailable) || unavailable.Source != "database" {
+		t.Fatalf("Verify on a closed database = %v, want a database UnavailableError", err)
+	}
+}
+
+func TestNewServiceRejectsAShortSecret(t *testing.T) {
+	store := dbtest.Open(t, models.DialectSQLite)
+	if _, err := keys.NewService(store, keys.Config{Secret: make([]byte, 31)}); err == nil {
+		t.Fatal("NewService accepted a 31-byte secret")
+	}
+}
