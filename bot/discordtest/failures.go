@@ -25,26 +25,45 @@ const (
 	Unauthorized
 )
 
-// rule makes matching requests fail; times is how many more requests it
-// fails (negative: every one).
-type rule struct {
-	method  string
-	pattern string
-	failure Failure
-	times   int
+// String names the failure, for test names.
+func (f Failure) String() string {
+	switch f {
+	case DMClosed:
+		return "dm-closed-50007"
+	case Forbidden:
+		return "forbidden-403"
+	case NotFound:
+		return "not-found-404"
+	case RateLimited:
+		return "rate-limited-429"
+	case ServerError:
+		return "server-error-500"
+	case Unauthorized:
+		return "unauthorized-401"
+	}
+	return "unknown-failure"
 }
 
-// Fail makes the next times requests (every request when times <= 0) with
-// this method and a path matching pattern fail. Patterns are relative to
-// the API prefix; a "*" segment matches any one segment, as in
-// "/channels/*/messages". Rules added earlier are tried first.
-func (s *Server) Fail(method, pattern string, failure Failure, times int) {
-	if times <= 0 {
-		times = -1
+// Rule makes requests fail: those with Method whose path matches Path
+// (relative to the API prefix; a "*" segment matches any one segment, as
+// in "/channels/*/messages"). The first Skip matching requests pass; then
+// Times requests fail (every later one when Times <= 0).
+type Rule struct {
+	Method  string
+	Path    string
+	Failure Failure
+	Skip    int
+	Times   int
+}
+
+// Fail adds a failure rule. Rules added earlier are tried first.
+func (s *Server) Fail(r Rule) {
+	if r.Times <= 0 {
+		r.Times = -1
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.rules = append(s.rules, &rule{method: method, pattern: pattern, failure: failure, times: times})
+	s.rules = append(s.rules, &r)
 }
 
 // Heal removes every failure rule.
@@ -54,20 +73,25 @@ func (s *Server) Heal() {
 	s.rules = nil
 }
 
-// takeFailure returns the failure of the first rule matching the request
-// and counts it; s.mu is held.
+// takeFailure returns the failure of the first rule, in the order added,
+// that makes this request fail; a matching rule still skipping counts the
+// request and lets later rules decide. s.mu is held.
 func (s *Server) takeFailure(method, path string) (Failure, bool) {
 	for i, r := range s.rules {
-		if r.method != method || !pathMatches(r.pattern, path) {
+		if r.Method != method || !pathMatches(r.Path, path) {
 			continue
 		}
-		if r.times > 0 {
-			r.times--
-			if r.times == 0 {
+		if r.Skip > 0 {
+			r.Skip--
+			continue
+		}
+		if r.Times > 0 {
+			r.Times--
+			if r.Times == 0 {
 				s.rules = append(s.rules[:i:i], s.rules[i+1:]...)
 			}
 		}
-		return r.failure, true
+		return r.Failure, true
 	}
 	return 0, false
 }

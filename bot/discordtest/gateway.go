@@ -30,8 +30,14 @@ func (s *Server) SetGateway(script GatewayScript) {
 	s.gateway = script
 }
 
-// Identifies returns every identify payload the gateway received.
-func (s *Server) Identifies() []discordgo.Identify {
+// Identify is what the fake gateway keeps of a client's identify.
+type Identify struct {
+	Token   string           `json:"token"`
+	Intents discordgo.Intent `json:"intents"`
+}
+
+// Identifies returns every identify the gateway received.
+func (s *Server) Identifies() []Identify {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.identify)
@@ -63,8 +69,8 @@ func (s *Server) serveGateway(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	var identify struct {
-		Op   int                `json:"op"`
-		Data discordgo.Identify `json:"d"`
+		Op   int      `json:"op"`
+		Data Identify `json:"d"`
 	}
 	if conn.ReadJSON(&identify) != nil {
 		return

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/bwmarrin/discordgo"
 )
@@ -37,11 +38,13 @@ type Server struct {
 
 	mu       sync.Mutex
 	requests []Request
-	rules    []*rule
+	rules    []*Rule
+	// arrived is closed and replaced whenever a request is recorded.
+	arrived chan struct{}
 	members  []*discordgo.Member
 	nextID   int64
 	gateway  GatewayScript
-	identify []discordgo.Identify
+	identify []Identify
 	// botUser is who GET /users/@me says the bot is.
 	botUser discordgo.User
 }
@@ -53,6 +56,7 @@ func New(t testing.TB) *Server {
 		nextID:  100000000000000000,
 		botUser: discordgo.User{ID: DefaultBotUserID, Username: "crowns", Bot: true},
 		gateway: GatewayScript{ApplicationID: DefaultApplicationID},
+		arrived: make(chan struct{}),
 	}
 	s.http = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.http.Close)
@@ -83,6 +87,29 @@ func (s *Server) RequestsTo(method, pattern string) []Request {
 		}
 	}
 	return matched
+}
+
+// Await blocks until at least n requests with method and a path matching
+// pattern have arrived, and returns them; after timeout it fails the test.
+// It is for code that reaches Discord from its own goroutines.
+func (s *Server) Await(t testing.TB, method, pattern string, n int, timeout time.Duration) []Request {
+	t.Helper()
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		s.mu.Lock()
+		arrived := s.arrived
+		s.mu.Unlock()
+		if matched := s.RequestsTo(method, pattern); len(matched) >= n {
+			return matched
+		}
+		select {
+		case <-arrived:
+		case <-deadline.C:
+			t.Fatalf("waited %s for %d %s %s requests; got %d", timeout, n, method, pattern, len(s.RequestsTo(method, pattern)))
+			return nil
+		}
+	}
 }
 
 // SetMembers makes the community server's member list exactly these user
@@ -128,6 +155,8 @@ func (s *Server) serve(w http.ResponseWriter, req *http.Request) {
 	s.mu.Lock()
 	s.requests = append(s.requests, recorded)
 	failure, failing := s.takeFailure(req.Method, path)
+	close(s.arrived)
+	s.arrived = make(chan struct{})
 	s.mu.Unlock()
 	if failing {
 		failure.write(w)
