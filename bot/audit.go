@@ -54,8 +54,8 @@ func (b *Bot) PostPendingEvents(ctx context.Context) (posted int, err error) {
 	}
 }
 
-// auditLoop posts pending key events every AuditPollInterval until ctx
-// ends. After a failure it waits longer between attempts (doubling, at
+// auditLoop posts pending key events every AuditPollInterval, and as
+// soon as this process commits a transition, until ctx ends. After a failure it waits longer between attempts (doubling, at
 // most maxRetryDelay, measured on the bot's clock) and logs each failure.
 func (b *Bot) auditLoop(ctx context.Context) {
 	if b.cfg.LogChannelID == "" {
@@ -87,7 +87,17 @@ func (b *Bot) auditLoop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-ticker.C:
+		case <-b.auditNudge:
 		}
+	}
+}
+
+// nudgeAudit wakes the audit loop without blocking; a wake-up already
+// pending covers this one too.
+func (b *Bot) nudgeAudit() {
+	select {
+	case b.auditNudge <- struct{}{}:
+	default:
 	}
 }
 

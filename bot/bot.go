@@ -12,6 +12,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
 )
 
@@ -30,6 +31,9 @@ type Bot struct {
 	session *discordgo.Session
 
 	confirmations *confirmations
+	// auditNudge wakes the audit loop when this process commits a key
+	// transition, so the log channel hears of it without waiting a poll.
+	auditNudge chan struct{}
 	// reconciling lets one reconciliation run at a time.
 	reconciling sync.Mutex
 	inFlight    inFlight
@@ -63,6 +67,7 @@ func New(cfg Config, deps Dependencies) (*Bot, error) {
 		clock:         cfg.Clock,
 		session:       session,
 		confirmations: newConfirmations(regenerateConfirmWindow),
+		auditNudge:    make(chan struct{}, 1),
 	}, nil
 }
 
@@ -86,6 +91,8 @@ func (b *Bot) Run(ctx context.Context) error {
 	if !b.openGateway(ctx) {
 		return nil
 	}
+	unsubscribe := b.deps.Keys.Subscribe(func(keys.Event) { b.nudgeAudit() })
+	defer unsubscribe()
 	auditDone := make(chan struct{})
 	go func() {
 		defer close(auditDone)

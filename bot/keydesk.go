@@ -7,6 +7,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
 )
 
@@ -24,7 +25,7 @@ const (
 // getKey is "/key get": issue a key, or remind the member of theirs
 // (re-enabling it if they had left and came back), by direct message.
 func (b *Bot) getKey(ctx context.Context, who requester, style commandStyle) answer {
-	issued, err := b.deps.Keys.IssueOrRemind(ctx, Developer{DiscordUserID: who.userID, DisplayName: who.displayName}, actorFor(who.userID))
+	issued, err := b.deps.Keys.IssueOrRemind(ctx, keys.Developer{DiscordUserID: who.userID, DisplayName: who.displayName}, actorFor(who.userID))
 	if err != nil {
 		return b.keyRefusal(ctx, "issue or remind a key", who, err, style)
 	}
@@ -49,7 +50,7 @@ func (b *Bot) regenerateKey(ctx context.Context, who requester, style commandSty
 		}
 		return b.askToConfirmRegenerate(ctx, who, style, now)
 	}
-	issued, err := b.deps.Keys.Regenerate(ctx, Developer{DiscordUserID: who.userID, DisplayName: who.displayName}, actorFor(who.userID))
+	issued, err := b.deps.Keys.Regenerate(ctx, keys.Developer{DiscordUserID: who.userID, DisplayName: who.displayName}, actorFor(who.userID))
 	if err != nil {
 		return b.keyRefusal(ctx, "regenerate a key", who, err, style)
 	}
@@ -65,9 +66,9 @@ func (b *Bot) askToConfirmRegenerate(ctx context.Context, who requester, style c
 		return answer{text: textNoKeyYet(style)}
 	case err != nil:
 		return b.keyRefusal(ctx, "look up a developer", who, err, style)
-	case info.State == DeveloperBlacklisted:
+	case info.State == models.DeveloperBlacklisted:
 		return answer{text: textBlacklistedDeveloper}
-	case info.State == DeveloperWithoutKey:
+	case info.State == models.DeveloperWithoutKey:
 		return answer{text: textNoKeyYet(style)}
 	}
 	b.confirmations.ask(who.userID, now)

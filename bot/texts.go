@@ -6,6 +6,9 @@ import (
 	"time"
 
 	"github.com/bwmarrin/discordgo"
+
+	"github.com/crownsdev/crowns/keys"
+	"github.com/crownsdev/crowns/models"
 )
 
 // Every word the bot says: answers to members and moderators, the direct
@@ -207,14 +210,14 @@ func textInfoHeading(userID string) string {
 }
 
 // infoEmbed shows what may be known about a developer: never the key.
-func infoEmbed(info DeveloperInfo) *discordgo.MessageEmbed {
+func infoEmbed(info keys.DeveloperInfo) *discordgo.MessageEmbed {
 	fields := []*discordgo.MessageEmbedField{
 		{Name: "State", Value: stateWords(info.State), Inline: true},
 		{Name: "Developer since", Value: discordTime(&info.CreatedAt, "D"), Inline: true},
 		{Name: "Key created", Value: discordTime(info.KeyCreatedAt, "f"), Inline: true},
 		{Name: "Last used", Value: discordTime(info.LastUsedAt, "R"), Inline: true},
 	}
-	if info.State == DeveloperBlacklisted || info.BlacklistReason != "" {
+	if info.State == models.DeveloperBlacklisted || info.BlacklistReason != "" {
 		fields = append(fields, &discordgo.MessageEmbedField{
 			Name:  "Blacklisted",
 			Value: fmt.Sprintf("%s, by %s, %s", orDash(info.BlacklistReason), actorWords(info.BlacklistedBy), discordTime(info.BlacklistedAt, "f")),
@@ -228,27 +231,27 @@ func infoEmbed(info DeveloperInfo) *discordgo.MessageEmbed {
 	}
 }
 
-func stateWords(state DeveloperState) string {
+func stateWords(state models.DeveloperState) string {
 	switch state {
-	case DeveloperActive:
+	case models.DeveloperActive:
 		return "active"
-	case DeveloperDisabled:
+	case models.DeveloperDisabled:
 		return "disabled (left the server)"
-	case DeveloperBlacklisted:
+	case models.DeveloperBlacklisted:
 		return "blacklisted"
-	case DeveloperWithoutKey:
+	case models.DeveloperWithoutKey:
 		return "no key"
 	}
 	return string(state)
 }
 
-func colourOf(state DeveloperState) int {
+func colourOf(state models.DeveloperState) int {
 	switch state {
-	case DeveloperActive:
+	case models.DeveloperActive:
 		return colourGood
-	case DeveloperDisabled:
+	case models.DeveloperDisabled:
 		return colourWarning
-	case DeveloperBlacklisted:
+	case models.DeveloperBlacklisted:
 		return colourBad
 	}
 	return colourNeutral
@@ -282,7 +285,7 @@ const (
 
 // auditEmbed describes one key event for the log channel: who, what, by
 // whom, why and when, and the key's database id, never the key.
-func auditEmbed(event KeyEvent) *discordgo.MessageEmbed {
+func auditEmbed(event models.KeyEvent) *discordgo.MessageEmbed {
 	title, colour := auditTitle(event.Action)
 	fields := []*discordgo.MessageEmbedField{
 		{Name: "Developer", Value: fmt.Sprintf("<@%s> (%s)", event.DiscordUserID, event.DiscordUserID), Inline: true},
@@ -303,21 +306,21 @@ func auditEmbed(event KeyEvent) *discordgo.MessageEmbed {
 	}
 }
 
-func auditTitle(action KeyAction) (string, int) {
+func auditTitle(action models.KeyAction) (string, int) {
 	switch action {
-	case KeyActionIssued:
+	case models.KeyActionIssued:
 		return "Key issued", colourGood
-	case KeyActionReenabled:
+	case models.KeyActionReenabled:
 		return "Key re-enabled", colourGood
-	case KeyActionRegenerated:
+	case models.KeyActionRegenerated:
 		return "Key regenerated", colourInfo
-	case KeyActionDisabled:
+	case models.KeyActionDisabled:
 		return "Key disabled", colourWarning
-	case KeyActionRevoked:
+	case models.KeyActionRevoked:
 		return "Key revoked", colourBad
-	case KeyActionBlacklisted:
+	case models.KeyActionBlacklisted:
 		return "Developer blacklisted", colourBad
-	case KeyActionUnblacklisted:
+	case models.KeyActionUnblacklisted:
 		return "Developer unblacklisted", colourGood
 	}
 	return "Key event: " + string(action), colourNeutral
