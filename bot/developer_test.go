@@ -151,33 +151,33 @@ func TestReminderSendsTheSameKey(t *testing.T) {
 	}
 }
 
-func TestRegenerateAsksConfirmationThenReplacesTheKey(t *testing.T) {
+// Ways to confirm a request to regenerate, returning the answer.
+var (
+	pressTheButton = func(d *desk) string { return d.answerText(d.press(developerID, developerID)) }
+	slashAgain     = func(d *desk) string { return d.ask("slash", keyChannelID, developerID, "regenerate") }
+	textAgain      = func(d *desk) string { return d.ask("text", keyChannelID, developerID, "regenerate") }
+)
+
+func TestRegenerateReplacesTheKeyOnlyWhenConfirmedWithinSixtySeconds(t *testing.T) {
 	tests := []struct {
-		name string
-		// confirm runs the confirmation after the first request and
-		// returns the answer.
-		confirm func(d *desk) string
+		name     string
+		wait     time.Duration
+		confirm  func(d *desk) string
+		want     string
+		replaced bool
 	}{
-		{name: "button", confirm: func(d *desk) string {
-			return d.answerText(d.press(developerID, developerID))
-		}},
-		{name: "slash command again", confirm: func(d *desk) string {
-			return d.ask("slash", keyChannelID, developerID, "regenerate")
-		}},
-		{name: "text command again", confirm: func(d *desk) string {
-			return d.ask("text", keyChannelID, developerID, "regenerate")
-		}},
-		{name: "slash command again at 59 seconds", confirm: func(d *desk) string {
-			d.clock.Advance(59 * time.Second)
-			return d.ask("slash", keyChannelID, developerID, "regenerate")
-		}},
+		{name: "button", confirm: pressTheButton, want: "new key is in your direct messages", replaced: true},
+		{name: "slash command again", confirm: slashAgain, want: "new key is in your direct messages", replaced: true},
+		{name: "text command again", confirm: textAgain, want: "new key is in your direct messages", replaced: true},
+		{name: "command again at 60 s", wait: 60 * time.Second, confirm: slashAgain, want: "new key is in your direct messages", replaced: true},
+		{name: "button at 61 s", wait: 61 * time.Second, confirm: pressTheButton, want: "confirmation has expired"},
+		{name: "command again at 61 s asks again", wait: 61 * time.Second, confirm: textAgain, want: "every older key stops working at once"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d := newDesk(t, deskOptions{})
 			old := d.getKey(developerID)
-			ask := d.slash(developerID, keyChannelID, 0, "key", "regenerate")
-			text, _, button := d.answerOf(ask)
+			text, _, button := d.answerOf(d.slash(developerID, keyChannelID, 0, "key", "regenerate"))
 			if !strings.Contains(text, "every older key stops working at once") || !button {
 				t.Fatalf("first regenerate answered %q (button %v), want a confirmation with a button", text, button)
 			}
@@ -186,9 +186,16 @@ func TestRegenerateAsksConfirmationThenReplacesTheKey(t *testing.T) {
 			}
 			d.assertAPI(old, 200, "")
 
-			answer := tt.confirm(d)
-			if !strings.Contains(answer, "new key is in your direct messages") {
-				t.Errorf("confirmation answered %q", answer)
+			d.clock.Advance(tt.wait)
+			if answer := tt.confirm(d); !strings.Contains(answer, tt.want) {
+				t.Errorf("confirmation answered %q, want %q", answer, tt.want)
+			}
+			if !tt.replaced {
+				if dms := d.directMessages(developerID); len(dms) != 1 {
+					t.Errorf("a late confirmation sent a key")
+				}
+				d.assertAPI(old, 200, "")
+				return
 			}
 			fresh := d.keyFromLastDM(developerID)
 			if fresh == old {
@@ -196,36 +203,6 @@ func TestRegenerateAsksConfirmationThenReplacesTheKey(t *testing.T) {
 			}
 			d.assertAPI(old, 401, textUnknownToken)
 			d.assertAPI(fresh, 200, "")
-		})
-	}
-}
-
-func TestRegenerateConfirmationExpiresAfterSixtySeconds(t *testing.T) {
-	tests := []struct {
-		name    string
-		confirm func(d *desk) string
-		want    string
-	}{
-		{name: "button", want: "confirmation has expired", confirm: func(d *desk) string {
-			return d.answerText(d.press(developerID, developerID))
-		}},
-		{name: "command again asks again", want: "every older key stops working at once", confirm: func(d *desk) string {
-			return d.ask("slash", keyChannelID, developerID, "regenerate")
-		}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			d := newDesk(t, deskOptions{})
-			old := d.getKey(developerID)
-			d.slash(developerID, keyChannelID, 0, "key", "regenerate")
-			d.clock.Advance(61 * time.Second)
-			if answer := tt.confirm(d); !strings.Contains(answer, tt.want) {
-				t.Errorf("late confirmation answered %q, want %q", answer, tt.want)
-			}
-			if dms := d.directMessages(developerID); len(dms) != 1 {
-				t.Errorf("a late confirmation sent a key")
-			}
-			d.assertAPI(old, 200, "")
 		})
 	}
 }

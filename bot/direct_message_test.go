@@ -67,9 +67,5 @@ func TestClosedDirectMessagesAfterRegenerateSayHowToReceiveTheNewKey(t *testing.
 	}
 	d.assertAPI(old, 401, textUnknownToken)
 	d.discord.Heal()
-	fresh := d.getKey(developerID)
-	if fresh == old {
-		t.Fatal("the old key came back")
-	}
-	d.assertAPI(fresh, 200, "")
+	d.assertNewKeyWorks(developerID, old)
 }

@@ -260,6 +260,17 @@ func (d *desk) getKey(userID string) string {
 	return d.keyFromLastDM(userID)
 }
 
+// assertNewKeyWorks gets a key for a developer with /key get and checks
+// it is not old and the API accepts it.
+func (d *desk) assertNewKeyWorks(userID, old string) {
+	d.t.Helper()
+	fresh := d.getKey(userID)
+	if fresh == old {
+		d.t.Fatal("the developer got the old key back")
+	}
+	d.assertAPI(fresh, 200, "")
+}
+
 // apiAnswer asks the API for a player's battles with key and returns the
 // status and the statusText of an error body.
 func (d *desk) apiAnswer(key string) (int, string) {

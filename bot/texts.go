@@ -211,8 +211,9 @@ func textInfoHeading(userID string) string {
 
 // infoEmbed shows what may be known about a developer: never the key.
 func infoEmbed(info keys.DeveloperInfo) *discordgo.MessageEmbed {
+	state, colour := stateLook(info.State)
 	fields := []*discordgo.MessageEmbedField{
-		{Name: "State", Value: stateWords(info.State), Inline: true},
+		{Name: "State", Value: state, Inline: true},
 		{Name: "Developer since", Value: discordTime(&info.CreatedAt, "D"), Inline: true},
 		{Name: "Key created", Value: discordTime(info.KeyCreatedAt, "f"), Inline: true},
 		{Name: "Last used", Value: discordTime(info.LastUsedAt, "R"), Inline: true},
@@ -225,36 +226,25 @@ func infoEmbed(info keys.DeveloperInfo) *discordgo.MessageEmbed {
 	}
 	return &discordgo.MessageEmbed{
 		Title:  "Developer " + orDash(info.DisplayName),
-		Color:  colourOf(info.State),
+		Color:  colour,
 		Fields: fields,
 		Footer: &discordgo.MessageEmbedFooter{Text: "Discord user " + info.DiscordUserID},
 	}
 }
 
-func stateWords(state models.DeveloperState) string {
+// stateLook words a developer's state and picks its embed colour.
+func stateLook(state models.DeveloperState) (string, int) {
 	switch state {
 	case models.DeveloperActive:
-		return "active"
+		return "active", colourGood
 	case models.DeveloperDisabled:
-		return "disabled (left the server)"
+		return "disabled (left the server)", colourWarning
 	case models.DeveloperBlacklisted:
-		return "blacklisted"
+		return "blacklisted", colourBad
 	case models.DeveloperWithoutKey:
-		return "no key"
+		return "no key", colourNeutral
 	}
-	return string(state)
-}
-
-func colourOf(state models.DeveloperState) int {
-	switch state {
-	case models.DeveloperActive:
-		return colourGood
-	case models.DeveloperDisabled:
-		return colourWarning
-	case models.DeveloperBlacklisted:
-		return colourBad
-	}
-	return colourNeutral
+	return string(state), colourNeutral
 }
 
 // Answers about clans.
@@ -306,6 +296,7 @@ func auditEmbed(event models.KeyEvent) *discordgo.MessageEmbed {
 	}
 }
 
+// auditTitle titles a key event and picks its embed colour.
 func auditTitle(action models.KeyAction) (string, int) {
 	switch action {
 	case models.KeyActionIssued:

@@ -40,7 +40,7 @@ type Server struct {
 	requests []Request
 	rules    []*Rule
 	// arrived is closed and replaced whenever a request is recorded.
-	arrived chan struct{}
+	arrived  chan struct{}
 	members  []*discordgo.Member
 	nextID   int64
 	gateway  GatewayScript
