@@ -8,7 +8,6 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/bwmarrin/discordgo"
 
@@ -179,16 +178,4 @@ func (f *inFlight) closeAndWait() {
 	f.closed = true
 	f.mu.Unlock()
 	f.running.Wait()
-}
-
-// sleep waits for d or until ctx ends; it reports whether d elapsed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-timer.C:
-		return true
-	}
 }

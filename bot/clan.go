@@ -20,8 +20,10 @@ func (b *Bot) clanWeekly(ctx context.Context, moderatorID string, sub *discordgo
 		return answer{text: textNotAccepted(err.Error())}
 	}
 	on := optionValue(sub, optionState) == stateOn
-	err = b.deps.Weekly.SetWeekly(ctx, tag, on)
+	changed, err := b.deps.Weekly.SetWeekly(ctx, tag, on)
 	switch {
+	case err == nil && !changed:
+		return answer{text: textWeeklyUnchanged(tag, on)}
 	case err == nil:
 		b.log.InfoContext(ctx, "weekly collection switched", "tag", tag, "on", on, "moderator", moderatorID)
 		return answer{text: textWeeklySwitched(tag, on)}

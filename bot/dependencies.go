@@ -23,10 +23,11 @@ type CursorStore interface {
 	SaveBotCursorPosition(ctx context.Context, name string, position int64, at time.Time) error
 }
 
-// WeeklyCollection switches weekly snapshots of a tracked clan on or off.
-// tag is normalised (models.NormalizeTag). Errors: models.ErrNotTracked
-// for a clan that is not tracked, models.ErrUnavailable when the database
-// cannot answer.
+// WeeklyCollection switches weekly snapshots of a tracked clan on or off
+// and reports whether that changed anything. tag is normalised
+// (models.NormalizeTag). Errors: models.ErrNotFound for an unknown clan,
+// models.ErrNotTracked for one no longer tracked, models.ErrUnavailable
+// when the database cannot answer. Clan tracking's store implements it.
 type WeeklyCollection interface {
-	SetWeekly(ctx context.Context, tag string, on bool) error
+	SetWeekly(ctx context.Context, tag string, on bool) (changed bool, err error)
 }

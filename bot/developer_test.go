@@ -78,20 +78,25 @@ func TestGetOutsideKeyChannelPointsToItAndIssuesNothing(t *testing.T) {
 
 func TestTextCommandsAreRecognisedOnlyWithThePrefix(t *testing.T) {
 	tests := []struct {
+		prefix     string
 		content    string
 		wantAnswer string // "" means the bot stays silent
 	}{
 		{content: "!key get", wantAnswer: "check your direct messages"},
-		{content: "!KEY Get", wantAnswer: "check your direct messages"},
+		{content: "  !KEY Get  ", wantAnswer: "check your direct messages"},
 		{content: "!key", wantAnswer: "`!key get` sends your developer key"},
 		{content: "!key please", wantAnswer: "`!key get` sends your developer key"},
 		{content: "!keys get"},
 		{content: "how do I use !key get?"},
 		{content: ""},
+		{prefix: "crowns key", content: "Crowns  Key get", wantAnswer: "check your direct messages"},
+		{prefix: "crowns key", content: "crowns key", wantAnswer: "`crowns key get` sends your developer key"},
+		{prefix: "crowns key", content: "crowns keyget"},
+		{prefix: "crowns key", content: "!key get"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.content, func(t *testing.T) {
-			d := newDesk(t, deskOptions{})
+		t.Run(tt.prefix+"|"+tt.content, func(t *testing.T) {
+			d := newDesk(t, deskOptions{prefix: tt.prefix})
 			d.say(developerID, keyChannelID, tt.content)
 			posts := d.channelPosts(keyChannelID)
 			if tt.wantAnswer == "" {

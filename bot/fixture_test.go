@@ -61,6 +61,7 @@ type desk struct {
 // deskOptions vary the bot of a desk.
 type deskOptions struct {
 	logChannel string
+	prefix     string
 	weekly     bot.WeeklyCollection
 	store      *models.Store
 	discord    *discordtest.Server
@@ -98,6 +99,7 @@ func newDesk(t *testing.T, opts deskOptions) *desk {
 		GuildID:      guildID,
 		KeyChannelID: keyChannelID,
 		LogChannelID: opts.logChannel,
+		Prefix:       opts.prefix,
 		Clock:        clock,
 		Logger:       logger,
 		HTTPClient:   discord.Client(),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"time"
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/gorilla/websocket"
@@ -43,7 +44,7 @@ func (b *Bot) openGateway(ctx context.Context) bool {
 			return false
 		}
 		b.log.Warn("cannot reach the Discord gateway; retrying", "error", err, "retryIn", delay)
-		if !sleep(ctx, delay) {
+		if !waitOrDone(ctx, delay) {
 			return false
 		}
 		delay = min(2*delay, maxRetryDelay)
@@ -71,4 +72,17 @@ func refusalOf(err error) string {
 		return textTokenRefused
 	}
 	return ""
+}
+
+// waitOrDone waits for d or until ctx ends; it reports whether d
+// elapsed.
+func waitOrDone(ctx context.Context, d time.Duration) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-timer.C:
+		return true
+	}
 }

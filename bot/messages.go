@@ -16,18 +16,26 @@ const (
 	textCommandRegenerate
 )
 
-// parseTextCommand reads "<prefix> [get|regenerate]" (case-insensitive).
-// ok is false for messages that are not for the bot, such as "!keys" or
-// text that merely mentions the prefix.
+// parseTextCommand reads "<prefix> [get|regenerate]", word by word and
+// case-insensitively (the prefix may have several words). ok is false for
+// messages that are not for the bot, such as "!keys" or text that merely
+// mentions the prefix.
 func parseTextCommand(prefix, content string) (command textCommand, ok bool) {
+	prefixWords := strings.Fields(prefix)
 	words := strings.Fields(content)
-	if len(words) == 0 || !strings.EqualFold(words[0], prefix) {
+	if len(words) < len(prefixWords) {
 		return textCommandHelp, false
 	}
-	if len(words) == 1 {
+	for i, word := range prefixWords {
+		if !strings.EqualFold(words[i], word) {
+			return textCommandHelp, false
+		}
+	}
+	words = words[len(prefixWords):]
+	if len(words) == 0 {
 		return textCommandHelp, true
 	}
-	switch strings.ToLower(words[1]) {
+	switch strings.ToLower(words[0]) {
 	case subGet:
 		return textCommandGet, true
 	case subRegenerate:

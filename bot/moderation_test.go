@@ -3,6 +3,7 @@ package bot_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -154,6 +155,8 @@ func TestClanWeeklySwitchesTrackedClans(t *testing.T) {
 		{name: "on", tag: "#2cccp", state: "on", weekly: &weeklyRecorder{}, want: "#2CCCP are on", wantCall: "2CCCP=true"},
 		{name: "off", tag: "py0lq", state: "off", weekly: &weeklyRecorder{}, want: "#PY0LQ are off", wantCall: "PY0LQ=false"},
 		{name: "letter O read as zero", tag: "PYOLQ", state: "on", weekly: &weeklyRecorder{}, want: "#PY0LQ are on", wantCall: "PY0LQ=true"},
+		{name: "already on", tag: "2CCCP", state: "on", weekly: &weeklyRecorder{unchanged: true}, want: "were already on", wantCall: "2CCCP=true"},
+		{name: "unknown clan", tag: "2CCCP", state: "off", weekly: &weeklyRecorder{err: models.ErrNotFound}, want: "isn't tracked yet"},
 		{name: "not tracked", tag: "2CCCP", state: "on", weekly: &weeklyRecorder{err: models.ErrNotTracked}, want: "isn't tracked yet"},
 		{name: "bad tag", tag: "#ABC", state: "on", weekly: &weeklyRecorder{}, want: "illegal characters in tag 'ABC'"},
 		{name: "database down", tag: "2CCCP", state: "on", weekly: &weeklyRecorder{err: models.Unavailable("database", 0, errors.New("down"))}, want: "try again in a minute"},
@@ -180,18 +183,19 @@ func TestClanWeeklySwitchesTrackedClans(t *testing.T) {
 }
 
 // weeklyRecorder stands in for clan tracking's weekly switch: it records
-// each call and answers err.
+// each call and answers with unchanged and err.
 type weeklyRecorder struct {
-	mu       sync.Mutex
-	recorded []string
-	err      error
+	mu        sync.Mutex
+	recorded  []string
+	unchanged bool
+	err       error
 }
 
-func (w *weeklyRecorder) SetWeekly(_ context.Context, tag string, on bool) error {
+func (w *weeklyRecorder) SetWeekly(_ context.Context, tag string, on bool) (bool, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.recorded = append(w.recorded, tag+"="+map[bool]string{true: "true", false: "false"}[on])
-	return w.err
+	w.recorded = append(w.recorded, tag+"="+strconv.FormatBool(on))
+	return !w.unchanged && w.err == nil, w.err
 }
 
 func (w *weeklyRecorder) calls() []string {

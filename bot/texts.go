@@ -257,6 +257,15 @@ func textWeeklySwitched(tag string, on bool) string {
 	return fmt.Sprintf("Weekly snapshots of clan #%s are off. Snapshots already taken are kept.", tag)
 }
 
+// textWeeklyUnchanged answers /clan weekly that asked for the current
+// setting.
+func textWeeklyUnchanged(tag string, on bool) string {
+	if on {
+		return fmt.Sprintf("Weekly snapshots of clan #%s were already on; nothing changed.", tag)
+	}
+	return fmt.Sprintf("Weekly snapshots of clan #%s were already off; nothing changed.", tag)
+}
+
 // textClanNotTracked answers /clan weekly for a clan that is not tracked.
 func textClanNotTracked(tag string) string {
 	return fmt.Sprintf("Clan #%s isn't tracked yet. Start tracking it (GET /clan/%s/track) and try again.", tag, tag)
