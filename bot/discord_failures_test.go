@@ -19,6 +19,8 @@ func TestDiscordFailuresGetAPoliteAnswerAndALogLine(t *testing.T) {
 		wantLog    string
 		// delivered says whether the key reaches the developer anyway.
 		delivered bool
+		// dmAttempts, when set, is how many times the DM is sent.
+		dmAttempts int
 	}{
 		{name: "direct message 500", via: "slash", rule: discordtest.Rule{Method: "POST", Path: dmSend, Failure: discordtest.ServerError},
 			wantAnswer: "try `/key get` again in a few minutes", wantLog: "HTTP 500"},
@@ -27,7 +29,7 @@ func TestDiscordFailuresGetAPoliteAnswerAndALogLine(t *testing.T) {
 		{name: "opening the direct message 404", via: "slash", rule: discordtest.Rule{Method: "POST", Path: "/users/@me/channels", Failure: discordtest.NotFound},
 			wantAnswer: "again in a few minutes", wantLog: "HTTP 404"},
 		{name: "direct message rate limited once", via: "slash", rule: discordtest.Rule{Method: "POST", Path: dmSend, Failure: discordtest.RateLimited, Times: 1},
-			wantAnswer: "check your direct messages", delivered: true},
+			wantAnswer: "check your direct messages", delivered: true, dmAttempts: 2},
 		{name: "channel answer 403", via: "text", rule: discordtest.Rule{Method: "POST", Path: "/channels/" + keyChannelID + "/messages", Failure: discordtest.Forbidden},
 			wantLog: "HTTP 403, code 50013", delivered: true},
 		{name: "channel answer 500", via: "text", rule: discordtest.Rule{Method: "POST", Path: "/channels/" + keyChannelID + "/messages", Failure: discordtest.ServerError},
@@ -63,6 +65,9 @@ func TestDiscordFailuresGetAPoliteAnswerAndALogLine(t *testing.T) {
 			}
 			if tt.wantLog != "" && !strings.Contains(d.logs.String(), tt.wantLog) {
 				t.Errorf("logs lack %q:\n%s", tt.wantLog, d.logs.String())
+			}
+			if attempts := len(d.directMessages(developerID)); tt.dmAttempts != 0 && attempts != tt.dmAttempts {
+				t.Errorf("the DM was sent %d times, want %d", attempts, tt.dmAttempts)
 			}
 			d.discord.Heal()
 			if tt.delivered {

@@ -34,10 +34,16 @@ func (d *desk) run() (stop func() error) {
 }
 
 func TestRunConnectsRegistersCommandsReconcilesAndStops(t *testing.T) {
+	const newcomerID = "800000000000000003"
 	d := newDesk(t, deskOptions{logChannel: logChannelID})
 	gone := d.getKey(otherDevID)
-	d.discord.SetMembers(developerID)
-	d.discord.SetGateway(discordtest.GatewayScript{GuildIDs: []string{guildID}})
+	leaving := d.getKey(developerID)
+	d.discord.SetMembers(developerID, newcomerID)
+	d.discord.SetGateway(discordtest.GatewayScript{GuildIDs: []string{guildID}, Events: []discordtest.GatewayEvent{
+		{Type: "GUILD_MEMBER_REMOVE", Data: discordgo.Member{GuildID: guildID, User: &discordgo.User{ID: developerID}}},
+		{Type: "MESSAGE_CREATE", Data: discordgo.Message{ID: d.id(), GuildID: guildID, ChannelID: keyChannelID,
+			Content: "!key get", Author: &discordgo.User{ID: newcomerID, Username: "newcomer"}}},
+	}})
 	stop := d.run()
 
 	puts := d.discord.Await(t, "PUT", "/applications/"+discordtest.DefaultApplicationID+"/guilds/"+guildID+"/commands", 1, awaitTimeout)
@@ -69,10 +75,14 @@ func TestRunConnectsRegistersCommandsReconcilesAndStops(t *testing.T) {
 		t.Errorf("identify = %+v, want intents %d", identifies, want)
 	}
 
-	// The reconciliation on READY disables the absent developer, and the
-	// audit loop posts the issue and the disable to the log channel.
-	d.discord.Await(t, "POST", "/channels/"+logChannelID+"/messages", 2, awaitTimeout)
+	// The reconciliation on READY disables the absent developer, the
+	// member who leaves loses their key, the newcomer's text command gets
+	// a key by DM, and the audit loop posts all five transitions.
+	d.discord.Await(t, "POST", "/channels/"+logChannelID+"/messages", 5, awaitTimeout)
+	d.discord.Await(t, "POST", "/channels/"+discordtest.DMChannelID(newcomerID)+"/messages", 1, awaitTimeout)
 	d.assertAPI(gone, 401, textKeyDisabled)
+	d.assertAPI(leaving, 401, textKeyDisabled)
+	d.assertAPI(d.keyFromLastDM(newcomerID), 200, "")
 
 	if err := stop(); err != nil {
 		t.Fatalf("Run returned %v", err)

@@ -13,11 +13,21 @@ import (
 // GatewayScript says how the fake gateway treats a connection: after the
 // hello and the client's identify it either closes with CloseCode, or
 // (CloseCode 0) sends READY for the bot user and application, listing
-// GuildIDs, and then answers heartbeats until the client leaves.
+// GuildIDs, then Events in order, and then answers heartbeats until the
+// client leaves.
 type GatewayScript struct {
 	CloseCode     int
 	ApplicationID string
 	GuildIDs      []string
+	Events        []GatewayEvent
+}
+
+// GatewayEvent is a dispatch the fake gateway sends, such as
+// {Type: "GUILD_MEMBER_REMOVE", Data: discordgo.Member{...}}; Data is
+// encoded as JSON.
+type GatewayEvent struct {
+	Type string
+	Data any
 }
 
 // SetGateway replaces the gateway's script for later connections.
@@ -97,6 +107,12 @@ func (s *Server) serveGateway(w http.ResponseWriter, req *http.Request) {
 	})
 	if conn.WriteJSON(gatewayFrame{Op: 0, Type: "READY", Sequence: 1, Data: ready}) != nil {
 		return
+	}
+	for i, event := range script.Events {
+		data, err := json.Marshal(event.Data)
+		if err != nil || conn.WriteJSON(gatewayFrame{Op: 0, Type: event.Type, Sequence: int64(i + 2), Data: data}) != nil {
+			return
+		}
 	}
 	for {
 		var frame gatewayFrame
