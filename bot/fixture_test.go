@@ -62,10 +62,12 @@ type desk struct {
 type deskOptions struct {
 	logChannel string
 	prefix     string
-	weekly     bot.WeeklyCollection
-	store      *models.Store
-	discord    *discordtest.Server
-	secret     []byte
+	// reconnectDelay is the bot's first wait before retrying the gateway.
+	reconnectDelay time.Duration
+	weekly         bot.WeeklyCollection
+	store          *models.Store
+	discord        *discordtest.Server
+	secret         []byte
 }
 
 func newDesk(t *testing.T, opts deskOptions) *desk {
@@ -95,14 +97,15 @@ func newDesk(t *testing.T, opts deskOptions) *desk {
 		t.Fatal(err)
 	}
 	b, err := bot.New(bot.Config{
-		Token:        "test-token",
-		GuildID:      guildID,
-		KeyChannelID: keyChannelID,
-		LogChannelID: opts.logChannel,
-		Prefix:       opts.prefix,
-		Clock:        clock,
-		Logger:       logger,
-		HTTPClient:   discord.Client(),
+		Token:          "test-token",
+		GuildID:        guildID,
+		KeyChannelID:   keyChannelID,
+		LogChannelID:   opts.logChannel,
+		Prefix:         opts.prefix,
+		ReconnectDelay: opts.reconnectDelay,
+		Clock:          clock,
+		Logger:         logger,
+		HTTPClient:     discord.Client(),
 	}, bot.Dependencies{Keys: service, Cursors: store, Weekly: opts.weekly})
 	if err != nil {
 		t.Fatal(err)

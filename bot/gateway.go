@@ -33,7 +33,7 @@ func (b *Bot) checkToken(ctx context.Context) string {
 // Discord refused the bot (the instruction is logged).
 func (b *Bot) openGateway(ctx context.Context) bool {
 	delay := b.cfg.ReconnectDelay
-	for {
+	for ctx.Err() == nil {
 		err := b.session.Open()
 		if err == nil {
 			b.log.Info("connected to the Discord gateway")
@@ -49,6 +49,7 @@ func (b *Bot) openGateway(ctx context.Context) bool {
 		}
 		delay = min(2*delay, maxRetryDelay)
 	}
+	return false
 }
 
 // refusalOf returns the operator instruction for an error by which

@@ -136,6 +136,20 @@ func TestRunLogsOneInstructionWhenDiscordRefusesTheBot(t *testing.T) {
 	}
 }
 
+func TestRunRetriesAnUnreachableGateway(t *testing.T) {
+	d := newDesk(t, deskOptions{reconnectDelay: time.Millisecond})
+	d.discord.Fail(discordtest.Rule{Method: "GET", Path: "/gateway", Failure: discordtest.ServerError, Times: 2})
+	d.discord.SetGateway(discordtest.GatewayScript{GuildIDs: []string{guildID}})
+	stop := d.run()
+	d.discord.Await(t, "PUT", "/applications/*/guilds/*/commands", 1, awaitTimeout)
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if retries := strings.Count(d.logs.String(), "cannot reach the Discord gateway; retrying"); retries != 2 {
+		t.Errorf("logged %d retries, want 2:\n%s", retries, d.logs.String())
+	}
+}
+
 func TestRunTwiceIsRefused(t *testing.T) {
 	d := newDesk(t, deskOptions{})
 	d.discord.SetGateway(discordtest.GatewayScript{GuildIDs: []string{guildID}})
