@@ -59,6 +59,8 @@ func run(ctx context.Context, args []string, env cli) int {
 		return runMigrate(ctx, env, args)
 	case "keys":
 		return runKeys(ctx, env, args)
+	case "sandbox":
+		return runSandbox(ctx, env, args)
 	case "version":
 		fmt.Fprintln(env.stdout, "crowns", version)
 		return exitOK

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/crownsdev/crowns/models"
+)
+
+// watchedBuffer collects output and closes seen once it contains want.
+type watchedBuffer struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	want string
+	seen chan struct{}
+}
+
+func newWatchedBuffer(want string) *watchedBuffer {
+	return &watchedBuffer{want: want, seen: make(chan struct{})}
+}
+
+func (b *watchedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	had := strings.Contains(b.buf.String(), b.want)
+	n, err := b.buf.Write(p)
+	if !had && strings.Contains(b.buf.String(), b.want) {
+		close(b.seen)
+	}
+	return n, err
+}
+
+func (b *watchedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// freeAddr is a loopback address with a port nothing listens on.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := listener.Addr().String()
+	listener.Close()
+	return addr
+}
+
+func testCLI(stdout, stderr interface{ Write([]byte) (int, error) }, env map[string]string) cli {
+	return cli{
+		getenv: func(name string) string { return env[name] },
+		stdout: stdout,
+		stderr: stderr,
+		clock:  models.NewManualClock(time.Date(2024, 6, 1, 12, 0, 0, 0, time.UTC)),
+	}
+}
+
+func TestSandboxCommandServesTheWorld(t *testing.T) {
+	addr := freeAddr(t)
+	stderr := newWatchedBuffer("sandbox serving")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	exit := make(chan int, 1)
+	go func() {
+		exit <- run(ctx, []string{"sandbox", "--addr", addr, "--seed", "99"}, testCLI(&bytes.Buffer{}, stderr, map[string]string{"CROWNS_TRACK_ADDRESS": "tracked.example"}))
+	}()
+	select {
+	case <-stderr.seen:
+	case code := <-exit:
+		t.Fatalf("sandbox exited with %d: %s", code, stderr.String())
+	}
+	out := stderr.String()
+	baseURL := "http://" + addr + "/v1"
+	if !strings.Contains(out, "url="+baseURL) {
+		t.Fatalf("the log does not give the base URL %s:\n%s", baseURL, out)
+	}
+	clan := regexp.MustCompile(`trackableClan=(\w+)`).FindStringSubmatch(out)
+	player := regexp.MustCompile(`player=(\w+)`).FindStringSubmatch(out)
+	tournament := regexp.MustCompile(`tournament=(\w+)`).FindStringSubmatch(out)
+	if clan == nil || player == nil || tournament == nil {
+		t.Fatalf("the log lacks sample tags:\n%s", out)
+	}
+
+	var got struct {
+		Description string `json:"description"`
+	}
+	if status := getJSON(t, baseURL+"/clans/%23"+clan[1], "Bearer anything", &got); status != http.StatusOK {
+		t.Fatalf("sample clan: status %d", status)
+	}
+	if !strings.Contains(strings.ToLower(got.Description), "tracked.example") {
+		t.Errorf("sample clan description %q lacks CROWNS_TRACK_ADDRESS", got.Description)
+	}
+	for _, path := range []string{"/players/%23" + player[1] + "/battlelog", "/tournaments/%23" + tournament[1]} {
+		if status := getJSON(t, baseURL+path, "Bearer anything", nil); status != http.StatusOK {
+			t.Errorf("GET %s: status %d", path, status)
+		}
+	}
+	if status := getJSON(t, baseURL+"/cards", "", nil); status != http.StatusForbidden {
+		t.Errorf("without a token: status %d, want 403", status)
+	}
+
+	cancel()
+	if code := <-exit; code != exitOK {
+		t.Fatalf("exit code %d after the context ended, want 0:\n%s", code, stderr.String())
+	}
+	if _, err := net.Dial("tcp", addr); err == nil {
+		t.Error("the sandbox still listens after it stopped")
+	}
+}
+
+func getJSON(t *testing.T, url, authorization string, into any) int {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if authorization != "" {
+		req.Header.Set("Authorization", authorization)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if into != nil {
+		if err := json.NewDecoder(resp.Body).Decode(into); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return resp.StatusCode
+}
+
+func TestSandboxCommandRejectsBadArguments(t *testing.T) {
+	tests := [][]string{
+		{"--addr"},
+		{"--nope"},
+		{"--addr", "no-port-here"},
+		{"--seed", "many"},
+		{"extra"},
+	}
+	for _, args := range tests {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), append([]string{"sandbox"}, args...), testCLI(&stdout, &stderr, nil))
+		if code != exitUsage {
+			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
+		}
+		if lines := strings.Count(strings.TrimSpace(stderr.String()), "\n"); lines != 0 || !strings.HasPrefix(stderr.String(), "crowns sandbox: ") {
+			t.Errorf("%v: stderr %q, want one line", args, stderr.String())
+		}
+	}
+}
+
+func TestSandboxCommandFailsOnATakenPort(t *testing.T) {
+	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer listener.Close()
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"sandbox", "--addr", listener.Addr().String()}, testCLI(&stdout, &stderr, nil))
+	if code != exitFailure || !strings.Contains(stderr.String(), "cannot listen") {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+}

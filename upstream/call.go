@@ -1,0 +1,120 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/crownsdev/crowns/models"
+)
+
+// maxBody bounds what one answer may weigh; the largest real answers (a
+// battle log, a full tournament) are a few hundred kilobytes.
+const maxBody = 16 << 20
+
+// request is one logical call: a path below the base URL (already
+// escaped), its query, and the caller-safe message of a 400.
+type request struct {
+	path    string
+	query   url.Values
+	invalid string
+}
+
+// answer is what one attempt got: a status and body, or a transport error.
+type answer struct {
+	status     int
+	body       []byte
+	retryAfter time.Duration // from the Retry-After header; 0 if none
+	err        error
+}
+
+// get performs req, retrying transient failures within the call's
+// deadline, and decodes a 200 body into out.
+func (c *Client) get(ctx context.Context, req request, out any) error {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	started := c.clock.Now()
+	target := c.baseURL + req.path
+	if len(req.query) > 0 {
+		target += "?" + req.query.Encode()
+	}
+	for attempt := 1; ; attempt++ {
+		got := c.attempt(ctx, target, c.maxAttempts-attempt+1)
+		attrs := []any{"path", req.path, "status", got.status, "attempt", attempt, "elapsed", c.clock.Now().Sub(started)}
+		if got.err == nil && got.status == http.StatusOK {
+			if err := json.Unmarshal(got.body, out); err != nil {
+				c.log.Error("game API answered with a body that does not decode", append(attrs, "error", err)...)
+				return models.Unavailable("upstream", retryDefault, fmt.Errorf("decode %s: %w", req.path, err))
+			}
+			c.log.Debug("game API call", attrs...)
+			return nil
+		}
+		f := c.judge(got, req)
+		if !f.transient || attempt >= c.maxAttempts || ctx.Err() != nil {
+			c.report(ctx, f, attrs)
+			return f.err
+		}
+		wait := c.backoffFor(attempt)
+		if got.retryAfter > 0 {
+			wait = got.retryAfter
+		}
+		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) <= wait {
+			c.report(ctx, f, attrs)
+			return f.err
+		}
+		c.log.Warn("game API attempt failed, retrying", append(attrs, "wait", wait, "error", f.err)...)
+		if !pause(ctx, wait) {
+			c.report(ctx, f, attrs)
+			return f.err
+		}
+	}
+}
+
+// attempt sends one request once a concurrency slot is free. It gets a
+// share of the remaining time so that a hanging attempt leaves room for the
+// next: the remaining time divided by the attempts left.
+func (c *Client) attempt(ctx context.Context, target string, attemptsLeft int) answer {
+	select {
+	case c.slots <- struct{}{}:
+		defer func() { <-c.slots }()
+	case <-ctx.Done():
+		return answer{err: ctx.Err()}
+	}
+	if deadline, ok := ctx.Deadline(); ok && attemptsLeft > 1 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Until(deadline)/time.Duration(attemptsLeft))
+		defer cancel()
+	}
+	httpReq, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	if err != nil {
+		return answer{err: err}
+	}
+	httpReq.Header.Set("Authorization", "Bearer "+c.token)
+	httpReq.Header.Set("Accept", "application/json")
+	resp, err := c.http.Do(httpReq)
+	if err != nil {
+		return answer{err: err}
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	if err != nil {
+		return answer{status: resp.StatusCode, err: err}
+	}
+	return answer{status: resp.StatusCode, body: body, retryAfter: c.parseRetryAfter(resp.Header.Get("Retry-After"))}
+}
+
+// pause waits d or until ctx ends; it reports whether the wait completed.
+func pause(ctx context.Context, d time.Duration) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

@@ -1,0 +1,117 @@
+package upstream
+
+import (
+	"cmp"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/upstream/catalog"
+)
+
+// Defaults of Config.
+const (
+	DefaultTimeout     = 10 * time.Second
+	DefaultConcurrency = 16
+	DefaultMaxAttempts = 3
+	DefaultBackoff     = 100 * time.Millisecond
+)
+
+// Config is what New needs. Zero values take the defaults.
+type Config struct {
+	// BaseURL is the API root including /v1, e.g. https://api.clashroyale.com/v1.
+	BaseURL string
+	// Token is the Bearer token sent with every request.
+	Token string
+	// Timeout bounds one logical call, retries included (default 10s).
+	Timeout time.Duration
+	// Concurrency is the most upstream requests in flight (default 16).
+	Concurrency int
+	// MaxAttempts is how often a transient failure is tried (default 3).
+	MaxAttempts int
+	// Backoff is the first wait between attempts; each retry doubles it, up
+	// to 20 times Backoff, with jitter (default 100ms).
+	Backoff time.Duration
+	// HTTPClient is optional; the default has connection timeouts and a
+	// keep-alive pool sized to Concurrency.
+	HTTPClient *http.Client
+	// Logger receives failures (and successes at debug level).
+	Logger *slog.Logger
+	// Clock reads HTTP-date Retry-After headers and times calls for logs
+	// (default the system clock).
+	Clock models.Clock
+}
+
+// Client calls the official game API. It is safe for concurrent use.
+type Client struct {
+	baseURL     string
+	token       string
+	timeout     time.Duration
+	maxAttempts int
+	backoff     time.Duration
+	http        *http.Client
+	log         *slog.Logger
+	clock       models.Clock
+	slots       chan struct{}
+	catalog     *catalog.Catalog
+}
+
+// New checks cfg, fills in defaults and returns a client.
+func New(cfg Config) (*Client, error) {
+	base := strings.TrimRight(cfg.BaseURL, "/")
+	if u, err := url.Parse(base); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, errors.New("upstream: BaseURL must be an http(s) URL including /v1")
+	}
+	if cfg.Timeout < 0 || cfg.Concurrency < 0 || cfg.MaxAttempts < 0 || cfg.Backoff < 0 {
+		return nil, errors.New("upstream: Timeout, Concurrency, MaxAttempts and Backoff must not be negative")
+	}
+	cat, err := catalog.Load()
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{
+		baseURL:     base,
+		token:       cfg.Token,
+		timeout:     cmp.Or(cfg.Timeout, DefaultTimeout),
+		maxAttempts: cmp.Or(cfg.MaxAttempts, DefaultMaxAttempts),
+		backoff:     cmp.Or(cfg.Backoff, DefaultBackoff),
+		http:        cfg.HTTPClient,
+		log:         cfg.Logger,
+		clock:       cfg.Clock,
+		slots:       make(chan struct{}, cmp.Or(cfg.Concurrency, DefaultConcurrency)),
+		catalog:     cat,
+	}
+	if c.http == nil {
+		c.http = defaultHTTPClient(cap(c.slots))
+	}
+	if c.log == nil {
+		c.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if c.clock == nil {
+		c.clock = models.SystemClock{}
+	}
+	return c, nil
+}
+
+// defaultHTTPClient bounds connecting and TLS, keeps a pool of idle
+// connections as large as the concurrency, and leaves the overall bound to
+// each call's context.
+func defaultHTTPClient(concurrency int) *http.Client {
+	dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
+	return &http.Client{Transport: &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           dialer.DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          concurrency * 2,
+		MaxIdleConnsPerHost:   concurrency,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   5 * time.Second,
+		ExpectContinueTimeout: time.Second,
+	}}
+}

@@ -1,0 +1,118 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/upstream/wire"
+)
+
+// Advised waits of an UnavailableError when the upstream named none.
+const (
+	retryDefault     = 10 * time.Second
+	retryMaintenance = 30 * time.Second
+	retryRefused     = 60 * time.Second
+)
+
+// refusedTokenMessage is the loud log line of a 403: the fix is on the
+// operator's side.
+const refusedTokenMessage = "the game API refused our token: check CROWNS_UPSTREAM_TOKEN and the token's allowed IP addresses"
+
+// defaultInvalidMessage is the caller-safe text of a 400 when the call
+// names none of its own.
+const defaultInvalidMessage = "the game API rejected the request parameters"
+
+// failure is a failed attempt, judged: the error for the caller, whether
+// another attempt may help, and how to log it.
+type failure struct {
+	err       error
+	transient bool
+	level     slog.Level
+	message   string
+	attrs     []any
+}
+
+// judge turns a failed attempt into the project's errors.
+func (c *Client) judge(got answer, req request) failure {
+	if got.err != nil {
+		return failure{
+			err:       models.Unavailable("upstream", retryDefault, fmt.Errorf("GET %s: %w", req.path, got.err)),
+			transient: transientTransportError(got.err),
+			level:     slog.LevelWarn,
+			message:   "game API unreachable",
+		}
+	}
+	reason := c.errorBody(got.body)
+	advised := func(def time.Duration) time.Duration {
+		if got.retryAfter > 0 {
+			return got.retryAfter
+		}
+		return def
+	}
+	cause := fmt.Errorf("GET %s: status %d %s", req.path, got.status, reason.Reason)
+	switch got.status {
+	case http.StatusNotFound:
+		return failure{err: models.ErrNotFound, level: slog.LevelDebug, message: "game API: not found"}
+	case http.StatusBadRequest:
+		message := req.invalid
+		if message == "" {
+			message = defaultInvalidMessage
+		}
+		return failure{err: models.Invalid("%s", message), level: slog.LevelWarn, message: "game API rejected a request as bad",
+			attrs: []any{"reason", reason.Reason, "upstreamMessage", reason.Message}}
+	case http.StatusForbidden:
+		return failure{err: models.Unavailable("upstream", retryRefused, cause), level: slog.LevelError, message: refusedTokenMessage,
+			attrs: []any{"reason", reason.Reason, "upstreamMessage", reason.Message}}
+	case http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusBadGateway, http.StatusGatewayTimeout:
+		return failure{err: models.Unavailable("upstream", advised(retryDefault), cause), transient: true, level: slog.LevelWarn, message: "game API unavailable"}
+	case http.StatusServiceUnavailable:
+		return failure{err: models.Unavailable("upstream", advised(retryMaintenance), cause), transient: true, level: slog.LevelWarn, message: "game API in maintenance"}
+	default:
+		return failure{err: models.Unavailable("upstream", advised(retryDefault), cause), level: slog.LevelError, message: "game API answered with an unexpected status"}
+	}
+}
+
+// report logs the final failure of a call.
+func (c *Client) report(ctx context.Context, f failure, attrs []any) {
+	all := append(append(attrs, f.attrs...), "error", f.err)
+	c.log.Log(ctx, f.level, f.message, all...)
+}
+
+// errorBody reads an official error body for the log, with the token (in
+// case an answer ever echoes it) blanked out.
+func (c *Client) errorBody(body []byte) wire.ClientError {
+	var e wire.ClientError
+	if json.Unmarshal(body, &e) != nil {
+		return wire.ClientError{}
+	}
+	if c.token != "" {
+		e.Message = strings.ReplaceAll(e.Message, c.token, "[token]")
+		e.Reason = strings.ReplaceAll(e.Reason, c.token, "[token]")
+	}
+	return e
+}
+
+// transientTransportError reports whether another attempt may succeed
+// after a transport failure: refused or reset connections, a connection
+// closed mid-answer and timeouts of a single attempt.
+func transientTransportError(err error) bool {
+	if errors.Is(err, context.Canceled) {
+		return false
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return true
+	}
+	var netErr net.Error
+	return errors.As(err, &netErr) && netErr.Timeout()
+}

@@ -1,0 +1,275 @@
+package upstream_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/upstream"
+)
+
+// countingUpstream answers every request with answer and counts them.
+func countingUpstream(t *testing.T, answer func(w http.ResponseWriter, r *http.Request, n int)) (string, *atomic.Int32) {
+	t.Helper()
+	var calls atomic.Int32
+	base := fakeUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		answer(w, r, int(calls.Add(1)))
+	})
+	return base, &calls
+}
+
+func errorAnswer(status int, retryAfter, body string) func(http.ResponseWriter, *http.Request, int) {
+	return func(w http.ResponseWriter, _ *http.Request, _ int) {
+		if retryAfter != "" {
+			w.Header().Set("Retry-After", retryAfter)
+		}
+		w.WriteHeader(status)
+		_, _ = w.Write([]byte(body))
+	}
+}
+
+func TestErrorMapping(t *testing.T) {
+	tests := []struct {
+		name       string
+		answer     func(http.ResponseWriter, *http.Request, int)
+		timeout    time.Duration
+		sentinel   error
+		retryAfter time.Duration
+		calls      int32
+		logged     string
+	}{
+		{"404 is not found", errorAnswer(404, "", `{"reason":"notFound"}`), 0, models.ErrNotFound, 0, 1, "level=DEBUG"},
+		{"403 is a loud configuration problem", errorAnswer(403, "", `{"reason":"accessDenied.invalidIp","message":"Invalid authorization: API key does not allow access from IP 192.0.2.7"}`),
+			0, models.ErrUnavailable, 60 * time.Second, 1, "level=ERROR msg=\"the game API refused our token: check CROWNS_UPSTREAM_TOKEN and the token's allowed IP addresses\""},
+		{"429 with a Retry-After past the deadline", errorAnswer(429, "7", `{"reason":"requestThrottled"}`), 300 * time.Millisecond, models.ErrUnavailable, 7 * time.Second, 1, "status=429"},
+		{"429 retried", errorAnswer(429, "", `{"reason":"requestThrottled"}`), 0, models.ErrUnavailable, 10 * time.Second, 3, "retrying"},
+		{"503 maintenance", errorAnswer(503, "", `{"reason":"inMaintenance"}`), 0, models.ErrUnavailable, 30 * time.Second, 3, "maintenance"},
+		{"503 with an HTTP-date Retry-After", errorAnswer(503, time.Now().Add(time.Hour).UTC().Format(http.TimeFormat), `{"reason":"inMaintenance"}`),
+			0, models.ErrUnavailable, 0, 1, "maintenance"},
+		{"502 retried", errorAnswer(502, "", "<html>bad gateway</html>"), 0, models.ErrUnavailable, 10 * time.Second, 3, "status=502"},
+		{"200 that does not decode", errorAnswer(200, "", `{"tag": "#C2Q8", "members": "many"`), 0, models.ErrUnavailable, 10 * time.Second, 1, "does not decode"},
+		{"unexpected 418", errorAnswer(418, "", ``), 0, models.ErrUnavailable, 10 * time.Second, 1, "unexpected status"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base, calls := countingUpstream(t, tt.answer)
+			client, logs := newClient(t, base, upstream.Config{Timeout: tt.timeout})
+			_, err := client.Clan(context.Background(), "C2Q8")
+			if !errors.Is(err, tt.sentinel) {
+				t.Fatalf("error %v, want %v", err, tt.sentinel)
+			}
+			var unavailable *models.UnavailableError
+			if errors.As(err, &unavailable) {
+				if unavailable.Source != "upstream" {
+					t.Errorf("source %q", unavailable.Source)
+				}
+				if tt.retryAfter != 0 && unavailable.RetryAfter != tt.retryAfter {
+					t.Errorf("retryAfter %v, want %v", unavailable.RetryAfter, tt.retryAfter)
+				}
+				if tt.retryAfter == 0 && (unavailable.RetryAfter < 59*time.Minute || unavailable.RetryAfter > time.Hour) {
+					t.Errorf("retryAfter %v, want about an hour from the HTTP date", unavailable.RetryAfter)
+				}
+			}
+			if got := calls.Load(); got != tt.calls {
+				t.Errorf("%d requests, want %d", got, tt.calls)
+			}
+			out := logs.String()
+			if !strings.Contains(out, tt.logged) || !strings.Contains(out, "path=/clans/%23C2Q8") {
+				t.Errorf("log lacks %q or the path:\n%s", tt.logged, out)
+			}
+			if strings.Contains(out, testToken) || strings.Contains(err.Error(), testToken) {
+				t.Errorf("the token leaked:\n%s", out)
+			}
+		})
+	}
+}
+
+func TestForbiddenLogsTheReasonButNotTheToken(t *testing.T) {
+	base, _ := countingUpstream(t, errorAnswer(403, "", `{"reason":"accessDenied","message":"Invalid authorization: token `+testToken+` not valid from 192.0.2.7"}`))
+	client, logs := newClient(t, base, upstream.Config{})
+	_, err := client.Tournament(context.Background(), "T2Q8")
+	if !errors.Is(err, models.ErrUnavailable) {
+		t.Fatalf("error %v", err)
+	}
+	out := logs.String()
+	if !strings.Contains(out, "reason=accessDenied") || !strings.Contains(out, "192.0.2.7") || !strings.Contains(out, "status=403") {
+		t.Errorf("log lacks the upstream reason or status:\n%s", out)
+	}
+	if strings.Contains(out, testToken) {
+		t.Errorf("the token leaked into the log:\n%s", out)
+	}
+}
+
+func TestBadRequestIsInvalidAndNotRetried(t *testing.T) {
+	base, calls := countingUpstream(t, errorAnswer(400, "", `{"reason":"badRequest","message":"SECRET-UPSTREAM-DETAIL"}`))
+	client, logs := newClient(t, base, upstream.Config{})
+	_, err := client.SearchClans(context.Background(), models.ClanSearchQuery{Name: "royal", MinScore: -1})
+	var invalid *models.ValidationError
+	if !errors.Is(err, models.ErrInvalid) || !errors.As(err, &invalid) {
+		t.Fatalf("error %v, want a ValidationError", err)
+	}
+	if strings.Contains(invalid.Message, "SECRET") || invalid.Message == "" {
+		t.Errorf("caller-facing message %q carries upstream text or nothing", invalid.Message)
+	}
+	if calls.Load() != 1 {
+		t.Errorf("%d requests, want 1", calls.Load())
+	}
+	if !strings.Contains(logs.String(), "level=WARN") {
+		t.Errorf("a 400 is not logged as a warning:\n%s", logs.String())
+	}
+}
+
+func TestTransientFailureThenSuccess(t *testing.T) {
+	base, calls := countingUpstream(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		if n == 1 {
+			w.WriteHeader(http.StatusInternalServerError)
+			return
+		}
+		answerFile(t, "clan.json")(w, r)
+	})
+	client, _ := newClient(t, base, upstream.Config{})
+	clan, err := client.Clan(context.Background(), "C2Q8")
+	if err != nil || clan.Name != "Test Clan" {
+		t.Fatalf("clan %q, error %v", clan.Name, err)
+	}
+	if calls.Load() != 2 {
+		t.Errorf("%d requests, want 2", calls.Load())
+	}
+}
+
+func TestEveryRequestIsAuthorizedAndTagged(t *testing.T) {
+	base, _ := countingUpstream(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+		if r.Header.Get("Authorization") != "Bearer "+testToken || r.Header.Get("Accept") != "application/json" {
+			w.WriteHeader(http.StatusForbidden)
+			return
+		}
+		if r.URL.EscapedPath() != "/v1/players/%23P2Q8/battlelog" {
+			w.WriteHeader(http.StatusNotFound)
+			return
+		}
+		_, _ = w.Write([]byte(`[]`))
+	})
+	client, _ := newClient(t, base, upstream.Config{})
+	battles, err := client.PlayerBattles(context.Background(), "P2Q8")
+	if err != nil || battles == nil || len(battles) != 0 {
+		t.Fatalf("battles %v, error %v", battles, err)
+	}
+}
+
+func TestSlowAnswerEndsAtTheTimeout(t *testing.T) {
+	var cancelled atomic.Int32
+	base, calls := countingUpstream(t, func(_ http.ResponseWriter, r *http.Request, _ int) {
+		<-r.Context().Done()
+		cancelled.Add(1)
+	})
+	client, logs := newClient(t, base, upstream.Config{Timeout: 100 * time.Millisecond})
+	_, err := client.Clan(context.Background(), "C2Q8")
+	if !errors.Is(err, models.ErrUnavailable) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("error %v, want unavailable after the deadline", err)
+	}
+	if n := calls.Load(); n < 1 || n > 3 {
+		t.Errorf("%d attempts, want 1 to 3", n)
+	}
+	if !strings.Contains(logs.String(), "unreachable") {
+		t.Errorf("log:\n%s", logs.String())
+	}
+}
+
+func TestCallerDeadlineWins(t *testing.T) {
+	base, _ := countingUpstream(t, func(_ http.ResponseWriter, r *http.Request, _ int) { <-r.Context().Done() })
+	client, _ := newClient(t, base, upstream.Config{Timeout: time.Hour})
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := client.Cards(ctx); !errors.Is(err, models.ErrUnavailable) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("error %v, want unavailable at the caller's deadline", err)
+	}
+}
+
+func TestConnectionRefused(t *testing.T) {
+	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := listener.Addr().String()
+	listener.Close()
+	client, logs := newClient(t, "http://"+addr+"/v1", upstream.Config{})
+	_, err = client.Locations(context.Background())
+	var unavailable *models.UnavailableError
+	if !errors.As(err, &unavailable) || unavailable.RetryAfter != 10*time.Second {
+		t.Fatalf("error %v, want unavailable with a 10s advice", err)
+	}
+	if got := strings.Count(logs.String(), "retrying"); got != 2 {
+		t.Errorf("%d retries logged, want 2:\n%s", got, logs.String())
+	}
+}
+
+func TestConcurrencyIsBounded(t *testing.T) {
+	const limit, callers = 3, 12
+	var inFlight, peak atomic.Int32
+	arrived := make(chan struct{}, callers)
+	release := make(chan struct{})
+	base, calls := countingUpstream(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+		now := inFlight.Add(1)
+		defer inFlight.Add(-1)
+		for old := peak.Load(); now > old && !peak.CompareAndSwap(old, now); old = peak.Load() {
+		}
+		arrived <- struct{}{}
+		select {
+		case <-release:
+			_, _ = w.Write([]byte(`{"items":[]}`))
+		case <-r.Context().Done():
+		}
+	})
+	releaseAll := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(releaseAll)
+	client, _ := newClient(t, base, upstream.Config{Concurrency: limit, Timeout: time.Minute})
+	done := make(chan error, callers)
+	for range callers {
+		go func() {
+			_, err := client.Cards(context.Background())
+			done <- err
+		}()
+	}
+	for range limit {
+		<-arrived
+	}
+	// Every slot is taken: one more call waits for a slot until its
+	// deadline and never reaches the upstream.
+	probe, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, err := client.Cards(probe); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("probe call: %v, want its deadline to pass while waiting for a slot", err)
+	}
+	if got := calls.Load(); got != limit {
+		t.Fatalf("%d requests reached the upstream while %d slots were taken", got, limit)
+	}
+	releaseAll()
+	for range callers {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := peak.Load(); got != limit {
+		t.Fatalf("peak of %d requests in flight, want %d", got, limit)
+	}
+}
+
+func TestNewRejectsBadConfig(t *testing.T) {
+	for _, cfg := range []upstream.Config{
+		{BaseURL: ""},
+		{BaseURL: "ftp://example.org/v1"},
+		{BaseURL: "https://api.example/v1", Concurrency: -1},
+		{BaseURL: "https://api.example/v1", Timeout: -time.Second},
+	} {
+		if _, err := upstream.New(cfg); err == nil {
+			t.Errorf("New(%+v) accepted a bad config", cfg)
+		}
+	}
+}

@@ -1,0 +1,29 @@
+package upstream
+
+import (
+	"context"
+
+	"github.com/crownsdev/crowns/upstream/wire"
+)
+
+// LocationListing is a region (IsCountry false, no code) or a country of
+// the game's location list; ID is what clan search takes as locationId.
+type LocationListing struct {
+	ID          int    `json:"id"`
+	Name        string `json:"name"`
+	IsCountry   bool   `json:"isCountry"`
+	CountryCode string `json:"countryCode,omitempty"`
+}
+
+// Locations lists the game's regions and countries (GET /locations).
+func (c *Client) Locations(ctx context.Context) ([]LocationListing, error) {
+	var list wire.List[wire.Location]
+	if err := c.get(ctx, request{path: "/locations"}, &list); err != nil {
+		return nil, err
+	}
+	out := make([]LocationListing, 0, len(list.Items))
+	for _, l := range list.Items {
+		out = append(out, LocationListing(l))
+	}
+	return out, nil
+}

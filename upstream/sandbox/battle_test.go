@@ -1,0 +1,80 @@
+package sandbox_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crownsdev/crowns/upstream/catalog"
+	"github.com/crownsdev/crowns/upstream/sandbox"
+	"github.com/crownsdev/crowns/upstream/wire"
+)
+
+func TestBattleLogs(t *testing.T) {
+	f := newFixture(t, sandbox.Config{})
+	cat, err := catalog.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	types := map[string]int{}
+	unknownCards := 0
+	for _, tag := range f.world.PlayerTags() {
+		log := decode[[]wire.Battle](t, f, playerPath(tag)+"/battlelog")
+		if len(log) < 25 || len(log) > 40 {
+			t.Fatalf("%s: %d battles", tag, len(log))
+		}
+		var previous time.Time
+		for i, b := range log {
+			types[b.Type]++
+			at, ok := wire.ParseTime(b.BattleTime)
+			if !ok || at.After(start) || (i > 0 && !at.Before(previous)) {
+				t.Fatalf("%s battle %d: time %q out of order or in the future", tag, i, b.BattleTime)
+			}
+			previous = at
+			if b.Team[0].Tag != "#"+tag || len(b.Team) != len(b.Opponent) {
+				t.Fatalf("%s battle %d: team %+v", tag, i, b.Team)
+			}
+			for _, p := range append(b.Team, b.Opponent...) {
+				if p.Crowns < 0 || p.Crowns > 3 || len(p.Cards) != 8 {
+					t.Fatalf("%s battle %d: %d crowns, %d cards", tag, i, p.Crowns, len(p.Cards))
+				}
+				for _, card := range p.Cards {
+					if _, known := cat.Card(card.ID); !known {
+						unknownCards++
+					}
+				}
+			}
+			if (b.Type == "PvP") != (b.Team[0].TrophyChange != nil) {
+				t.Fatalf("%s battle %d (%s): trophy change %v", tag, i, b.Type, b.Team[0].TrophyChange)
+			}
+			if (b.Type == "challenge") != (b.ChallengeWinCountBefore != nil) {
+				t.Fatalf("%s battle %d (%s): challenge win count %v", tag, i, b.Type, b.ChallengeWinCountBefore)
+			}
+		}
+		opponent := strings.TrimPrefix(log[0].Opponent[0].Tag, "#")
+		if status, _ := f.get(t, playerPath(opponent)); status != 200 {
+			t.Fatalf("opponent %s does not resolve: %d", opponent, status)
+		}
+	}
+	for _, kind := range []string{"PvP", "challenge", "casual2v2", "tournament", "clanMate"} {
+		if types[kind] == 0 {
+			t.Errorf("no %s battle in the sample, types %v", kind, types)
+		}
+	}
+	if unknownCards == 0 {
+		t.Error("no card outside the catalog in the sample: the fallback goes unexercised")
+	}
+}
+
+func TestBattleLogGrowsWithTheClock(t *testing.T) {
+	f := newFixture(t, sandbox.Config{})
+	tag := f.world.PlayerTags()[0]
+	before, _ := f.world.BattleLog(tag)
+	f.clock.Advance(12 * time.Hour)
+	after, _ := f.world.BattleLog(tag)
+	newest, _ := wire.ParseTime(after[0].BattleTime)
+	previous, _ := wire.ParseTime(before[0].BattleTime)
+	if !newest.After(previous) {
+		t.Fatalf("newest battle %s after 12 hours, was %s: want a newer one", after[0].BattleTime, before[0].BattleTime)
+	}
+}

@@ -1,0 +1,190 @@
+package sandbox_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/crownsdev/crowns/upstream/sandbox"
+	"github.com/crownsdev/crowns/upstream/wire"
+)
+
+func TestRequestsWithoutBearerTokenAreDenied(t *testing.T) {
+	f := newFixture(t, sandbox.Config{})
+	tests := []struct {
+		authorization string
+		want          int
+	}{
+		{"", http.StatusForbidden},
+		{"Basic dXNlcjpwYXNz", http.StatusForbidden},
+		{"Bearer ", http.StatusForbidden},
+		{"Bearer eyJ0eXAiOiJKV1Qi", http.StatusOK},
+		{"bearer lower-case-scheme", http.StatusOK},
+	}
+	for _, tt := range tests {
+		status, body := f.getWith(t, "/cards", tt.authorization)
+		if status != tt.want {
+			t.Errorf("Authorization %q: status %d, want %d", tt.authorization, status, tt.want)
+		}
+		if tt.want == http.StatusForbidden {
+			assertReason(t, body, wire.ReasonAccessDenied)
+		}
+	}
+}
+
+func TestUnknownThingsAreNotFound(t *testing.T) {
+	f := newFixture(t, sandbox.Config{})
+	clan := f.world.ClanTags()[0]
+	paths := []string{
+		"/clans/%23" + strings.Repeat("2", len(clan)),
+		"/clans/%23" + clan + "Q",
+		"/clans/" + clan, // no '#'
+		"/clans/%23!!",
+		"/clans/%23" + clan + "/nothing",
+		"/players/%23" + clan,
+		"/players/%23" + clan + "/battlelog",
+		"/tournaments/%23" + clan + "2",
+		"/nothing",
+		"/clans/%23" + strings.Repeat("2", len(clan)) + "/members",
+	}
+	for _, path := range paths {
+		status, body := f.get(t, path)
+		if status != http.StatusNotFound {
+			t.Errorf("GET %s: status %d, want 404", path, status)
+			continue
+		}
+		assertReason(t, body, wire.ReasonNotFound)
+	}
+	status, _ := f.get(t, "/clans/%23"+strings.ToLower(clan))
+	if status != http.StatusOK {
+		t.Errorf("a lower-case tag: status %d, want 200", status)
+	}
+}
+
+func TestClanSearchFilters(t *testing.T) {
+	f := newFixture(t, sandbox.Config{})
+	tests := []struct {
+		query string
+		check func(wire.Clan) bool
+	}{
+		{"name=royal", func(c wire.Clan) bool { return strings.Contains(strings.ToLower(c.Name), "royal") }},
+		{"name=KNIGHTS&limit=100", func(c wire.Clan) bool { return strings.Contains(strings.ToLower(c.Name), "knights") }},
+		{"locationId=57000016", func(c wire.Clan) bool { return c.Location != nil && c.Location.ID == 57000016 }},
+		{"minMembers=45&maxMembers=48", func(c wire.Clan) bool { return c.Members >= 45 && c.Members <= 48 }},
+		{"maxMembers=3", func(c wire.Clan) bool { return c.Members <= 3 }},
+		{"minScore=40000", func(c wire.Clan) bool { return c.ClanScore >= 40000 }},
+		{"name=the&minMembers=50", func(c wire.Clan) bool {
+			return strings.Contains(strings.ToLower(c.Name), "the") && c.Members == 50
+		}},
+	}
+	for _, tt := range tests {
+		list := decode[wire.List[wire.Clan]](t, f, "/clans?"+tt.query)
+		if len(list.Items) < 2 {
+			t.Errorf("%s: %d results, want several", tt.query, len(list.Items))
+		}
+		for _, c := range list.Items {
+			if !tt.check(c) || c.Description != "" || c.MemberList != nil {
+				t.Errorf("%s: result %+v does not fit", tt.query, c)
+			}
+		}
+	}
+}
+
+func TestClanSearchRejectsBadQueries(t *testing.T) {
+	f := newFixture(t, sandbox.Config{})
+	for _, query := range []string{
+		"",
+		"limit=10",
+		"name=ab",
+		"name=royal&limit=0",
+		"name=royal&limit=many",
+		"minMembers=ten",
+		"name=royal&after=eyJwb3MiOjJ9&before=eyJwb3MiOjJ9",
+		"name=royal&after=not-a-marker",
+	} {
+		status, body := f.get(t, "/clans?"+query)
+		if status != http.StatusBadRequest {
+			t.Errorf("%q: status %d, want 400", query, status)
+			continue
+		}
+		assertReason(t, body, wire.ReasonBadRequest)
+	}
+}
+
+func TestClanSearchPagesWithCursors(t *testing.T) {
+	f := newFixture(t, sandbox.Config{})
+	all := decode[wire.List[wire.Clan]](t, f, "/clans?name=the&limit=1000")
+	if len(all.Items) < 15 || all.Paging.Cursors.After != "" || all.Paging.Cursors.Before != "" {
+		t.Fatalf("the whole list: %d items, cursors %+v", len(all.Items), all.Paging.Cursors)
+	}
+	first := decode[wire.List[wire.Clan]](t, f, "/clans?name=the&limit=5")
+	if first.Paging.Cursors.After == "" || first.Paging.Cursors.Before != "" {
+		t.Fatalf("first page cursors %+v", first.Paging.Cursors)
+	}
+	second := decode[wire.List[wire.Clan]](t, f, "/clans?name=the&limit=5&after="+first.Paging.Cursors.After)
+	back := decode[wire.List[wire.Clan]](t, f, "/clans?name=the&limit=5&before="+second.Paging.Cursors.Before)
+	for i := range 5 {
+		if first.Items[i].Tag != all.Items[i].Tag || second.Items[i].Tag != all.Items[5+i].Tag || back.Items[i].Tag != all.Items[i].Tag {
+			t.Fatalf("position %d: pages do not follow the whole list", i)
+		}
+	}
+	if back.Paging.Cursors.Before != "" || back.Paging.Cursors.After == "" {
+		t.Fatalf("back on the first page, cursors %+v", back.Paging.Cursors)
+	}
+}
+
+func TestClanMembersList(t *testing.T) {
+	f := newFixture(t, sandbox.Config{})
+	tag := busiestClan(t, f)
+	clan := decode[wire.Clan](t, f, clanPath(tag))
+	members := decode[wire.List[wire.ClanMember]](t, f, clanPath(tag)+"/members")
+	if len(members.Items) != clan.Members {
+		t.Fatalf("%d members listed, clan says %d", len(members.Items), clan.Members)
+	}
+	roles := map[string]int{}
+	for i, m := range members.Items {
+		roles[m.Role]++
+		if m.Tag != clan.MemberList[i].Tag || m.Trophies != clan.MemberList[i].Trophies {
+			t.Fatalf("member %d differs between /members and the clan", i)
+		}
+		if _, ok := decodeStatus(t, f, playerPath(strings.TrimPrefix(m.Tag, "#"))); !ok {
+			t.Fatalf("member %s does not resolve as a player", m.Tag)
+		}
+	}
+	if roles["leader"] != 1 || roles["coLeader"] == 0 || roles["elder"] == 0 || roles["member"] == 0 {
+		t.Fatalf("roles %v", roles)
+	}
+}
+
+func decodeStatus(t *testing.T, f fixture, path string) (int, bool) {
+	t.Helper()
+	status, _ := f.get(t, path)
+	return status, status == http.StatusOK
+}
+
+func TestCatalogLists(t *testing.T) {
+	f := newFixture(t, sandbox.Config{})
+	cards := decode[wire.List[wire.Item]](t, f, "/cards")
+	if len(cards.Items) < 100 || cards.Paging != nil {
+		t.Fatalf("%d cards, paging %v", len(cards.Items), cards.Paging)
+	}
+	locations := decode[wire.List[wire.Location]](t, f, "/locations")
+	var countries int
+	for _, l := range locations.Items {
+		if l.IsCountry && l.CountryCode != "" {
+			countries++
+		}
+	}
+	if countries < 40 || countries == len(locations.Items) {
+		t.Fatalf("%d countries among %d locations", countries, len(locations.Items))
+	}
+}
+
+func assertReason(t *testing.T, body []byte, reason string) {
+	t.Helper()
+	var e wire.ClientError
+	if err := json.Unmarshal(body, &e); err != nil || e.Reason != reason || e.Message == "" {
+		t.Errorf("error body %s, want reason %q and a message", body, reason)
+	}
+}
