@@ -28,7 +28,7 @@ type Config struct {
 	// discordgo's client. Tests point it at a fake Discord.
 	HTTPClient *http.Client
 	// HandlerTimeout bounds the work of one command or member event
-	// (default 30s); shutdown waits for handlers in flight.
+	// (default 15s); shutdown waits for handlers in flight.
 	HandlerTimeout time.Duration
 	// AuditPollInterval is how often the key-event outbox is read for
 	// the log channel (default 5s).
@@ -41,7 +41,7 @@ type Config struct {
 // Defaults of Config.
 const (
 	DefaultPrefix            = "!key"
-	defaultHandlerTimeout    = 30 * time.Second
+	defaultHandlerTimeout    = 15 * time.Second
 	defaultAuditPollInterval = 5 * time.Second
 	defaultReconnectDelay    = 5 * time.Second
 	maxRetryDelay            = 5 * time.Minute
