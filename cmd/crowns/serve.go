@@ -83,6 +83,19 @@ func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger) (n *n
 			return n, err
 		}
 	}
+	if cfg.botEnabled() {
+		desk, err := newKeyDesk(cfg, n.store, n.keys, nil, log, env.clock)
+		if err != nil {
+			return n, err
+		}
+		n.goBackground(func() {
+			if err := desk.Run(backgroundCtx); err != nil {
+				log.Error("Discord key desk stopped", "error", err)
+			}
+		})
+	} else if cfg.Roles.Bot {
+		log.Info("Discord key desk off: CROWNS_DISCORD_TOKEN is unset")
+	}
 	return n, nil
 }
 
