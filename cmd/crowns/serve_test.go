@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -151,4 +152,67 @@ func TestServePrintsTheConfigurationWithSecretsMasked(t *testing.T) {
 	if !strings.Contains(log, "crowns configuration:") {
 		t.Fatalf("no configuration printed:\n%s", log)
 	}
+}
+
+func TestServeDrainsRequestsInFlightOnShutdown(t *testing.T) {
+	arrived, release := make(chan struct{}), make(chan struct{})
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(arrived)
+		<-release
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"items":[],"paging":{"cursors":{}}}`))
+	}))
+	defer upstream.Close()
+	dataDir := t.TempDir()
+	env := map[string]string{
+		"CROWNS_DATA_DIR":       dataDir,
+		"CROWNS_UPSTREAM_URL":   upstream.URL + "/v1",
+		"CROWNS_UPSTREAM_TOKEN": "token",
+	}
+	key := issueKeyWithCLI(t, env)
+	n := startServe(t, env)
+
+	status := make(chan int, 1)
+	go func() { status <- getJSON(t, n.url("/clan/search?name=royal"), "Bearer "+key, nil) }()
+	<-arrived
+	n.cancel() // SIGTERM while the request waits on the upstream
+	n.cancel = nil
+	waitForLog(t, n.stderr, "draining API requests")
+	close(release)
+	if got := <-status; got != http.StatusOK {
+		t.Fatalf("the request in flight at shutdown got %d, want 200", got)
+	}
+	select {
+	case code := <-n.exit:
+		if code != exitOK {
+			t.Fatalf("serve exited with %d", code)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+	if _, err := http.Get(n.url("/healthz")); err == nil {
+		t.Fatal("the API still answers after shutdown")
+	}
+}
+
+// waitForLog polls the log until it contains line, within a minute.
+func waitForLog(t *testing.T, log *watchedBuffer, line string) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(log.String(), line) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the log never said %q:\n%s", line, log.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// issueKeyWithCLI runs `crowns keys issue` against env's database.
+func issueKeyWithCLI(t *testing.T, env map[string]string) string {
+	t.Helper()
+	stdout, stderr := newWatchedBuffer(""), newWatchedBuffer("")
+	if code := run(context.Background(), []string{"keys", "issue", "--discord-user", "42"}, testCLI(stdout, stderr, env)); code != exitOK {
+		t.Fatalf("keys issue: exit %d: %s", code, stderr.String())
+	}
+	return strings.TrimSpace(stdout.String())
 }
