@@ -8,6 +8,7 @@ import (
 	"hash/fnv"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/singleflight"
@@ -68,6 +69,8 @@ type responseCache struct {
 	budget int64
 	clock  models.Clock
 	flight singleflight.Group
+	// waiting counts callers blocked on a shared upstream call.
+	waiting atomic.Int64
 
 	mu      sync.Mutex
 	used    int64
@@ -159,6 +162,8 @@ func (c *responseCache) fetch(ctx context.Context, key string, timeout time.Dura
 		c.put(key, answer)
 		return answer, nil
 	})
+	c.waiting.Add(1)
+	defer c.waiting.Add(-1)
 	select {
 	case <-ctx.Done():
 		return nil, false, ctx.Err()

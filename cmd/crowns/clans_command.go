@@ -116,12 +116,12 @@ func runClans(ctx context.Context, env cli, args []string) int {
 // trackAsOperator fetches the clan from the configured upstream and
 // tracks it without the description check.
 func trackAsOperator(ctx context.Context, env cli, cfg config, log *slog.Logger, clans *models.ClanStore, tag string) error {
-	client, stop, err := openGameUpstream(ctx, cfg, log, env.clock)
+	game, err := openGameSource(cfg, env.clock, log)
 	if err != nil {
 		return err
 	}
-	defer func() { _ = stop(context.WithoutCancel(ctx)) }()
-	tracker, err := scheduler.NewTracker(clans, client, scheduler.TrackerConfig{TrackAddress: cfg.TrackAddress, Clock: env.clock, Logger: log})
+	defer func() { _ = game.stop(context.WithoutCancel(ctx)) }()
+	tracker, err := scheduler.NewTracker(clans, game.client, scheduler.TrackerConfig{TrackAddress: cfg.TrackAddress, Clock: env.clock, Logger: log})
 	if err != nil {
 		return err
 	}

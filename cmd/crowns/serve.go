@@ -2,10 +2,20 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+
+	"github.com/crownsdev/crowns/api"
+	"github.com/crownsdev/crowns/keys"
+	"github.com/crownsdev/crowns/models"
 )
 
-// runServe runs the roles selected by CROWNS_ROLES until ctx ends.
+// runServe runs the roles selected by CROWNS_ROLES until ctx ends (SIGINT
+// or SIGTERM), then shuts down in order: stop taking requests and drain
+// those in flight, stop the background work, close the database.
 func runServe(ctx context.Context, env cli, args []string) int {
 	if len(args) > 0 {
 		fmt.Fprintln(env.stderr, "crowns serve: takes no arguments; configure it with CROWNS_* variables")
@@ -16,12 +26,155 @@ func runServe(ctx context.Context, env cli, args []string) int {
 		return exitUsage
 	}
 	cfg.print(env.stderr)
-	store, err := openDatabase(ctx, cfg, log)
+	node, err := startNode(ctx, cfg, env, log)
 	if err != nil {
 		log.Error("cannot start", "error", err)
 		return exitFailure
 	}
-	defer store.Close()
-	<-ctx.Done()
+	failed := node.wait(ctx)
+	node.shutdown(cfg, log)
+	if failed != nil {
+		log.Error("stopped after a failure", "error", failed)
+		return exitFailure
+	}
+	log.Info("stopped")
 	return exitOK
+}
+
+// node is one running crowns process: its parts and its background work.
+type node struct {
+	store  *models.Store
+	keys   *keys.Service
+	game   *gameSource
+	api    *api.Server
+	listen net.Listener
+
+	// background is cancelled at shutdown; work tracks its goroutines.
+	background context.CancelFunc
+	work       sync.WaitGroup
+	// failures carries errors that end the process early (the listener
+	// failing).
+	failures chan error
+}
+
+// startNode opens the database, builds every part of the selected roles
+// and starts them. On failure it undoes what it started.
+func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger) (n *node, err error) {
+	n = &node{failures: make(chan error, 4)}
+	backgroundCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	n.background = cancel
+	defer func() {
+		if err != nil {
+			n.shutdown(cfg, log)
+		}
+	}()
+	if n.store, err = openDatabase(ctx, cfg, log); err != nil {
+		return n, err
+	}
+	if n.keys, err = newKeyService(cfg, n.store, log, env.clock); err != nil {
+		return n, err
+	}
+	n.goBackground(func() { n.keys.Run(backgroundCtx) })
+	if n.game, err = openGameSource(cfg, env.clock, log); err != nil {
+		return n, err
+	}
+	if cfg.Roles.API {
+		if err = n.startAPI(ctx, cfg, env, log); err != nil {
+			return n, err
+		}
+	}
+	if cfg.botEnabled() {
+		desk, err := newKeyDesk(cfg, n.store, n.keys, nil, log, env.clock)
+		if err != nil {
+			return n, err
+		}
+		n.goBackground(func() {
+			if err := desk.Run(backgroundCtx); err != nil {
+				log.Error("Discord key desk stopped", "error", err)
+			}
+		})
+	} else if cfg.Roles.Bot {
+		log.Info("Discord key desk off: CROWNS_DISCORD_TOKEN is unset")
+	}
+	return n, nil
+}
+
+// startAPI listens on CROWNS_ADDR and serves the API; in the embedded mode
+// the first start also prints a ready-to-use key.
+func (n *node) startAPI(ctx context.Context, cfg config, env cli, log *slog.Logger) error {
+	server, err := api.New(api.Config{
+		SupportInfo:   cfg.SupportInfo,
+		RatePerSecond: cfg.RatePerSecond,
+		RateBurst:     cfg.RateBurst,
+		CacheTTL:      cfg.CacheTTL,
+		CacheBytes:    cfg.CacheBytes,
+		Tournaments:   cfg.Tournaments,
+		Clock:         env.clock,
+		Logger:        log,
+	}, api.Dependencies{Keys: n.keys, Game: n.game.client, Health: n.store})
+	if err != nil {
+		return err
+	}
+	n.api = server
+	if n.listen, err = net.Listen("tcp", cfg.Addr); err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	go func() {
+		if err := server.Serve(n.listen); err != nil {
+			n.failures <- fmt.Errorf("serve API: %w", err)
+		}
+	}()
+	log.Info("API listening", "addr", n.listen.Addr().String())
+	if cfg.embedded() {
+		if err := welcomeFirstStart(ctx, env.stdout, n.keys, n.game.world, n.listen.Addr()); err != nil {
+			log.Warn("could not prepare the local developer key", "error", err)
+		}
+	}
+	return nil
+}
+
+// goBackground runs fn as tracked background work.
+func (n *node) goBackground(fn func()) {
+	n.work.Add(1)
+	go func() {
+		defer n.work.Done()
+		fn()
+	}()
+}
+
+// wait blocks until ctx ends (a clean stop) or a part fails.
+func (n *node) wait(ctx context.Context) error {
+	select {
+	case <-ctx.Done():
+		return nil
+	case err := <-n.failures:
+		return err
+	}
+}
+
+// shutdown stops the parts in order, each bounded by the shutdown timeout:
+// the API stops taking requests and drains those in flight, background
+// work finishes its current writes (and flushes key use), the sandbox
+// stops, the database closes.
+func (n *node) shutdown(cfg config, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	defer cancel()
+	if n.api != nil {
+		log.Info("draining API requests")
+		if err := n.api.Shutdown(ctx); err != nil {
+			log.Warn("API shutdown", "error", err)
+		}
+	}
+	n.background()
+	n.work.Wait()
+	if n.game != nil {
+		if err := n.game.stop(ctx); err != nil && !errors.Is(err, context.Canceled) {
+			log.Warn("sandbox shutdown", "error", err)
+		}
+	}
+	if n.store != nil {
+		if err := n.store.Close(); err != nil {
+			log.Warn("database close", "error", err)
+		}
+	}
 }

@@ -1,0 +1,112 @@
+package api_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/crownsdev/crowns/api"
+)
+
+func TestUpstreamAnswersAreCached(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	key := h.issue("20")
+	player := h.world.PlayerTags()[0]
+	path := "/player/" + player + "/battles"
+	upstreamPath := "/v1/players/%23" + player + "/battlelog"
+
+	first := h.get(path, "auth", key)
+	firstBody := readBody(t, first)
+	if first.StatusCode != http.StatusOK || first.Header.Get("x-cached") != "" {
+		t.Fatalf("first answer: status %d, x-cached %q", first.StatusCode, first.Header.Get("x-cached"))
+	}
+	second := h.get(path, "auth", key)
+	expectHeader(t, second, "x-cached", "true")
+	if !bytes.Equal(readBody(t, second), firstBody) {
+		t.Fatal("the cached answer differs from the first")
+	}
+	if n := h.upstream.count(upstreamPath); n != 1 {
+		t.Fatalf("upstream called %d times for two requests within the TTL", n)
+	}
+	// A tag written another way is the same entry.
+	if resp := h.get("/player/%23"+player+"/battles", "auth", key); resp.Header.Get("x-cached") != "true" {
+		t.Fatal("the %23-prefixed tag missed the cache")
+	}
+
+	h.clock.Advance(3*time.Minute + time.Second)
+	third := h.get(path, "auth", key)
+	if third.StatusCode != http.StatusOK || third.Header.Get("x-cached") != "" {
+		t.Fatalf("after the TTL: status %d, x-cached %q", third.StatusCode, third.Header.Get("x-cached"))
+	}
+	if n := h.upstream.count(upstreamPath); n != 2 {
+		t.Fatalf("upstream called %d times, want 2 after expiry", n)
+	}
+}
+
+func TestETagAndConditionalGet(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	key := h.issue("22")
+	resp := h.get("/clan/search?name=royal&limit=5", "auth", key)
+	body := readBody(t, resp)
+	etag := resp.Header.Get("ETag")
+	if resp.StatusCode != http.StatusOK || etag == "" {
+		t.Fatalf("status %d, ETag %q", resp.StatusCode, etag)
+	}
+	for _, ifNoneMatch := range []string{etag, "W/" + etag, `"other", ` + etag, "*"} {
+		notModified := h.get("/clan/search?name=royal&limit=5", "auth", key, "If-None-Match", ifNoneMatch)
+		if notModified.StatusCode != http.StatusNotModified {
+			t.Fatalf("If-None-Match %s: status %d", ifNoneMatch, notModified.StatusCode)
+		}
+		if b := readBody(t, notModified); len(b) != 0 {
+			t.Fatalf("304 with a body of %d bytes", len(b))
+		}
+		expectHeader(t, notModified, "ETag", etag)
+	}
+	other := h.get("/clan/search?name=royal&limit=5", "auth", key, "If-None-Match", `"stale"`)
+	if other.StatusCode != http.StatusOK || !bytes.Equal(readBody(t, other), body) {
+		t.Fatalf("non-matching If-None-Match: status %d", other.StatusCode)
+	}
+	if h.get("/healthz").Header.Get("ETag") == "" {
+		t.Fatal("a 200 without ETag")
+	}
+}
+
+func TestGzipForClientsThatAcceptIt(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	key := h.issue("23")
+	path := "/player/" + h.world.PlayerTags()[1] + "/battles"
+	plain := readBody(t, h.get(path, "auth", key))
+
+	resp := h.get(path, "auth", key, "Accept-Encoding", "br;q=1, gzip;q=0.8")
+	expectHeader(t, resp, "Content-Encoding", "gzip")
+	zr, err := gzip.NewReader(bytes.NewReader(readBody(t, resp)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unzipped, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(unzipped, plain) {
+		t.Fatal("the gzip body does not decompress to the plain body")
+	}
+	refused := h.get(path, "auth", key, "Accept-Encoding", "gzip;q=0")
+	if refused.Header.Get("Content-Encoding") != "" {
+		t.Fatal("gzip sent to a client that refused it")
+	}
+}
+
+func TestCacheCanBeSwitchedOff(t *testing.T) {
+	h := newHarness(t, harnessOptions{config: func(c *api.Config) { c.CacheTTL = 0 }})
+	key := h.issue("24")
+	h.get("/clan/search?name=royal", "auth", key)
+	if resp := h.get("/clan/search?name=royal", "auth", key); resp.Header.Get("x-cached") != "" {
+		t.Fatal("cached although the TTL is zero")
+	}
+	if n := h.upstream.total.Load(); n != 2 {
+		t.Fatalf("upstream called %d times, want 2", n)
+	}
+}

@@ -1,0 +1,189 @@
+package api_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crownsdev/crowns/api"
+	"github.com/crownsdev/crowns/models"
+)
+
+func TestClanSearchPagesThroughLinkHeaders(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	key := h.issue("30")
+	seen := map[string]bool{}
+	path := "/clan/search?name=royal&limit=3"
+	for page := 0; path != ""; page++ {
+		if page > 50 {
+			t.Fatal("paging does not end")
+		}
+		resp := h.get(path, "auth", key)
+		link := resp.Header.Get("Link")
+		var clans []models.ClanSearchResult
+		decodeJSON(t, resp, &clans)
+		if len(clans) > 3 {
+			t.Fatalf("page of %d clans with limit=3", len(clans))
+		}
+		for _, c := range clans {
+			if seen[c.Tag] {
+				t.Fatalf("clan %s on two pages", c.Tag)
+			}
+			seen[c.Tag] = true
+			if !strings.Contains(strings.ToLower(c.Name), "royal") {
+				t.Fatalf("clan %q does not match the name filter", c.Name)
+			}
+			if strings.HasPrefix(c.Tag, "#") || c.Badge.ID == 0 || c.MemberCount < 1 {
+				t.Fatalf("clan not in the legacy shape: %+v", c)
+			}
+		}
+		path = nextLink(t, link)
+	}
+	if len(seen) < 4 {
+		t.Fatalf("found %d royal clans across pages; the world has more", len(seen))
+	}
+}
+
+func TestClanSearchFilters(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	key := h.issue("31")
+	var clans []models.ClanSearchResult
+	decodeJSON(t, h.get("/clan/search?minMembers=45&maxMembers=48&score=20000&limit=100", "auth", key), &clans)
+	if len(clans) == 0 {
+		t.Fatal("no clan with 45-48 members and score 20000+")
+	}
+	for _, c := range clans {
+		if c.MemberCount < 45 || c.MemberCount > 48 || c.Score < 20000 {
+			t.Fatalf("clan outside the filters: %+v", c)
+		}
+	}
+	var none []models.ClanSearchResult
+	resp := h.get("/clan/search?name=zzzqqqxxx", "auth", key)
+	raw := readBody(t, resp)
+	if resp.StatusCode != http.StatusOK || strings.TrimSpace(string(raw)) != "[]" {
+		t.Fatalf("no match: status %d body %s", resp.StatusCode, raw)
+	}
+	_ = json.Unmarshal(raw, &none)
+}
+
+func TestPlayerBattles(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	key := h.issue("32")
+	player := h.world.PlayerTags()[0]
+	var battles []models.Battle
+	decodeJSON(t, h.get("/player/"+strings.ToLower(player)+"/battles", "auth", key), &battles)
+	if len(battles) != models.MaxBattles {
+		t.Fatalf("%d battles, want %d", len(battles), models.MaxBattles)
+	}
+	if !sort.SliceIsSorted(battles, func(i, j int) bool { return battles[i].UTCTime > battles[j].UTCTime }) {
+		t.Fatal("battles are not newest first")
+	}
+	now := h.clock.Now().Unix()
+	for _, b := range battles {
+		if b.UTCTime > now || b.UTCTime < now-90*24*3600 {
+			t.Fatalf("utcTime %d is not Unix seconds near the clock's %d", b.UTCTime, now)
+		}
+		if b.Winner != b.TeamCrowns-b.OpponentCrowns {
+			t.Fatalf("winner %d != %d - %d", b.Winner, b.TeamCrowns, b.OpponentCrowns)
+		}
+		if len(b.Team) == 0 || len(b.Opponent) == 0 || b.TeamSize != len(b.Team) {
+			t.Fatalf("battle sides: %+v", b)
+		}
+		for _, p := range append(b.Team, b.Opponent...) {
+			if !strings.HasPrefix(p.DeckLink, "https://link.clashroyale.com/deck/en?deck=") || len(p.Deck) == 0 {
+				t.Fatalf("participant deck: %+v", p)
+			}
+		}
+	}
+}
+
+func TestUpstreamFailuresAsAnswers(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		status     int
+		body       string
+		header     map[string]string
+		want       int
+		text       string
+		retryAfter string
+	}{
+		{"not found", 404, `{"reason":"notFound","message":"Not found"}`, nil, 404, "Not found", ""},
+		{"maintenance", 503, `{"reason":"inMaintenance","message":"Service is temporarily unavailable because of maintenance."}`, nil, 503, "Temporarily unavailable", "30"},
+		{"throttled", 429, `{"reason":"requestThrottled","message":"Request was throttled"}`, map[string]string{"Retry-After": "7"}, 503, "Temporarily unavailable", "7"},
+		{"server error", 500, `{"reason":"unknownException"}`, nil, 503, "Temporarily unavailable", "10"},
+		{"refused token", 403, `{"reason":"accessDenied.invalidIp","message":"Invalid authorization: API key does not allow access from IP 1.2.3.4"}`, nil, 503, "Temporarily unavailable", "60"},
+		{"malformed JSON", 200, `{"items": [`, nil, 503, "Temporarily unavailable", "10"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			upstream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				for k, v := range tt.header {
+					w.Header().Set(k, v)
+				}
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(tt.status)
+				_, _ = w.Write([]byte(tt.body))
+			})
+			h := newHarness(t, harnessOptions{upstream: upstream})
+			key := h.issue("33")
+			resp := h.get("/player/2CCCP/battles", "auth", key)
+			body := expectError(t, resp, tt.want, tt.text)
+			if got := resp.Header.Get("Retry-After"); got != tt.retryAfter {
+				t.Fatalf("Retry-After = %q, want %q", got, tt.retryAfter)
+			}
+			if strings.Contains(body.StatusText+body.Info, "IP") || strings.Contains(body.StatusText, "maintenance") {
+				t.Fatal("upstream text reached the client")
+			}
+		})
+	}
+}
+
+func TestUpstreamUnreachable(t *testing.T) {
+	closed := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Hijack and drop the connection: a transport failure, not a status.
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			_ = conn.Close()
+		}
+	})
+	h := newHarness(t, harnessOptions{upstream: closed})
+	key := h.issue("34")
+	resp := h.get("/clan/search?name=royal", "auth", key)
+	expectError(t, resp, http.StatusServiceUnavailable, "Temporarily unavailable")
+	if resp.Header.Get("Retry-After") == "" {
+		t.Fatal("503 without Retry-After")
+	}
+}
+
+func TestUpstreamTooSlow(t *testing.T) {
+	slow := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done()
+	})
+	// The request's own deadline is far away: only the upstream client's
+	// timeout (2s in the harness) can end the call.
+	h := newHarness(t, harnessOptions{upstream: slow, config: func(c *api.Config) { c.RequestTimeout = time.Hour }})
+	key := h.issue("35")
+	start := time.Now()
+	expectError(t, h.get("/clan/search?name=royal", "auth", key), http.StatusServiceUnavailable, "Temporarily unavailable")
+	if elapsed := time.Since(start); elapsed > time.Minute {
+		t.Fatalf("a hanging upstream held the request for %s", elapsed)
+	}
+}
+
+var linkNext = regexp.MustCompile(`<([^>]+)>;\s*rel="next"`)
+
+// nextLink returns the target of a Link header's rel="next", or "".
+func nextLink(t *testing.T, header string) string {
+	t.Helper()
+	m := linkNext.FindStringSubmatch(header)
+	if m == nil {
+		return ""
+	}
+	if !strings.HasPrefix(m[1], "/clan/search?") {
+		t.Fatalf("next link %q does not point at the search", m[1])
+	}
+	return m[1]
+}

@@ -1,0 +1,231 @@
+package api_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/crownsdev/crowns/api"
+	"github.com/crownsdev/crowns/keys"
+	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/upstream"
+	"github.com/crownsdev/crowns/upstream/sandbox"
+)
+
+// testSupportInfo is the configured "info" text of error bodies.
+const testSupportInfo = "see the test README"
+
+// harness is a real API server over real parts: the key service on a test
+// database, and the upstream client against the sandbox world (or another
+// upstream) over HTTP, with a hand-moved clock.
+type harness struct {
+	t        *testing.T
+	server   *api.Server
+	store    *models.Store
+	keys     *keys.Service
+	clock    *models.ManualClock
+	world    *sandbox.World
+	upstream *countingUpstream
+	logs     *syncBuffer
+}
+
+// harnessOptions adjust the server a harness builds.
+type harnessOptions struct {
+	engine   models.Dialect
+	config   func(*api.Config)
+	upstream http.Handler // default: the sandbox world
+	game     api.GameData // replaces the upstream client entirely
+}
+
+func newHarness(t *testing.T, opts harnessOptions) *harness {
+	t.Helper()
+	if opts.engine == "" {
+		opts.engine = models.DialectSQLite
+	}
+	clock := models.NewManualClock(time.Date(2026, 11, 2, 10, 30, 0, 0, time.UTC))
+	h := &harness{t: t, clock: clock, logs: &syncBuffer{}}
+	h.store = dbtest.Open(t, opts.engine)
+	log := slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	service, err := keys.NewService(h.store, keys.Config{Secret: bytes.Repeat([]byte{7}, 32), Clock: clock, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.keys = service
+
+	h.world = sandbox.NewWorld(sandbox.Config{Clock: clock, Clans: 400})
+	handler := opts.upstream
+	if handler == nil {
+		handler = h.world.Handler()
+	}
+	h.upstream = &countingUpstream{next: handler}
+	upstreamServer := httptest.NewServer(h.upstream)
+	t.Cleanup(upstreamServer.Close)
+	game := opts.game
+	if game == nil {
+		client, err := upstream.New(upstream.Config{
+			BaseURL: upstreamServer.URL + "/v1", Token: "test", Timeout: 2 * time.Second,
+			Backoff: time.Millisecond, Logger: log, Clock: clock,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		game = client
+	}
+
+	cfg := api.Config{
+		SupportInfo:   testSupportInfo,
+		RatePerSecond: 1000,
+		RateBurst:     1000,
+		CacheTTL:      3 * time.Minute,
+		CacheBytes:    8 << 20,
+		Clock:         clock,
+		Logger:        log,
+	}
+	if opts.config != nil {
+		opts.config(&cfg)
+	}
+	server, err := api.New(cfg, api.Dependencies{Keys: service, Game: game, Health: h.store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.server = server
+	return h
+}
+
+// issue returns a fresh key of a new developer.
+func (h *harness) issue(discordUserID string) string {
+	h.t.Helper()
+	issued, err := h.keys.IssueOrRemind(context.Background(), keys.Developer{DiscordUserID: discordUserID, DisplayName: "dev " + discordUserID}, "test")
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return issued.Key
+}
+
+// get sends a GET through the real Fiber app; headers come in name, value
+// pairs.
+func (h *harness) get(path string, headers ...string) *http.Response {
+	h.t.Helper()
+	return h.do(http.MethodGet, path, headers...)
+}
+
+func (h *harness) do(method, path string, headers ...string) *http.Response {
+	h.t.Helper()
+	req := httptest.NewRequest(method, path, nil)
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := h.server.App().Test(req, -1)
+	if err != nil {
+		h.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	return resp
+}
+
+// errorBody is the contract's error body, decoded.
+type errorBody struct {
+	Error      bool   `json:"error"`
+	StatusCode int    `json:"statusCode"`
+	StatusText string `json:"statusText"`
+	Info       string `json:"info"`
+	EventID    string `json:"eventId"`
+}
+
+// expectError checks status, content type and the error body of resp.
+func expectError(t *testing.T, resp *http.Response, status int, text string) errorBody {
+	t.Helper()
+	raw := readBody(t, resp)
+	if resp.StatusCode != status {
+		t.Fatalf("status = %d, want %d; body %s", resp.StatusCode, status, raw)
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+		t.Fatalf("Content-Type = %q, want application/json", ct)
+	}
+	var body errorBody
+	if err := json.Unmarshal(raw, &body); err != nil {
+		t.Fatalf("error body %q does not decode: %v", raw, err)
+	}
+	want := errorBody{Error: true, StatusCode: status, StatusText: text, Info: testSupportInfo, EventID: body.EventID}
+	if body != want {
+		t.Fatalf("error body = %+v, want %+v", body, want)
+	}
+	return body
+}
+
+func readBody(t *testing.T, resp *http.Response) []byte {
+	t.Helper()
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+// decodeJSON reads a 200 answer into v.
+func decodeJSON(t *testing.T, resp *http.Response, v any) {
+	t.Helper()
+	raw := readBody(t, resp)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status = %d, want 200; body %s", resp.StatusCode, raw)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		t.Fatalf("body %q does not decode: %v", raw, err)
+	}
+}
+
+// countingUpstream counts the requests that reach the upstream, per path.
+type countingUpstream struct {
+	next  http.Handler
+	total atomic.Int64
+	mu    sync.Mutex
+	paths map[string]int
+}
+
+func (u *countingUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	u.total.Add(1)
+	u.mu.Lock()
+	if u.paths == nil {
+		u.paths = make(map[string]int)
+	}
+	u.paths[r.URL.EscapedPath()]++
+	u.mu.Unlock()
+	u.next.ServeHTTP(w, r)
+}
+
+func (u *countingUpstream) count(escapedPath string) int {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.paths[escapedPath]
+}
+
+// syncBuffer is a log sink safe for concurrent writers.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// contains reports whether the captured logs mention s.
+func (b *syncBuffer) contains(s string) bool { return strings.Contains(b.String(), s) }

@@ -1,0 +1,90 @@
+package api_test
+
+import (
+	"net/http"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/crownsdev/crowns/api"
+)
+
+func TestRateLimitPerKey(t *testing.T) {
+	h := newHarness(t, harnessOptions{config: func(c *api.Config) {
+		c.RatePerSecond = 2
+		c.RateBurst = 3
+	}})
+	key := h.issue("10")
+	other := h.issue("11")
+	const path = "/clan/2CCCP/history" // answers 417 without the upstream: cheap
+
+	for i, wantRemaining := range []string{"2", "1", "0"} {
+		resp := h.get(path, "auth", key)
+		if resp.StatusCode != http.StatusExpectationFailed {
+			t.Fatalf("request %d: status %d", i, resp.StatusCode)
+		}
+		expectHeader(t, resp, "x-ratelimit-limit", "2")
+		expectHeader(t, resp, "x-ratelimit-remaining", wantRemaining)
+		expectHeader(t, resp, "RateLimit-Policy", `"default";q=2;w=1`)
+	}
+	limited := h.get(path, "auth", key)
+	expectHeader(t, limited, "x-ratelimit-remaining", "0")
+	expectHeader(t, limited, "x-ratelimit-retry-after", "500")
+	expectHeader(t, limited, "Retry-After", "1")
+	expectHeader(t, limited, "RateLimit", `"default";r=0;t=2`)
+	expectError(t, limited, http.StatusTooManyRequests, "Rate limit exceeded")
+
+	// Another key has its own bucket.
+	if resp := h.get(path, "auth", other); resp.StatusCode != http.StatusExpectationFailed {
+		t.Fatalf("other key: status %d", resp.StatusCode)
+	}
+
+	// Half a second later one token is back, and only one.
+	h.clock.Advance(500 * time.Millisecond)
+	if resp := h.get(path, "auth", key); resp.StatusCode != http.StatusExpectationFailed {
+		t.Fatalf("after refill: status %d", resp.StatusCode)
+	}
+	expectError(t, h.get(path, "auth", key), http.StatusTooManyRequests, "Rate limit exceeded")
+
+	// A long pause refills to the burst, not beyond.
+	h.clock.Advance(time.Hour)
+	resp := h.get(path, "auth", key)
+	expectHeader(t, resp, "x-ratelimit-remaining", "2")
+}
+
+func TestRateLimitHeadersOnEveryAuthenticatedAnswer(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	key := h.issue("12")
+	for _, path := range []string{"/clan/search?name=royal", "/clan/search", "/player/ABC/battles", "/clan/2CCCP/history"} {
+		resp := h.get(path, "auth", key)
+		for _, name := range []string{"x-ratelimit-limit", "x-ratelimit-remaining", "RateLimit-Policy", "RateLimit"} {
+			if resp.Header.Get(name) == "" {
+				t.Errorf("%s: status %d without %s", path, resp.StatusCode, name)
+			}
+		}
+	}
+	if resp := h.get("/clan/search?name=royal"); resp.Header.Get("x-ratelimit-limit") != "" {
+		t.Error("an unauthenticated answer carries rate-limit headers")
+	}
+}
+
+func TestRetryAfterRoundsUp(t *testing.T) {
+	h := newHarness(t, harnessOptions{config: func(c *api.Config) {
+		c.RatePerSecond = 0.25
+		c.RateBurst = 1
+	}})
+	key := h.issue("13")
+	h.get("/clan/2CCCP/history", "auth", key)
+	h.clock.Advance(1500 * time.Millisecond)
+	limited := h.get("/clan/2CCCP/history", "auth", key)
+	expectHeader(t, limited, "x-ratelimit-retry-after", strconv.Itoa(2500))
+	expectHeader(t, limited, "Retry-After", "3")
+	expectError(t, limited, http.StatusTooManyRequests, "Rate limit exceeded")
+}
+
+func expectHeader(t *testing.T, resp *http.Response, name, want string) {
+	t.Helper()
+	if got := resp.Header.Get(name); got != want {
+		t.Fatalf("%s = %q, want %q", name, got, want)
+	}
+}

@@ -1,0 +1,50 @@
+package bot
+
+import "github.com/bwmarrin/discordgo"
+
+// answer is what the bot says back to one command, whichever way the
+// command came in.
+type answer struct {
+	text   string
+	embeds []*discordgo.MessageEmbed
+	// confirmFor, when set, adds the button by which that user confirms
+	// regenerating their key (slash commands only).
+	confirmFor string
+}
+
+// commandStyle is how a member invokes the developer commands, so answers
+// can name the right one.
+type commandStyle struct {
+	get, regenerate string
+	// slash is true for slash commands, whose answers can carry buttons.
+	slash bool
+}
+
+// slashStyle names the slash commands.
+func slashStyle() commandStyle {
+	return commandStyle{get: "/" + commandKey + " " + subGet, regenerate: "/" + commandKey + " " + subRegenerate, slash: true}
+}
+
+// textStyle names the text commands with the configured prefix.
+func (b *Bot) textStyle() commandStyle {
+	return commandStyle{get: b.cfg.Prefix + " " + subGet, regenerate: b.cfg.Prefix + " " + subRegenerate}
+}
+
+// requester is the member a developer command is for.
+type requester struct {
+	userID      string
+	displayName string
+}
+
+// requesterOf names the member behind a command: their server nickname,
+// else their global display name, else their user name.
+func requesterOf(user *discordgo.User, member *discordgo.Member) requester {
+	name := user.Username
+	if user.GlobalName != "" {
+		name = user.GlobalName
+	}
+	if member != nil && member.Nick != "" {
+		name = member.Nick
+	}
+	return requester{userID: user.ID, displayName: name}
+}

@@ -1,0 +1,181 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/crownsdev/crowns/keys"
+	"github.com/crownsdev/crowns/models"
+)
+
+// intents are the gateway events the bot asks for: the server itself,
+// members joining and leaving (privileged), messages and their content
+// (privileged) for the text command.
+const intents = discordgo.IntentsGuilds | discordgo.IntentsGuildMembers |
+	discordgo.IntentsGuildMessages | discordgo.IntentsMessageContent
+
+// Bot is the Discord key desk: one gateway session to the community server.
+type Bot struct {
+	cfg     Config
+	deps    Dependencies
+	log     *slog.Logger
+	clock   models.Clock
+	session *discordgo.Session
+
+	confirmations *confirmations
+	// auditNudge wakes the audit loop when this process commits a key
+	// transition, so the log channel hears of it without waiting a poll.
+	auditNudge chan struct{}
+	// reconciling lets one reconciliation run at a time.
+	reconciling sync.Mutex
+	inFlight    inFlight
+	started     atomic.Bool
+}
+
+// New builds the bot and its discordgo session; it does not connect yet.
+func New(cfg Config, deps Dependencies) (*Bot, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if deps.Keys == nil || deps.Cursors == nil {
+		return nil, errors.New("bot: Keys and Cursors dependencies are required")
+	}
+	session, err := discordgo.New("Bot " + cfg.Token)
+	if err != nil {
+		return nil, fmt.Errorf("bot: create discord session: %w", err)
+	}
+	session.Identify.Intents = intents
+	// The bot reads no cached state; tracking every member of a large
+	// server would only cost memory.
+	session.StateEnabled = false
+	if cfg.HTTPClient != nil {
+		session.Client = cfg.HTTPClient
+	}
+	return &Bot{
+		cfg:           cfg,
+		deps:          deps,
+		log:           cfg.Logger.With("role", "bot"),
+		clock:         cfg.Clock,
+		session:       session,
+		confirmations: newConfirmations(regenerateConfirmWindow),
+		auditNudge:    make(chan struct{}, 1),
+	}, nil
+}
+
+// Run connects to Discord and serves the key desk until ctx ends, then
+// closes the gateway and waits for the commands in flight (each bounded
+// by HandlerTimeout). When Discord refuses the token or the privileged
+// intents, Run logs one instruction saying what to fix and returns nil at
+// once: a bot that cannot connect must not take the API down with it. An
+// unreachable gateway is retried until ctx ends. Run may be called once.
+func (b *Bot) Run(ctx context.Context) error {
+	if !b.started.CompareAndSwap(false, true) {
+		return errors.New("bot: Run called twice")
+	}
+	defer b.inFlight.closeAndWait()
+	if refusal := b.checkToken(ctx); refusal != "" {
+		b.log.Error(refusal)
+		return nil
+	}
+	removeHandlers := b.addHandlers(ctx)
+	defer removeHandlers()
+	if !b.openGateway(ctx) {
+		return nil
+	}
+	unsubscribe := b.deps.Keys.Subscribe(func(keys.Event) { b.nudgeAudit() })
+	defer unsubscribe()
+	auditDone := make(chan struct{})
+	go func() {
+		defer close(auditDone)
+		b.auditLoop(ctx)
+	}()
+	<-ctx.Done()
+	if err := b.session.Close(); err != nil {
+		b.log.Warn("closing the Discord gateway failed", "error", err)
+	}
+	<-auditDone
+	b.log.Info("disconnected from Discord")
+	return nil
+}
+
+// addHandlers routes gateway events to the Handle methods and returns the
+// function that unregisters them. Commands and member events get a
+// context that survives shutdown for at most HandlerTimeout, so a key
+// being issued is delivered; READY (reconciliation) ends with ctx.
+func (b *Bot) addHandlers(ctx context.Context) func() {
+	bounded := func(handle func(context.Context)) {
+		b.dispatch(func() {
+			handlerCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.cfg.HandlerTimeout)
+			defer cancel()
+			handle(handlerCtx)
+		})
+	}
+	removers := []func(){
+		b.session.AddHandler(func(_ *discordgo.Session, e *discordgo.Ready) {
+			b.dispatch(func() { b.HandleReady(ctx, e) })
+		}),
+		b.session.AddHandler(func(_ *discordgo.Session, e *discordgo.MessageCreate) {
+			bounded(func(ctx context.Context) { b.HandleMessageCreate(ctx, e) })
+		}),
+		b.session.AddHandler(func(_ *discordgo.Session, e *discordgo.InteractionCreate) {
+			bounded(func(ctx context.Context) { b.HandleInteractionCreate(ctx, e) })
+		}),
+		b.session.AddHandler(func(_ *discordgo.Session, e *discordgo.GuildMemberRemove) {
+			bounded(func(ctx context.Context) { b.HandleGuildMemberRemove(ctx, e) })
+		}),
+	}
+	return func() {
+		for _, remove := range removers {
+			remove()
+		}
+	}
+}
+
+// dispatch runs one event handler unless shutdown has begun, counting it
+// as in flight and turning a panic into a log line.
+func (b *Bot) dispatch(handle func()) {
+	if !b.inFlight.begin() {
+		return
+	}
+	defer b.inFlight.end()
+	defer func() {
+		if r := recover(); r != nil {
+			b.log.Error("bot event handler panicked", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+		}
+	}()
+	handle()
+}
+
+// inFlight counts running event handlers; once closed it admits none.
+type inFlight struct {
+	mu      sync.Mutex
+	closed  bool
+	running sync.WaitGroup
+}
+
+func (f *inFlight) begin() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return false
+	}
+	f.running.Add(1)
+	return true
+}
+
+func (f *inFlight) end() { f.running.Done() }
+
+func (f *inFlight) closeAndWait() {
+	f.mu.Lock()
+	f.closed = true
+	f.mu.Unlock()
+	f.running.Wait()
+}

@@ -1,0 +1,86 @@
+package bot
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/crownsdev/crowns/models"
+)
+
+// Config says where the key desk works and how it behaves.
+type Config struct {
+	// Token is the bot token from the Discord developer portal, without
+	// the "Bot " prefix.
+	Token string
+	// GuildID is the community server; KeyChannelID its developer-key
+	// channel; LogChannelID, when set, receives every key transition.
+	GuildID      string
+	KeyChannelID string
+	LogChannelID string
+	// Prefix starts text commands, like "!key get" (default "!key").
+	Prefix string
+	Clock  models.Clock
+	Logger *slog.Logger
+	// HTTPClient carries the session's REST requests; nil keeps
+	// discordgo's client. Tests point it at a fake Discord.
+	HTTPClient *http.Client
+	// HandlerTimeout bounds the work of one command or member event
+	// (default 15s); shutdown waits for handlers in flight.
+	HandlerTimeout time.Duration
+	// AuditPollInterval is how often the key-event outbox is read for
+	// the log channel (default 5s).
+	AuditPollInterval time.Duration
+	// ReconnectDelay is the first wait after the gateway could not be
+	// reached; it doubles up to 5 minutes (default 5s).
+	ReconnectDelay time.Duration
+}
+
+// Defaults of Config.
+const (
+	DefaultPrefix            = "!key"
+	defaultHandlerTimeout    = 15 * time.Second
+	defaultAuditPollInterval = 5 * time.Second
+	defaultReconnectDelay    = 5 * time.Second
+	maxRetryDelay            = 5 * time.Minute
+)
+
+// withDefaults fills unset fields and reports what is missing.
+func (c Config) withDefaults() (Config, error) {
+	var problems []string
+	if strings.TrimSpace(c.Token) == "" {
+		problems = append(problems, "bot: Token is required")
+	}
+	if c.GuildID == "" {
+		problems = append(problems, "bot: GuildID is required")
+	}
+	if c.KeyChannelID == "" {
+		problems = append(problems, "bot: KeyChannelID is required")
+	}
+	if len(problems) > 0 {
+		return c, errors.New(strings.Join(problems, "; "))
+	}
+	c.Token = strings.TrimPrefix(strings.TrimSpace(c.Token), "Bot ")
+	c.Prefix = strings.TrimSpace(c.Prefix)
+	if c.Prefix == "" {
+		c.Prefix = DefaultPrefix
+	}
+	if c.Clock == nil {
+		c.Clock = models.SystemClock{}
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.HandlerTimeout <= 0 {
+		c.HandlerTimeout = defaultHandlerTimeout
+	}
+	if c.AuditPollInterval <= 0 {
+		c.AuditPollInterval = defaultAuditPollInterval
+	}
+	if c.ReconnectDelay <= 0 {
+		c.ReconnectDelay = defaultReconnectDelay
+	}
+	return c, nil
+}

@@ -1,0 +1,48 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+
+	"github.com/bwmarrin/discordgo"
+)
+
+// Discord JSON error codes the bot reacts to.
+const (
+	// codeCannotMessageUser: the member does not accept direct messages
+	// from server members.
+	codeCannotMessageUser = 50007
+)
+
+// isDMClosed reports whether Discord refused a direct message because the
+// member does not accept them.
+func isDMClosed(err error) bool {
+	var restErr *discordgo.RESTError
+	return errors.As(err, &restErr) && restErr.Message != nil && restErr.Message.Code == codeCannotMessageUser
+}
+
+// describeDiscordError words a failed Discord request for the log: status,
+// JSON code and Discord's message, or the transport failure without its
+// URL (interaction URLs carry the interaction's token). Request bodies,
+// which may hold a key, are never part of it.
+func describeDiscordError(err error) string {
+	var restErr *discordgo.RESTError
+	if errors.As(err, &restErr) && restErr.Response != nil {
+		if restErr.Message != nil {
+			return fmt.Sprintf("HTTP %d, code %d: %s", restErr.Response.StatusCode, restErr.Message.Code, restErr.Message.Message)
+		}
+		return fmt.Sprintf("HTTP %d", restErr.Response.StatusCode)
+	}
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) {
+		return urlErr.Op + ": " + urlErr.Err.Error()
+	}
+	return err.Error()
+}
+
+// logDiscordFailure logs a Discord request that failed while doing what.
+func (b *Bot) logDiscordFailure(ctx context.Context, what string, err error) {
+	b.log.WarnContext(ctx, "discord request failed", "doing", what, "discord", describeDiscordError(err))
+}

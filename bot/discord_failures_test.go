@@ -1,0 +1,78 @@
+package bot_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/crownsdev/crowns/bot/discordtest"
+)
+
+func TestDiscordFailuresGetAPoliteAnswerAndALogLine(t *testing.T) {
+	dmSend := "/channels/" + discordtest.DMChannelID(developerID) + "/messages"
+	tests := []struct {
+		name string
+		via  string
+		rule discordtest.Rule
+		// wantAnswer is in the answer, "" when the answer itself cannot
+		// be delivered.
+		wantAnswer string
+		wantLog    string
+		// delivered says whether the key reaches the developer anyway.
+		delivered bool
+		// dmAttempts, when set, is how many times the DM is sent.
+		dmAttempts int
+	}{
+		{name: "direct message 500", via: "slash", rule: discordtest.Rule{Method: "POST", Path: dmSend, Failure: discordtest.ServerError},
+			wantAnswer: "try `/key get` again in a few minutes", wantLog: "HTTP 500"},
+		{name: "direct message 500, text", via: "text", rule: discordtest.Rule{Method: "POST", Path: dmSend, Failure: discordtest.ServerError},
+			wantAnswer: "try `!key get` again in a few minutes", wantLog: "HTTP 500"},
+		{name: "opening the direct message 404", via: "slash", rule: discordtest.Rule{Method: "POST", Path: "/users/@me/channels", Failure: discordtest.NotFound},
+			wantAnswer: "again in a few minutes", wantLog: "HTTP 404"},
+		{name: "direct message rate limited once", via: "slash", rule: discordtest.Rule{Method: "POST", Path: dmSend, Failure: discordtest.RateLimited, Times: 1},
+			wantAnswer: "check your direct messages", delivered: true, dmAttempts: 2},
+		{name: "channel answer 403", via: "text", rule: discordtest.Rule{Method: "POST", Path: "/channels/" + keyChannelID + "/messages", Failure: discordtest.Forbidden},
+			wantLog: "HTTP 403, code 50013", delivered: true},
+		{name: "channel answer 500", via: "text", rule: discordtest.Rule{Method: "POST", Path: "/channels/" + keyChannelID + "/messages", Failure: discordtest.ServerError},
+			wantLog: "HTTP 500", delivered: true},
+		{name: "deleting the command 403", via: "text", rule: discordtest.Rule{Method: "DELETE", Path: "/channels/*/messages/*", Failure: discordtest.Forbidden},
+			wantAnswer: "check your direct messages", wantLog: "Manage Messages", delivered: true},
+		{name: "slash answer 500", via: "slash", rule: discordtest.Rule{Method: "PATCH", Path: "/webhooks/*/*/messages/*", Failure: discordtest.ServerError},
+			wantLog: "answer a slash command", delivered: true},
+		{name: "acknowledging 500", via: "slash", rule: discordtest.Rule{Method: "POST", Path: "/interactions/*/*/callback", Failure: discordtest.ServerError},
+			wantLog: "acknowledge a slash command"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := newDesk(t, deskOptions{})
+			d.discord.Fail(tt.rule)
+			var answer string
+			if tt.via == "slash" {
+				i := d.slash(developerID, keyChannelID, 0, "key", "get")
+				if tt.wantAnswer != "" {
+					answer = d.answerText(i)
+				}
+			} else {
+				d.say(developerID, keyChannelID, "!key get")
+				if posts := d.channelPosts(keyChannelID); len(posts) > 0 {
+					answer = posts[len(posts)-1]
+				}
+			}
+			if !strings.Contains(answer, tt.wantAnswer) {
+				t.Errorf("answer = %q, want %q", answer, tt.wantAnswer)
+			}
+			if strings.Contains(answer, "crw_") {
+				t.Errorf("answer holds a key: %q", answer)
+			}
+			if tt.wantLog != "" && !strings.Contains(d.logs.String(), tt.wantLog) {
+				t.Errorf("logs lack %q:\n%s", tt.wantLog, d.logs.String())
+			}
+			if attempts := len(d.directMessages(developerID)); tt.dmAttempts != 0 && attempts != tt.dmAttempts {
+				t.Errorf("the DM was sent %d times, want %d", attempts, tt.dmAttempts)
+			}
+			d.discord.Heal()
+			if tt.delivered {
+				d.assertAPI(d.keyFromLastDM(developerID), 200, "")
+			}
+		})
+	}
+}

@@ -1,0 +1,124 @@
+package discordtest
+
+import (
+	"net/http"
+)
+
+// Failure is a way Discord refuses a request.
+type Failure int
+
+// The failures the fake can answer with, as Discord words them.
+const (
+	// DMClosed is 403 with JSON code 50007: the member does not accept
+	// direct messages from server members.
+	DMClosed Failure = iota + 1
+	// Forbidden is 403 with code 50013: the bot lacks a permission.
+	Forbidden
+	// NotFound is 404 with code 10003: unknown channel.
+	NotFound
+	// RateLimited is 429 with a tiny retry-after (discordgo waits and
+	// retries by itself).
+	RateLimited
+	// ServerError is 500.
+	ServerError
+	// Unauthorized is 401: the token is not valid.
+	Unauthorized
+)
+
+// String names the failure, for test names.
+func (f Failure) String() string {
+	switch f {
+	case DMClosed:
+		return "dm-closed-50007"
+	case Forbidden:
+		return "forbidden-403"
+	case NotFound:
+		return "not-found-404"
+	case RateLimited:
+		return "rate-limited-429"
+	case ServerError:
+		return "server-error-500"
+	case Unauthorized:
+		return "unauthorized-401"
+	}
+	return "unknown-failure"
+}
+
+// Rule makes requests fail: those with Method whose path matches Path
+// (relative to the API prefix; a "*" segment matches any one segment, as
+// in "/channels/*/messages"). The first Skip matching requests pass; then
+// Times requests fail (every later one when Times <= 0).
+type Rule struct {
+	Method  string
+	Path    string
+	Failure Failure
+	Skip    int
+	Times   int
+}
+
+// Fail adds a failure rule. Rules added earlier are tried first.
+func (s *Server) Fail(r Rule) {
+	if r.Times <= 0 {
+		r.Times = -1
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rules = append(s.rules, &r)
+}
+
+// Heal removes every failure rule.
+func (s *Server) Heal() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rules = nil
+}
+
+// takeFailure returns the failure of the first rule, in the order added,
+// that makes this request fail; a matching rule still skipping counts the
+// request and lets later rules decide. s.mu is held.
+func (s *Server) takeFailure(method, path string) (Failure, bool) {
+	for i, r := range s.rules {
+		if r.Method != method || !pathMatches(r.Path, path) {
+			continue
+		}
+		if r.Skip > 0 {
+			r.Skip--
+			continue
+		}
+		if r.Times > 0 {
+			r.Times--
+			if r.Times == 0 {
+				s.rules = append(s.rules[:i:i], s.rules[i+1:]...)
+			}
+		}
+		return r.Failure, true
+	}
+	return 0, false
+}
+
+// write answers with the failure's status, headers and JSON body.
+func (f Failure) write(w http.ResponseWriter) {
+	switch f {
+	case DMClosed:
+		writeJSON(w, http.StatusForbidden, apiError{Message: "Cannot send messages to this user", Code: 50007})
+	case Forbidden:
+		writeJSON(w, http.StatusForbidden, apiError{Message: "Missing Permissions", Code: 50013})
+	case NotFound:
+		writeJSON(w, http.StatusNotFound, apiError{Message: "Unknown Channel", Code: 10003})
+	case RateLimited:
+		w.Header().Set("Retry-After", "0")
+		w.Header().Set("X-RateLimit-Limit", "5")
+		w.Header().Set("X-RateLimit-Remaining", "0")
+		w.Header().Set("X-RateLimit-Reset-After", "0.001")
+		w.Header().Set("X-RateLimit-Scope", "user")
+		writeJSON(w, http.StatusTooManyRequests, struct {
+			Message    string  `json:"message"`
+			RetryAfter float64 `json:"retry_after"`
+			Global     bool    `json:"global"`
+		}{Message: "You are being rate limited.", RetryAfter: 0.001, Global: false})
+	case Unauthorized:
+		writeJSON(w, http.StatusUnauthorized, apiError{Message: "401: Unauthorized", Code: 0})
+	default:
+		writeJSON(w, http.StatusInternalServerError, apiError{Message: "500: Internal Server Error", Code: 0})
+	}
+}

@@ -1,0 +1,354 @@
+package bot_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/crownsdev/crowns/api"
+	"github.com/crownsdev/crowns/bot"
+	"github.com/crownsdev/crowns/bot/discordtest"
+	"github.com/crownsdev/crowns/keys"
+	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/dbtest"
+)
+
+// The community server of the tests.
+const (
+	guildID        = "700000000000000001"
+	keyChannelID   = "700000000000000010"
+	logChannelID   = "700000000000000020"
+	otherChannelID = "700000000000000030"
+	developerID    = "800000000000000001"
+	otherDevID     = "800000000000000002"
+	moderatorID    = "800000000000000099"
+)
+
+// moderatorPerms are the permissions of a member with Ban Members.
+const moderatorPerms = int64(discordgo.PermissionBanMembers | discordgo.PermissionSendMessages)
+
+// keyPattern finds a Crowns key in any text.
+var keyPattern = regexp.MustCompile(`crw_[0-9A-Za-z]{36}`)
+
+// desk is a bot wired to real parts: the keys service on a fresh
+// database, the API server on the same service, and a real discordgo
+// session talking to a fake Discord.
+type desk struct {
+	t       *testing.T
+	bot     *bot.Bot
+	discord *discordtest.Server
+	keys    *keys.Service
+	store   *models.Store
+	api     *api.Server
+	clock   *models.ManualClock
+	logs    *lockedBuffer
+	nextID  atomic.Int64
+}
+
+// deskOptions vary the bot of a desk.
+type deskOptions struct {
+	logChannel string
+	prefix     string
+	// reconnectDelay is the bot's first wait before retrying the gateway.
+	reconnectDelay time.Duration
+	weekly         bot.WeeklyCollection
+	store          *models.Store
+	discord        *discordtest.Server
+	secret         []byte
+}
+
+func newDesk(t *testing.T, opts deskOptions) *desk {
+	t.Helper()
+	store := opts.store
+	if store == nil {
+		store = dbtest.Open(t, dbtest.Engines()[0])
+	}
+	discord := opts.discord
+	if discord == nil {
+		discord = discordtest.New(t)
+	}
+	secret := opts.secret
+	if secret == nil {
+		secret = newSecret(t)
+	}
+	clock := models.NewManualClock(time.Date(2025, 6, 2, 9, 0, 0, 0, time.UTC))
+	logs := &lockedBuffer{}
+	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	service, err := keys.NewService(store, keys.Config{Secret: secret, Clock: clock, Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	server, err := api.New(api.Config{SupportInfo: "test", RatePerSecond: 1000, RateBurst: 1000, Clock: clock, Logger: logger},
+		api.Dependencies{Keys: service, Game: noGame{}, Health: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := bot.New(bot.Config{
+		Token:          "test-token",
+		GuildID:        guildID,
+		KeyChannelID:   keyChannelID,
+		LogChannelID:   opts.logChannel,
+		Prefix:         opts.prefix,
+		ReconnectDelay: opts.reconnectDelay,
+		Clock:          clock,
+		Logger:         logger,
+		HTTPClient:     discord.Client(),
+	}, bot.Dependencies{Keys: service, Cursors: store, Weekly: opts.weekly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &desk{t: t, bot: b, discord: discord, keys: service, store: store, api: server, clock: clock, logs: logs}
+	d.nextID.Store(500000000000000000)
+	t.Cleanup(func() { d.assertNoKeyLeaked() })
+	return d
+}
+
+func newSecret(t *testing.T) []byte {
+	t.Helper()
+	secret := make([]byte, 32)
+	if _, err := rand.Read(secret); err != nil {
+		t.Fatal(err)
+	}
+	return secret
+}
+
+func (d *desk) id() string { return strconv.FormatInt(d.nextID.Add(1), 10) }
+
+// slash runs a slash command as a member in a channel and returns the
+// interaction (its token finds the answer).
+func (d *desk) slash(userID, channelID string, permissions int64, command, sub string, options ...*discordgo.ApplicationCommandInteractionDataOption) *discordgo.Interaction {
+	d.t.Helper()
+	i := &discordgo.Interaction{
+		ID: d.id(), AppID: discordtest.DefaultApplicationID, Type: discordgo.InteractionApplicationCommand,
+		GuildID: guildID, ChannelID: channelID, Token: "token-" + d.id(),
+		Member: &discordgo.Member{User: &discordgo.User{ID: userID, Username: "user" + userID}, Permissions: permissions},
+		Data: discordgo.ApplicationCommandInteractionData{ID: d.id(), Name: command, Options: []*discordgo.ApplicationCommandInteractionDataOption{
+			{Name: sub, Type: discordgo.ApplicationCommandOptionSubCommand, Options: options},
+		}},
+	}
+	d.bot.HandleInteractionCreate(context.Background(), &discordgo.InteractionCreate{Interaction: i})
+	return i
+}
+
+// press presses the regenerate confirmation button offered to owner.
+func (d *desk) press(userID, owner string) *discordgo.Interaction {
+	d.t.Helper()
+	i := &discordgo.Interaction{
+		ID: d.id(), AppID: discordtest.DefaultApplicationID, Type: discordgo.InteractionMessageComponent,
+		GuildID: guildID, ChannelID: keyChannelID, Token: "token-" + d.id(),
+		Member: &discordgo.Member{User: &discordgo.User{ID: userID, Username: "user" + userID}},
+		Data:   discordgo.MessageComponentInteractionData{CustomID: "crowns:regenerate:" + owner, ComponentType: discordgo.ButtonComponent},
+	}
+	d.bot.HandleInteractionCreate(context.Background(), &discordgo.InteractionCreate{Interaction: i})
+	return i
+}
+
+// say sends a text message as a member in a channel of the community
+// server.
+func (d *desk) say(userID, channelID, content string) *discordgo.Message {
+	d.t.Helper()
+	m := &discordgo.Message{ID: d.id(), ChannelID: channelID, GuildID: guildID, Content: content,
+		Author: &discordgo.User{ID: userID, Username: "user" + userID}}
+	d.bot.HandleMessageCreate(context.Background(), &discordgo.MessageCreate{Message: m})
+	return m
+}
+
+func userOption(userID string) *discordgo.ApplicationCommandInteractionDataOption {
+	return &discordgo.ApplicationCommandInteractionDataOption{Name: "user", Type: discordgo.ApplicationCommandOptionUser, Value: userID}
+}
+
+func stringOption(name, value string) *discordgo.ApplicationCommandInteractionDataOption {
+	return &discordgo.ApplicationCommandInteractionDataOption{Name: name, Type: discordgo.ApplicationCommandOptionString, Value: value}
+}
+
+// answerOf returns the edited answer of an interaction: its text, its
+// embeds as text, and whether it offers a button.
+func (d *desk) answerOf(i *discordgo.Interaction) (text string, embeds string, button bool) {
+	d.t.Helper()
+	edits := d.discord.RequestsTo("PATCH", "/webhooks/"+i.AppID+"/"+i.Token+"/messages/@original")
+	if len(edits) != 1 {
+		d.t.Fatalf("interaction %s was answered %d times, want 1", i.ID, len(edits))
+	}
+	var edit struct {
+		Content    string                    `json:"content"`
+		Embeds     []*discordgo.MessageEmbed `json:"embeds"`
+		Components []json.RawMessage         `json:"components"`
+	}
+	if err := json.Unmarshal(edits[0].Body, &edit); err != nil {
+		d.t.Fatal(err)
+	}
+	return edit.Content, embedsText(edit.Embeds), len(edit.Components) > 0
+}
+
+// embedsText renders embeds as lines "title", "name: value" and "footer".
+func embedsText(embeds []*discordgo.MessageEmbed) string {
+	var b strings.Builder
+	for _, e := range embeds {
+		b.WriteString("\n" + e.Title)
+		for _, f := range e.Fields {
+			b.WriteString("\n" + f.Name + ": " + f.Value)
+		}
+		if e.Footer != nil {
+			b.WriteString("\n" + e.Footer.Text)
+		}
+	}
+	return b.String()
+}
+
+// answerText is the text of an interaction's answer.
+func (d *desk) answerText(i *discordgo.Interaction) string {
+	d.t.Helper()
+	text, _, _ := d.answerOf(i)
+	return text
+}
+
+// channelPosts returns the text, followed by its embeds, of each message
+// posted in a channel.
+func (d *desk) channelPosts(channelID string) []string {
+	d.t.Helper()
+	var posts []string
+	for _, r := range d.discord.RequestsTo("POST", "/channels/"+channelID+"/messages") {
+		var sent discordgo.MessageSend
+		if err := json.Unmarshal(r.Body, &sent); err != nil {
+			d.t.Fatal(err)
+		}
+		posts = append(posts, sent.Content+embedsText(sent.Embeds))
+	}
+	return posts
+}
+
+// directMessages returns the contents of the direct messages sent to a
+// user (including refused ones).
+func (d *desk) directMessages(userID string) []string {
+	var texts []string
+	for _, r := range d.discord.RequestsTo("POST", "/channels/"+discordtest.DMChannelID(userID)+"/messages") {
+		var sent discordgo.MessageSend
+		if err := json.Unmarshal(r.Body, &sent); err != nil {
+			d.t.Fatal(err)
+		}
+		texts = append(texts, sent.Content)
+	}
+	return texts
+}
+
+// keyFromLastDM returns the key of the last direct message to a user.
+func (d *desk) keyFromLastDM(userID string) string {
+	d.t.Helper()
+	dms := d.directMessages(userID)
+	if len(dms) == 0 {
+		d.t.Fatalf("no direct message to %s", userID)
+	}
+	key := keyPattern.FindString(dms[len(dms)-1])
+	if key == "" {
+		d.t.Fatalf("last direct message to %s holds no key: %q", userID, dms[len(dms)-1])
+	}
+	return key
+}
+
+// getKey obtains a key for a developer with /key get and returns it.
+func (d *desk) getKey(userID string) string {
+	d.t.Helper()
+	d.slash(userID, keyChannelID, 0, "key", "get")
+	return d.keyFromLastDM(userID)
+}
+
+// assertNewKeyWorks gets a key for a developer with /key get and checks
+// it is not old and the API accepts it.
+func (d *desk) assertNewKeyWorks(userID, old string) {
+	d.t.Helper()
+	fresh := d.getKey(userID)
+	if fresh == old {
+		d.t.Fatal("the developer got the old key back")
+	}
+	d.assertAPI(fresh, 200, "")
+}
+
+// apiAnswer asks the API for a player's battles with key and returns the
+// status and the statusText of an error body.
+func (d *desk) apiAnswer(key string) (int, string) {
+	d.t.Helper()
+	req := httptest.NewRequest("GET", "/player/2CCCP/battles", nil)
+	req.Header.Set("auth", key)
+	resp, err := d.api.App().Test(req, -1)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	var answer struct {
+		StatusText string `json:"statusText"`
+	}
+	_ = json.Unmarshal(body, &answer)
+	return resp.StatusCode, answer.StatusText
+}
+
+// assertAPI checks the API's answer to key.
+func (d *desk) assertAPI(key string, wantStatus int, wantText string) {
+	d.t.Helper()
+	status, text := d.apiAnswer(key)
+	if status != wantStatus || text != wantText {
+		d.t.Errorf("API answered %d %q to the key, want %d %q", status, text, wantStatus, wantText)
+	}
+}
+
+// assertNoKeyLeaked checks that no key ever appeared outside a direct
+// message: not in any other request body, not in any log line.
+func (d *desk) assertNoKeyLeaked() {
+	d.t.Helper()
+	for _, r := range d.discord.Requests() {
+		if !strings.Contains(string(r.Body), "crw_") {
+			continue
+		}
+		if r.Method != "POST" || !strings.HasPrefix(r.Path, "/channels/dm") {
+			d.t.Errorf("a key went to Discord outside a direct message: %s %s: %s", r.Method, r.Path, r.Body)
+		}
+	}
+	if strings.Contains(d.logs.String(), "crw_") {
+		d.t.Errorf("a key appeared in the logs:\n%s", d.logs.String())
+	}
+}
+
+// lockedBuffer is a log destination safe for concurrent writers.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// noGame is the game upstream of the API under test: every player has
+// fought no battle.
+type noGame struct{}
+
+func (noGame) SearchClans(context.Context, models.ClanSearchQuery) (models.ClanSearchPage, error) {
+	return models.ClanSearchPage{}, nil
+}
+
+func (noGame) PlayerBattles(context.Context, string) ([]models.Battle, error) {
+	return []models.Battle{}, nil
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -1,0 +1,89 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/gorilla/websocket"
+)
+
+// Gateway close codes that no retry can fix.
+const (
+	closeAuthenticationFailed = 4004
+	closeInvalidIntents       = 4013
+	closeDisallowedIntents    = 4014
+)
+
+// checkToken asks Discord who the bot is. It returns the instruction to
+// log when Discord refuses the token, and "" otherwise (a Discord that
+// cannot be reached is left to the gateway's retries).
+func (b *Bot) checkToken(ctx context.Context) string {
+	_, err := b.session.User("@me", discordgo.WithContext(ctx))
+	if err == nil {
+		return ""
+	}
+	return refusalOf(err)
+}
+
+// openGateway connects, retrying an unreachable gateway with a doubling
+// delay. It reports whether the bot is connected; false means ctx ended or
+// Discord refused the bot (the instruction is logged).
+func (b *Bot) openGateway(ctx context.Context) bool {
+	delay := b.cfg.ReconnectDelay
+	for ctx.Err() == nil {
+		err := b.session.Open()
+		if err == nil {
+			b.log.Info("connected to the Discord gateway")
+			return true
+		}
+		if refusal := refusalOf(err); refusal != "" {
+			b.log.Error(refusal)
+			return false
+		}
+		b.log.Warn("cannot reach the Discord gateway; retrying", "error", err, "retryIn", delay)
+		if !waitOrDone(ctx, delay) {
+			return false
+		}
+		delay = min(2*delay, maxRetryDelay)
+	}
+	return false
+}
+
+// refusalOf returns the operator instruction for an error by which
+// Discord refuses the bot's credentials or intents, or "" for any other
+// error.
+func refusalOf(err error) string {
+	var closeErr *websocket.CloseError
+	if errors.As(err, &closeErr) {
+		switch closeErr.Code {
+		case closeAuthenticationFailed:
+			return textTokenRefused
+		case closeDisallowedIntents, closeInvalidIntents:
+			return textIntentsRefused
+		}
+	}
+	var restErr *discordgo.RESTError
+	if errors.As(err, &restErr) && restErr.Response != nil && restErr.Response.StatusCode == http.StatusUnauthorized {
+		return textTokenRefused
+	}
+	if errors.Is(err, discordgo.ErrUnauthorized) {
+		return textTokenRefused
+	}
+	return ""
+}
+
+// waitOrDone waits for d or until ctx ends; it reports whether d
+// elapsed.
+func waitOrDone(ctx context.Context, d time.Duration) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-timer.C:
+		return true
+	}
+}

@@ -1,0 +1,124 @@
+package bot
+
+import (
+	"context"
+	"strings"
+
+	"github.com/bwmarrin/discordgo"
+)
+
+// HandleInteractionCreate answers slash commands and the regenerate
+// confirmation button. Every answer is ephemeral: only the member who
+// asked sees it.
+func (b *Bot) HandleInteractionCreate(ctx context.Context, event *discordgo.InteractionCreate) {
+	if event == nil || event.Interaction == nil {
+		return
+	}
+	switch event.Type {
+	case discordgo.InteractionApplicationCommand:
+		b.answerCommand(ctx, event.Interaction)
+	case discordgo.InteractionMessageComponent:
+		b.answerButton(ctx, event.Interaction)
+	}
+}
+
+// answerCommand acknowledges the command at once (Discord allows three
+// seconds), works out the answer and edits it into the acknowledgement.
+func (b *Bot) answerCommand(ctx context.Context, i *discordgo.Interaction) {
+	err := b.session.InteractionRespond(i, &discordgo.InteractionResponse{
+		Type: discordgo.InteractionResponseDeferredChannelMessageWithSource,
+		Data: &discordgo.InteractionResponseData{Flags: discordgo.MessageFlagsEphemeral},
+	}, discordgo.WithContext(ctx))
+	if err != nil {
+		b.logDiscordFailure(ctx, "acknowledge a slash command", err)
+		return
+	}
+	b.editAnswer(ctx, i, b.commandAnswer(ctx, i))
+}
+
+// commandAnswer routes a slash command to its handler after the checks
+// of place and permission.
+func (b *Bot) commandAnswer(ctx context.Context, i *discordgo.Interaction) answer {
+	if i.GuildID != b.cfg.GuildID || i.Member == nil || i.Member.User == nil {
+		return answer{text: textOnlyInCommunityServer}
+	}
+	data := i.ApplicationCommandData()
+	if len(data.Options) == 0 {
+		return answer{text: textUnknownCommand}
+	}
+	sub := data.Options[0]
+	switch data.Name {
+	case commandKey:
+		if i.ChannelID != b.cfg.KeyChannelID {
+			return answer{text: textUseKeyChannel(b.cfg.KeyChannelID, slashStyle())}
+		}
+		who := requesterOf(i.Member.User, i.Member)
+		switch sub.Name {
+		case subGet:
+			return b.getKey(ctx, who, slashStyle())
+		case subRegenerate:
+			return b.regenerateKey(ctx, who, slashStyle(), false)
+		}
+	case commandKeyAdmin:
+		if !isModerator(i.Member) {
+			return answer{text: textModeratorsOnly}
+		}
+		return b.keyAdmin(ctx, i.Member.User.ID, sub)
+	case commandClan:
+		if !isModerator(i.Member) {
+			return answer{text: textModeratorsOnly}
+		}
+		if sub.Name == subWeekly {
+			return b.clanWeekly(ctx, i.Member.User.ID, sub)
+		}
+	}
+	return answer{text: textUnknownCommand}
+}
+
+// answerButton handles the "replace my key" button: only the member it
+// was offered to may press it, within the confirmation window.
+func (b *Bot) answerButton(ctx context.Context, i *discordgo.Interaction) {
+	owner, ok := strings.CutPrefix(i.MessageComponentData().CustomID, regenerateButtonID)
+	if !ok || i.GuildID != b.cfg.GuildID || i.Member == nil || i.Member.User == nil || i.Member.User.ID != owner {
+		err := b.session.InteractionRespond(i, &discordgo.InteractionResponse{
+			Type: discordgo.InteractionResponseChannelMessageWithSource,
+			Data: &discordgo.InteractionResponseData{Content: textNotYourButton, Flags: discordgo.MessageFlagsEphemeral},
+		}, discordgo.WithContext(ctx))
+		if err != nil {
+			b.logDiscordFailure(ctx, "refuse a button press", err)
+		}
+		return
+	}
+	err := b.session.InteractionRespond(i, &discordgo.InteractionResponse{
+		Type: discordgo.InteractionResponseDeferredMessageUpdate,
+	}, discordgo.WithContext(ctx))
+	if err != nil {
+		b.logDiscordFailure(ctx, "acknowledge a button press", err)
+		return
+	}
+	b.editAnswer(ctx, i, b.regenerateKey(ctx, requesterOf(i.Member.User, i.Member), slashStyle(), true))
+}
+
+// editAnswer replaces the acknowledged interaction's message with the
+// answer, removing any earlier button and mentioning no one.
+func (b *Bot) editAnswer(ctx context.Context, i *discordgo.Interaction, a answer) {
+	components := []discordgo.MessageComponent{}
+	if a.confirmFor != "" {
+		components = append(components, discordgo.ActionsRow{Components: []discordgo.MessageComponent{
+			discordgo.Button{Label: textConfirmButton, Style: discordgo.DangerButton, CustomID: regenerateButtonID + a.confirmFor},
+		}})
+	}
+	embeds := a.embeds
+	if embeds == nil {
+		embeds = []*discordgo.MessageEmbed{}
+	}
+	_, err := b.session.InteractionResponseEdit(i, &discordgo.WebhookEdit{
+		Content:         &a.text,
+		Components:      &components,
+		Embeds:          &embeds,
+		AllowedMentions: &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}},
+	}, discordgo.WithContext(ctx))
+	if err != nil {
+		b.logDiscordFailure(ctx, "answer a slash command", err)
+	}
+}

@@ -1,0 +1,127 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/crownsdev/crowns/keys"
+	"github.com/crownsdev/crowns/models"
+)
+
+// delivery says why a key is being sent, for the wording of the DM and
+// of the answer in the channel.
+type delivery int
+
+const (
+	deliveryNew delivery = iota
+	deliveryReminder
+	deliveryReenabled
+	deliveryRegenerated
+)
+
+// getKey is "/key get": issue a key, or remind the member of theirs
+// (re-enabling it if they had left and came back), by direct message.
+func (b *Bot) getKey(ctx context.Context, who requester, style commandStyle) answer {
+	issued, err := b.deps.Keys.IssueOrRemind(ctx, keys.Developer{DiscordUserID: who.userID, DisplayName: who.displayName}, actorFor(who.userID))
+	if err != nil {
+		return b.keyRefusal(ctx, "issue or remind a key", who, err, style)
+	}
+	kind := deliveryReminder
+	switch {
+	case issued.Created:
+		kind = deliveryNew
+	case issued.Reenabled:
+		kind = deliveryReenabled
+	}
+	return b.deliver(ctx, who, issued.Key, kind, style)
+}
+
+// regenerateKey is "/key regenerate". The first request asks for a
+// confirmation; the same command again, or the button, within the window
+// replaces the key. byButton says the confirmation button was pressed.
+func (b *Bot) regenerateKey(ctx context.Context, who requester, style commandStyle, byButton bool) answer {
+	now := b.clock.Now()
+	if !b.confirmations.take(who.userID, now) {
+		if byButton {
+			return answer{text: textConfirmationExpired(style)}
+		}
+		return b.askToConfirmRegenerate(ctx, who, style, now)
+	}
+	issued, err := b.deps.Keys.Regenerate(ctx, keys.Developer{DiscordUserID: who.userID, DisplayName: who.displayName}, actorFor(who.userID))
+	if err != nil {
+		return b.keyRefusal(ctx, "regenerate a key", who, err, style)
+	}
+	return b.deliver(ctx, who, issued.Key, deliveryRegenerated, style)
+}
+
+// askToConfirmRegenerate checks that the member has a key they may
+// replace, then records the request and asks them to confirm.
+func (b *Bot) askToConfirmRegenerate(ctx context.Context, who requester, style commandStyle, now time.Time) answer {
+	info, err := b.deps.Keys.Info(ctx, who.userID)
+	switch {
+	case errors.Is(err, models.ErrNotFound):
+		return answer{text: textNoKeyYet(style)}
+	case err != nil:
+		return b.keyRefusal(ctx, "look up a developer", who, err, style)
+	case info.State == models.DeveloperBlacklisted:
+		return answer{text: textBlacklistedDeveloper}
+	case info.State == models.DeveloperWithoutKey:
+		return answer{text: textNoKeyYet(style)}
+	}
+	b.confirmations.ask(who.userID, now)
+	ask := answer{text: textConfirmRegenerate(style)}
+	if style.slash {
+		ask.confirmFor = who.userID
+	}
+	return ask
+}
+
+// deliver sends the key by direct message and says in the channel how
+// that went, never with the key.
+func (b *Bot) deliver(ctx context.Context, who requester, key string, kind delivery, style commandStyle) answer {
+	err := b.sendDirectMessage(ctx, who.userID, textKeyMessage(key, kind, style))
+	switch {
+	case err == nil:
+		return answer{text: textKeySent(kind)}
+	case isDMClosed(err):
+		b.log.InfoContext(ctx, "member does not accept direct messages; key not sent", "user", who.userID)
+		return answer{text: textDirectMessagesClosed(kind, style)}
+	default:
+		b.logDiscordFailure(ctx, "send a key by direct message", err)
+		return answer{text: textDirectMessageFailed(kind, style)}
+	}
+}
+
+// sendDirectMessage opens (or reuses) the DM channel with a user and
+// posts text there, mentioning no one.
+func (b *Bot) sendDirectMessage(ctx context.Context, userID, text string) error {
+	channel, err := b.session.UserChannelCreate(userID, discordgo.WithContext(ctx))
+	if err != nil {
+		return err
+	}
+	_, err = b.session.ChannelMessageSendComplex(channel.ID, &discordgo.MessageSend{
+		Content:         text,
+		AllowedMentions: &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}},
+	}, discordgo.WithContext(ctx))
+	return err
+}
+
+// keyRefusal turns an error of the key service into the member's answer,
+// logging what the member does not see.
+func (b *Bot) keyRefusal(ctx context.Context, doing string, who requester, err error, style commandStyle) answer {
+	switch {
+	case errors.Is(err, models.ErrDeveloperBlacklisted), errors.Is(err, models.ErrKeyBlacklisted):
+		return answer{text: textBlacklistedDeveloper}
+	case errors.Is(err, models.ErrNotFound):
+		return answer{text: textNoKeyYet(style)}
+	case errors.Is(err, models.ErrUnavailable):
+		b.log.WarnContext(ctx, "key service unavailable", "doing", doing, "user", who.userID, "error", err)
+		return answer{text: textTryAgainSoon}
+	default:
+		b.log.ErrorContext(ctx, "key service failed", "doing", doing, "user", who.userID, "error", err)
+		return answer{text: textSomethingWentWrong}
+	}
+}

@@ -1,0 +1,96 @@
+package bot
+
+import (
+	"context"
+	"strings"
+
+	"github.com/bwmarrin/discordgo"
+)
+
+// textCommand is a parsed text command.
+type textCommand int
+
+const (
+	textCommandHelp textCommand = iota
+	textCommandGet
+	textCommandRegenerate
+)
+
+// parseTextCommand reads "<prefix> [get|regenerate]", word by word and
+// case-insensitively (the prefix may have several words). ok is false for
+// messages that are not for the bot, such as "!keys" or text that merely
+// mentions the prefix.
+func parseTextCommand(prefix, content string) (command textCommand, ok bool) {
+	prefixWords := strings.Fields(prefix)
+	words := strings.Fields(content)
+	if len(words) < len(prefixWords) {
+		return textCommandHelp, false
+	}
+	for i, word := range prefixWords {
+		if !strings.EqualFold(words[i], word) {
+			return textCommandHelp, false
+		}
+	}
+	words = words[len(prefixWords):]
+	if len(words) == 0 {
+		return textCommandHelp, true
+	}
+	switch strings.ToLower(words[0]) {
+	case subGet:
+		return textCommandGet, true
+	case subRegenerate:
+		return textCommandRegenerate, true
+	}
+	return textCommandHelp, true
+}
+
+// HandleMessageCreate answers the text commands ("!key get", "!key
+// regenerate") in the developer-key channel; elsewhere in the community
+// server it points to that channel. The answer never holds a key; in the
+// key channel the command message is deleted afterwards to keep the
+// channel clean.
+func (b *Bot) HandleMessageCreate(ctx context.Context, event *discordgo.MessageCreate) {
+	if event == nil || event.Message == nil {
+		return
+	}
+	m := event.Message
+	if m.Author == nil || m.Author.Bot || m.GuildID != b.cfg.GuildID {
+		return
+	}
+	command, ok := parseTextCommand(b.cfg.Prefix, m.Content)
+	if !ok {
+		return
+	}
+	style := b.textStyle()
+	if m.ChannelID != b.cfg.KeyChannelID {
+		b.say(ctx, m, answer{text: textUseKeyChannel(b.cfg.KeyChannelID, style)})
+		return
+	}
+	who := requesterOf(m.Author, m.Member)
+	var a answer
+	switch command {
+	case textCommandGet:
+		a = b.getKey(ctx, who, style)
+	case textCommandRegenerate:
+		a = b.regenerateKey(ctx, who, style, false)
+	default:
+		a = answer{text: textCommandHelpText(style)}
+	}
+	b.say(ctx, m, a)
+	if err := b.session.ChannelMessageDelete(m.ChannelID, m.ID, discordgo.WithContext(ctx)); err != nil {
+		b.logDiscordFailure(ctx, "delete a command message (the bot needs Manage Messages in the key channel)", err)
+	}
+}
+
+// say answers a text command in its channel, addressed to its author
+// and pinging no one else.
+func (b *Bot) say(ctx context.Context, m *discordgo.Message, a answer) {
+	_, err := b.session.ChannelMessageSendComplex(m.ChannelID, &discordgo.MessageSend{
+		Content:         textAddressed(m.Author.ID, a.text),
+		Embeds:          a.embeds,
+		AllowedMentions: &discordgo.MessageAllowedMentions{Users: []string{m.Author.ID}},
+	}, discordgo.WithContext(ctx))
+	if err != nil {
+		b.logDiscordFailure(ctx, "answer a text command", err)
+	}
+}

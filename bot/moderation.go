@@ -1,0 +1,81 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/crownsdev/crowns/models"
+)
+
+// keyAdmin runs a /keyadmin subcommand for a moderator (the caller has
+// checked the permission).
+func (b *Bot) keyAdmin(ctx context.Context, moderatorID string, sub *discordgo.ApplicationCommandInteractionDataOption) answer {
+	target := optionValue(sub, optionUser)
+	if target == "" {
+		return answer{text: textUnknownCommand}
+	}
+	actor := actorFor(moderatorID)
+	switch sub.Name {
+	case subBlacklist:
+		reason := optionValue(sub, optionReason)
+		if err := b.deps.Keys.Blacklist(ctx, target, reason, actor); err != nil {
+			return b.moderationRefusal(ctx, subBlacklist, target, err)
+		}
+		return answer{text: textBlacklistDone(target, reason)}
+	case subUnblacklist:
+		if err := b.deps.Keys.Unblacklist(ctx, target, actor); err != nil {
+			return b.moderationRefusal(ctx, subUnblacklist, target, err)
+		}
+		return answer{text: textUnblacklistDone(target)}
+	case subInfo:
+		info, err := b.deps.Keys.Info(ctx, target)
+		if err != nil {
+			return b.moderationRefusal(ctx, subInfo, target, err)
+		}
+		return answer{text: textInfoHeading(target), embeds: []*discordgo.MessageEmbed{infoEmbed(info)}}
+	case subRevoke:
+		reason := optionValue(sub, optionReason)
+		if reason == "" {
+			reason = textRevokeDefaultReason
+		}
+		if err := b.deps.Keys.Revoke(ctx, target, actor, reason); err != nil {
+			return b.moderationRefusal(ctx, subRevoke, target, err)
+		}
+		return answer{text: textRevokeDone(target)}
+	}
+	return answer{text: textUnknownCommand}
+}
+
+// moderationRefusal turns an error of a moderator command into the
+// moderator's answer, logging what they do not see.
+func (b *Bot) moderationRefusal(ctx context.Context, command, target string, err error) answer {
+	var validation *models.ValidationError
+	switch {
+	case errors.Is(err, models.ErrNotFound):
+		return answer{text: textNoRecord(target, command)}
+	case errors.As(err, &validation):
+		return answer{text: textNotAccepted(validation.Message)}
+	case errors.Is(err, models.ErrUnavailable):
+		b.log.WarnContext(ctx, "key service unavailable", "doing", command, "user", target, "error", err)
+		return answer{text: textTryAgainSoon}
+	default:
+		b.log.ErrorContext(ctx, "key service failed", "doing", command, "user", target, "error", err)
+		return answer{text: textSomethingWentWrong}
+	}
+}
+
+// optionValue returns the trimmed value of a subcommand's option as a
+// string (a user option's value is the user id), or "" when absent.
+func optionValue(sub *discordgo.ApplicationCommandInteractionDataOption, name string) string {
+	for _, option := range sub.Options {
+		if option.Name == name {
+			if value, ok := option.Value.(string); ok {
+				return strings.TrimSpace(value)
+			}
+		}
+	}
+	return ""
+}
