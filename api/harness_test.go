@@ -18,6 +18,7 @@ import (
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/scheduler"
 	"github.com/crownsdev/crowns/upstream"
 	"github.com/crownsdev/crowns/upstream/sandbox"
 )
@@ -25,13 +26,15 @@ import (
 // testSupportInfo is the configured "info" text of error bodies.
 const testSupportInfo = "see the test README"
 
-// harness is a real API server over real parts: the key service on a test
-// database, and the upstream client against the sandbox world (or another
-// upstream) over HTTP, with a hand-moved clock.
+// harness is a real API server over real parts: the key service and the
+// clan store on a test database, the tracker, and the upstream client
+// against the sandbox world (or another upstream) over HTTP, with a
+// hand-moved clock.
 type harness struct {
 	t        *testing.T
 	server   *api.Server
 	store    *models.Store
+	clans    *models.ClanStore
 	keys     *keys.Service
 	clock    *models.ManualClock
 	world    *sandbox.World
@@ -70,16 +73,21 @@ func newHarness(t *testing.T, opts harnessOptions) *harness {
 	h.upstream = &countingUpstream{next: handler}
 	upstreamServer := httptest.NewServer(h.upstream)
 	t.Cleanup(upstreamServer.Close)
-	game := opts.game
-	if game == nil {
-		client, err := upstream.New(upstream.Config{
-			BaseURL: upstreamServer.URL + "/v1", Token: "test", Timeout: 2 * time.Second,
-			Backoff: time.Millisecond, Logger: log, Clock: clock,
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		game = client
+	client, err := upstream.New(upstream.Config{
+		BaseURL: upstreamServer.URL + "/v1", Token: "test", Timeout: 2 * time.Second,
+		Backoff: time.Millisecond, Logger: log, Clock: clock,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var game api.GameData = client
+	if opts.game != nil {
+		game = opts.game
+	}
+	h.clans = models.NewClanStore(h.store)
+	tracker, err := scheduler.NewTracker(h.clans, client, scheduler.TrackerConfig{TrackAddress: sandbox.DefaultTrackAddress, Clock: clock, Logger: log})
+	if err != nil {
+		t.Fatal(err)
 	}
 
 	cfg := api.Config{
@@ -94,7 +102,7 @@ func newHarness(t *testing.T, opts harnessOptions) *harness {
 	if opts.config != nil {
 		opts.config(&cfg)
 	}
-	server, err := api.New(cfg, api.Dependencies{Keys: service, Game: game, Health: h.store})
+	server, err := api.New(cfg, api.Dependencies{Keys: service, Game: game, Health: h.store, Tracker: tracker, History: h.clans})
 	if err != nil {
 		t.Fatal(err)
 	}

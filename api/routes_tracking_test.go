@@ -97,19 +97,10 @@ func TestTrackingRoute(t *testing.T) {
 	})
 }
 
-func TestTrackingRoutesOfAnAPIWithoutTracking(t *testing.T) {
-	server, err := api.New(api.Config{SupportInfo: supportInfo, RatePerSecond: 100, RateBurst: 100},
+func TestAPIRequiresTracking(t *testing.T) {
+	_, err := api.New(api.Config{SupportInfo: supportInfo, RatePerSecond: 100, RateBurst: 100},
 		api.Dependencies{Keys: acceptingKeys{}, Game: noGame{}, Health: dbtest.Open(t, models.DialectSQLite)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &trackingEnv{app: server}
-	status, body, _ := e.get(t, "/clan/2CCCP/track")
-	wantError(t, status, body, http.StatusNotImplemented, "Not Implemented")
-	status, body, _ = e.get(t, "/clan/2CCCP/history")
-	wantError(t, status, body, http.StatusExpectationFailed, "clan not tracked")
-	if status, body, _ := e.get(t, "/clan/2CCCP/tracking"); status != http.StatusOK ||
-		string(body) != `{"tag":"2CCCP","active":false,"available":false,"legible":false,"snapshotCount":0}` {
-		t.Fatalf("tracking = %d %s", status, body)
+	if err == nil {
+		t.Fatal("api.New accepted dependencies without the clan tracker and history")
 	}
 }

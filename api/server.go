@@ -72,9 +72,7 @@ type Dependencies struct {
 	Keys   KeyVerifier
 	Game   GameData
 	Health HealthChecker
-	// Tracker and History serve clan tracking and history; when either is
-	// nil the process offers no tracking: history answers as for an
-	// untracked clan and track requests answer 501.
+	// Tracker and History serve clan tracking and history.
 	Tracker ClanTracker
 	History ClanHistoryReader
 }
@@ -92,8 +90,8 @@ type Server struct {
 
 // New builds the API server; it does not listen yet.
 func New(cfg Config, deps Dependencies) (*Server, error) {
-	if deps.Keys == nil || deps.Game == nil || deps.Health == nil {
-		return nil, errors.New("api: Keys, Game and Health dependencies are required")
+	if deps.Keys == nil || deps.Game == nil || deps.Health == nil || deps.Tracker == nil || deps.History == nil {
+		return nil, errors.New("api: Keys, Game, Health, Tracker and History dependencies are required")
 	}
 	if cfg.RatePerSecond <= 0 || cfg.RateBurst <= 0 {
 		return nil, errors.New("api: rate limit must be positive")
@@ -106,10 +104,6 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
-	if deps.Tracker == nil || deps.History == nil {
-		cfg.Logger.Warn("clan tracking is not wired into the API: history answers 'clan not tracked' and track requests 501")
-		deps.Tracker, deps.History = trackingUnavailable{}, trackingUnavailable{}
 	}
 	s := &Server{
 		cfg:     cfg,
