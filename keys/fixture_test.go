@@ -4,11 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"sync/atomic"
 	"testing"
 	"time"
-
-	"gorm.io/gorm"
 
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
@@ -53,26 +50,24 @@ func expectVerify(t *testing.T, service *keys.Service, raw string, wantErr error
 	}
 }
 
-// countStatements counts the statements the store runs from now on.
-func countStatements(t testing.TB, store *models.Store) *atomic.Int64 {
-	t.Helper()
-	var n atomic.Int64
-	count := func(*gorm.DB) { n.Add(1) }
-	callbacks := store.DB(context.Background()).Callback()
-	name := "count_statements_" + t.Name()
-	for _, err := range []error{
-		callbacks.Query().After("gorm:query").Register(name, count),
-		callbacks.Row().After("gorm:row").Register(name, count),
-		callbacks.Raw().After("gorm:raw").Register(name, count),
-		callbacks.Create().After("gorm:create").Register(name, count),
-		callbacks.Update().After("gorm:update").Register(name, count),
-	} {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	return &n
+// statementCounter counts the statements a store sends from its creation
+// on.
+type statementCounter struct {
+	store *models.Store
+	base  int64
 }
+
+// countStatements counts the statements the store runs from now on.
+func countStatements(t testing.TB, store *models.Store) *statementCounter {
+	t.Helper()
+	return &statementCounter{store: store, base: store.QueryCount()}
+}
+
+// Load is the number of statements since the counter was made or reset.
+func (c *statementCounter) Load() int64 { return c.store.QueryCount() - c.base }
+
+// Reset starts counting again from now.
+func (c *statementCounter) Reset() { c.base = c.store.QueryCount() }
 
 // keyEvents reads every recorded event.
 func keyEvents(t testing.TB, service *keys.Service) []models.KeyEvent {

@@ -68,7 +68,7 @@ func TestFlushWritesTheLatestUsesInOneStatement(t *testing.T) {
 			}
 		}
 
-		statements.Store(0)
+		statements.Reset()
 		if err := service.Flush(ctx); err != nil {
 			t.Fatal(err)
 		}

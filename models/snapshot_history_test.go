@@ -6,11 +6,8 @@ import (
 	"errors"
 	"reflect"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
-
-	"gorm.io/gorm"
 
 	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/models/dbtest"
@@ -139,24 +136,6 @@ func TestClanHistoryRefusals(t *testing.T) {
 	})
 }
 
-// countQueries counts the statements the store sends from now on.
-func countQueries(t *testing.T, store *models.Store) *atomic.Int64 {
-	t.Helper()
-	var n atomic.Int64
-	count := func(*gorm.DB) { n.Add(1) }
-	callbacks := store.DB(context.Background()).Callback()
-	if err := callbacks.Row().After("gorm:row").Register("test:count_rows", count); err != nil {
-		t.Fatal(err)
-	}
-	if err := callbacks.Query().After("gorm:query").Register("test:count_queries", count); err != nil {
-		t.Fatal(err)
-	}
-	if err := callbacks.Raw().After("gorm:raw").Register("test:count_raw", count); err != nil {
-		t.Fatal(err)
-	}
-	return &n
-}
-
 func TestClanHistoryCostsOneQueryInSteadyState(t *testing.T) {
 	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
 		ctx := context.Background()
@@ -170,20 +149,21 @@ func TestClanHistoryCostsOneQueryInSteadyState(t *testing.T) {
 			}
 		}
 		reader := models.NewClanStore(store) // a fresh process: empty dictionary cache
-		queries := countQueries(t, store)
+		before := store.QueryCount()
 		from, to := models.HistoryWindow(now, 7)
 		first, err := reader.ClanHistory(ctx, "2CCCP", models.SnapshotFourHourly, from, to)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := queries.Swap(0); got != 2 {
+		if got := store.QueryCount() - before; got != 2 {
 			t.Fatalf("cold read cost %d queries, want 2 (history + dictionary misses)", got)
 		}
+		before = store.QueryCount()
 		second, err := reader.ClanHistory(ctx, "2CCCP", models.SnapshotFourHourly, from, to)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := queries.Load(); got != 1 {
+		if got := store.QueryCount() - before; got != 1 {
 			t.Fatalf("warm read cost %d queries, want 1", got)
 		}
 		if len(first) != 13 || !reflect.DeepEqual(first, second) {

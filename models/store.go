@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/glebarez/sqlite"
@@ -58,6 +59,8 @@ type Store struct {
 	db      *gorm.DB
 	dialect Dialect
 	log     *slog.Logger
+	// queries counts the statements sent (see QueryCount).
+	queries atomic.Int64
 }
 
 // Open connects to the configured database and checks that it answers. It
@@ -86,6 +89,10 @@ func Open(ctx context.Context, cfg DatabaseConfig) (*Store, error) {
 	}
 	configurePool(sqlDB, dialect, cfg.MaxOpenConns)
 	store := &Store{db: db, dialect: dialect, log: log}
+	if err := store.countQueries(); err != nil {
+		_ = sqlDB.Close()
+		return nil, err
+	}
 	if err := store.Ping(ctx); err != nil {
 		_ = sqlDB.Close()
 		return nil, err
