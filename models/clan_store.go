@@ -11,12 +11,14 @@ import (
 // retention. It wraps a Store and keeps two in-process caches: the
 // immutable player dictionary rows (so a history read costs one query in
 // steady state) and, on PostgreSQL, the monthly snapshot partitions known
-// to exist. One ClanStore per process is enough; it is safe for concurrent
-// use.
+// to exist. It announces every write that changes a clan's history
+// answers to its subscribers (see SubscribeClanChanges). One ClanStore per
+// process is enough; it is safe for concurrent use.
 type ClanStore struct {
 	store      *Store
 	players    *playerCache
 	partitions *partitionCache
+	changes    *clanChanges
 }
 
 // NewClanStore returns the clan storage over store.
@@ -25,6 +27,7 @@ func NewClanStore(store *Store) *ClanStore {
 		store:      store,
 		players:    newPlayerCache(defaultPlayerCacheSize),
 		partitions: newPartitionCache(),
+		changes:    newClanChanges(),
 	}
 }
 

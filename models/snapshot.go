@@ -91,10 +91,21 @@ func (c *ClanStore) SaveSnapshot(ctx context.Context, clanID int64, kind Snapsho
 	if err != nil {
 		return false, err
 	}
-	var stored bool
+	var (
+		stored bool
+		tag    string
+	)
 	err = c.inTx(ctx, func(tx *gorm.DB) error {
-		stored, err = insertSnapshot(tx, row)
-		return err
+		if stored, err = insertSnapshot(tx, row); err != nil || !stored {
+			return err
+		}
+		if err := tx.Raw(`SELECT tag FROM tracked_clans WHERE id = ?`, clanID).Scan(&tag).Error; err != nil {
+			return fmt.Errorf("read the tag of clan %d: %w", clanID, err)
+		}
+		return c.notifyClanChange(tx, tag)
 	})
+	if err == nil && stored {
+		c.clanChanged(tag)
+	}
 	return stored, err
 }

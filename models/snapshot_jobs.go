@@ -201,8 +201,14 @@ func (c *ClanStore) CompleteSnapshotJob(ctx context.Context, job SnapshotJob, cl
 		if stored, err = insertSnapshot(tx, row); err != nil {
 			return err
 		}
-		return recordCheck(tx, job.ClanID, clan.Name, legible, now.UTC())
+		if err := recordCheck(tx, job.ClanID, clan.Name, legible, now.UTC()); err != nil || !stored {
+			return err
+		}
+		return c.notifyClanChange(tx, job.Tag)
 	})
+	if err == nil && stored {
+		c.clanChanged(job.Tag)
+	}
 	return stored, err
 }
 

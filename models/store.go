@@ -61,6 +61,12 @@ type Store struct {
 	log     *slog.Logger
 	// queries counts the statements sent (see QueryCount).
 	queries atomic.Int64
+	// url is the PostgreSQL connection string, for the dedicated
+	// connection of the change listener; empty on SQLite.
+	url string
+	// changeChannel is the PostgreSQL NOTIFY channel of clan changes of
+	// this database and schema; empty on SQLite.
+	changeChannel string
 }
 
 // Open connects to the configured database and checks that it answers. It
@@ -96,6 +102,13 @@ func Open(ctx context.Context, cfg DatabaseConfig) (*Store, error) {
 	if err := store.Ping(ctx); err != nil {
 		_ = sqlDB.Close()
 		return nil, err
+	}
+	if dialect == DialectPostgres {
+		store.url = strings.TrimSpace(cfg.URL)
+		if store.changeChannel, err = store.clanChangeChannel(ctx); err != nil {
+			_ = sqlDB.Close()
+			return nil, err
+		}
 	}
 	return store, nil
 }

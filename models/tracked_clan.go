@@ -122,9 +122,17 @@ func (c *ClanStore) Track(ctx context.Context, req TrackRequest) (TrackResult, e
 		if err := markSlotTaken(tx, clan.ID, SnapshotFourHourly, slot, now); err != nil {
 			return err
 		}
-		result.Clan, err = trackedClanByTag(tx, req.Tag, "")
-		return err
+		if result.Clan, err = trackedClanByTag(tx, req.Tag, ""); err != nil {
+			return err
+		}
+		if result.AlreadyTracked && !result.SnapshotStored {
+			return nil
+		}
+		return c.notifyClanChange(tx, req.Tag)
 	})
+	if err == nil && (!result.AlreadyTracked || result.SnapshotStored) {
+		c.clanChanged(req.Tag)
+	}
 	return result, err
 }
 
@@ -152,8 +160,14 @@ func (c *ClanStore) Untrack(ctx context.Context, tag string, now time.Time) (cha
 			return fmt.Errorf("untrack: %w", err)
 		}
 		changed = true
-		return dropPendingJobs(tx, clan.ID, nil)
+		if err := dropPendingJobs(tx, clan.ID, nil); err != nil {
+			return err
+		}
+		return c.notifyClanChange(tx, tag)
 	})
+	if err == nil && changed {
+		c.clanChanged(tag)
+	}
 	return changed, err
 }
 
@@ -176,12 +190,17 @@ func (c *ClanStore) SetWeekly(ctx context.Context, tag string, on bool) (changed
 			return fmt.Errorf("set weekly: %w", err)
 		}
 		changed = true
-		if on {
-			return nil
+		if !on {
+			weekly := SnapshotWeekly
+			if err := dropPendingJobs(tx, clan.ID, &weekly); err != nil {
+				return err
+			}
 		}
-		weekly := SnapshotWeekly
-		return dropPendingJobs(tx, clan.ID, &weekly)
+		return c.notifyClanChange(tx, tag)
 	})
+	if err == nil && changed {
+		c.clanChanged(tag)
+	}
 	return changed, err
 }
 

@@ -1,0 +1,86 @@
+package models
+
+import (
+	"context"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Reconnection backoff of the change listener: it doubles from the first
+// to the second bound, with jitter, and starts over after a connection
+// that listened.
+const (
+	listenBackoffMin = 100 * time.Millisecond
+	listenBackoffMax = 30 * time.Second
+)
+
+// listenConnectTimeout bounds one connection attempt of the listener.
+const listenConnectTimeout = 10 * time.Second
+
+// ListenForClanChanges delivers to this store's subscribers the clan
+// changes that other processes commit on the same PostgreSQL database and
+// schema, until ctx ends. It holds a dedicated connection that LISTENs on
+// the store's channel and reconnects with backoff when it breaks. After
+// every (re)connection it announces a change of all clans, since
+// notifications sent while it was not listening are lost. On SQLite there
+// is no channel and it returns at once: writes of other processes (an
+// operator's crowns clans command) are seen when cached answers expire.
+func (c *ClanStore) ListenForClanChanges(ctx context.Context) error {
+	if c.store.changeChannel == "" {
+		return nil
+	}
+	backoff := listenBackoffMin
+	for {
+		listened, err := c.listenOnce(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if listened {
+			backoff = listenBackoffMin
+		}
+		wait := backoff/2 + rand.N(backoff/2+1)
+		c.store.log.Warn("clan change listener disconnected; reconnecting", "error", err, "retryIn", wait)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(wait):
+		}
+		backoff = min(2*backoff, listenBackoffMax)
+	}
+}
+
+// listenOnce connects, listens and delivers notifications until the
+// connection fails or ctx ends; listened tells whether LISTEN succeeded.
+func (c *ClanStore) listenOnce(ctx context.Context) (listened bool, err error) {
+	connectCtx, cancel := context.WithTimeout(ctx, listenConnectTimeout)
+	conn, err := pgx.Connect(connectCtx, c.store.url)
+	cancel()
+	if err != nil {
+		return false, err
+	}
+	defer func() {
+		closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		defer cancel()
+		_ = conn.Close(closeCtx)
+	}()
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{c.store.changeChannel}.Sanitize()); err != nil {
+		return false, err
+	}
+	c.changes.announce(ClanChange{All: true})
+	for {
+		notification, err := conn.WaitForNotification(ctx)
+		if err != nil {
+			return true, err
+		}
+		origin, tag, ok := strings.Cut(notification.Payload, " ")
+		switch {
+		case !ok || tag == "":
+			c.store.log.Warn("clan change listener: malformed notification ignored", "payload", notification.Payload)
+		case origin != c.changes.origin:
+			c.changes.announce(ClanChange{Tag: tag})
+		}
+	}
+}
