@@ -1,11 +1,8 @@
 package api
 
 import (
-	"bytes"
-	"compress/gzip"
 	"container/list"
 	"context"
-	"hash/fnv"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -16,85 +13,63 @@ import (
 	"github.com/crownsdev/crowns/models"
 )
 
-// cachedAnswer is a rendered 200 answer: the body, its ETag and the extra
-// headers that belong to it (a Link header of a search page, say). It is
-// immutable once built, except for the lazily compressed body.
-type cachedAnswer struct {
-	body    []byte
-	etag    string
-	headers [][2]string
+// generationStripes spreads the generations of answer groups (clan tags)
+// over a few counters: a drop of one group moves its stripe, which at
+// worst keeps another group's answer in flight from being stored.
+const generationStripes = 64
 
-	gzipOnce sync.Once
-	gzipped  []byte
-}
-
-// newCachedAnswer renders body into an answer with its ETag.
-func newCachedAnswer(body []byte, headers ...[2]string) *cachedAnswer {
-	return &cachedAnswer{body: body, etag: etagOf(body), headers: headers}
-}
-
-// gzipBody returns the body compressed, computing it once per answer; nil
-// when compression would not help.
-func (a *cachedAnswer) gzipBody() []byte {
-	a.gzipOnce.Do(func() {
-		if len(a.body) < minGzipSize {
-			return
-		}
-		var buf bytes.Buffer
-		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
-		_, _ = zw.Write(a.body)
-		if zw.Close() == nil && buf.Len() < len(a.body) {
-			a.gzipped = buf.Bytes()
-		}
-	})
-	return a.gzipped
-}
-
-// minGzipSize: smaller bodies go out as they are.
-const minGzipSize = 1024
-
-// etagOf is a strong validator of a body: its length and 64-bit FNV-1a
-// hash.
-func etagOf(body []byte) string {
-	h := fnv.New64a()
-	_, _ = h.Write(body)
-	return `"` + strconv.FormatUint(uint64(len(body)), 36) + "-" + strconv.FormatUint(h.Sum64(), 36) + `"`
-}
-
-// responseCache keeps rendered upstream-backed answers for a TTL, within a
-// byte budget (least recently used out first), and lets concurrent misses
-// of one key share a single upstream call.
+// responseCache keeps rendered answers within one byte budget (least
+// recently used out first), each for its own TTL, and lets concurrent
+// misses of one key share a single call. An answer may belong to a group
+// (history answers: the clan tag) whose answers are dropped together when
+// the clan changes.
 type responseCache struct {
+	// ttl is the lifetime of upstream-backed answers (fetch).
 	ttl    time.Duration
 	budget int64
 	clock  models.Clock
 	flight singleflight.Group
-	// waiting counts callers blocked on a shared upstream call.
+	// waiting counts callers blocked on a shared call.
 	waiting atomic.Int64
 
 	mu      sync.Mutex
 	used    int64
 	entries map[string]*list.Element
 	order   *list.List // front = most recently used
+	groups  map[string]map[string]struct{}
+	// generations move when groups are dropped (every group: all); an
+	// answer produced from data read before a drop of its group is not
+	// stored.
+	generations [generationStripes]uint64
+	all         uint64
+}
+
+// cacheSlot says where an answer is kept: its key, its group ("" for
+// none) and its lifetime (zero: not cached).
+type cacheSlot struct {
+	key   string
+	group string
+	ttl   time.Duration
 }
 
 type cacheEntry struct {
 	key     string
+	group   string
 	answer  *cachedAnswer
 	expires time.Time
 	size    int64
 }
 
 func newResponseCache(ttl time.Duration, budget int64, clock models.Clock) *responseCache {
-	return &responseCache{ttl: ttl, budget: budget, clock: clock, entries: make(map[string]*list.Element), order: list.New()}
+	return &responseCache{
+		ttl: ttl, budget: budget, clock: clock,
+		entries: make(map[string]*list.Element), order: list.New(), groups: make(map[string]map[string]struct{}),
+	}
 }
-
-// enabled reports whether answers are cached at all.
-func (c *responseCache) enabled() bool { return c.ttl > 0 && c.budget > 0 }
 
 // get returns a fresh cached answer.
 func (c *responseCache) get(key string) (*cachedAnswer, bool) {
-	if !c.enabled() {
+	if c.budget <= 0 {
 		return nil, false
 	}
 	now := c.clock.Now()
@@ -113,27 +88,39 @@ func (c *responseCache) get(key string) (*cachedAnswer, bool) {
 	return entry.answer, true
 }
 
-// put stores an answer, evicting the least recently used to stay within
-// the budget. An answer larger than the whole budget is not stored.
-func (c *responseCache) put(key string, answer *cachedAnswer) {
-	if !c.enabled() {
+// put stores an answer in its slot, evicting the least recently used to
+// stay within the budget, unless its group was dropped since generation
+// was read. An answer larger than the whole budget is not stored.
+func (c *responseCache) put(slot cacheSlot, answer *cachedAnswer, generation uint64) {
+	if slot.ttl <= 0 || c.budget <= 0 {
 		return
 	}
-	size := int64(len(key)+len(answer.body)) * 2 // room for the gzip copy
+	size := answer.size() + int64(len(slot.key)+len(slot.group))
 	if size > c.budget {
 		return
 	}
-	expires := c.clock.Now().Add(c.ttl)
+	expires := c.clock.Now().Add(slot.ttl)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if el, ok := c.entries[key]; ok {
+	if c.generationLocked(slot.group) != generation {
+		return
+	}
+	if el, ok := c.entries[slot.key]; ok {
 		c.remove(el)
 	}
 	for c.used+size > c.budget && c.order.Len() > 0 {
 		c.remove(c.order.Back())
 	}
-	c.entries[key] = c.order.PushFront(&cacheEntry{key: key, answer: answer, expires: expires, size: size})
+	c.entries[slot.key] = c.order.PushFront(&cacheEntry{key: slot.key, group: slot.group, answer: answer, expires: expires, size: size})
 	c.used += size
+	if slot.group != "" {
+		members, ok := c.groups[slot.group]
+		if !ok {
+			members = make(map[string]struct{})
+			c.groups[slot.group] = members
+		}
+		members[slot.key] = struct{}{}
+	}
 }
 
 func (c *responseCache) remove(el *list.Element) {
@@ -141,25 +128,96 @@ func (c *responseCache) remove(el *list.Element) {
 	c.order.Remove(el)
 	delete(c.entries, entry.key)
 	c.used -= entry.size
+	if entry.group == "" {
+		return
+	}
+	if members := c.groups[entry.group]; members != nil {
+		delete(members, entry.key)
+		if len(members) == 0 {
+			delete(c.groups, entry.group)
+		}
+	}
 }
 
-// fetch returns the cached answer for key, or produces it once for all
-// concurrent callers and caches it. produce runs with a context detached
-// from any one caller's cancellation but bounded by timeout, so one
-// impatient client does not fail the others. hit tells whether the answer
-// came from the cache.
+// generation is the current generation of group; 0 for no group.
+func (c *responseCache) generation(group string) uint64 {
+	if group == "" {
+		return 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.generationLocked(group)
+}
+
+func (c *responseCache) generationLocked(group string) uint64 {
+	if group == "" {
+		return 0
+	}
+	return c.all + c.generations[stripeOf(group)]
+}
+
+// stripeOf picks the generation counter of a group (FNV-1a).
+func stripeOf(group string) int {
+	h := uint32(2166136261)
+	for i := 0; i < len(group); i++ {
+		h ^= uint32(group[i])
+		h *= 16777619
+	}
+	return int(h % generationStripes)
+}
+
+// drop forgets every answer of group, and the answers of it being
+// produced now.
+func (c *responseCache) drop(group string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.generations[stripeOf(group)]++
+	for key := range c.groups[group] {
+		c.remove(c.entries[key])
+	}
+}
+
+// dropAllGroups forgets every answer that belongs to a group.
+func (c *responseCache) dropAllGroups() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.all++
+	for _, members := range c.groups {
+		for key := range members {
+			c.remove(c.entries[key])
+		}
+	}
+}
+
+// fetch is fetchSlot for an upstream-backed answer: no group, the
+// cache's TTL.
 func (c *responseCache) fetch(ctx context.Context, key string, timeout time.Duration, produce func(ctx context.Context) (*cachedAnswer, error)) (answer *cachedAnswer, hit bool, err error) {
-	if answer, ok := c.get(key); ok {
+	return c.fetchSlot(ctx, cacheSlot{key: key, ttl: c.ttl}, timeout, produce)
+}
+
+// fetchSlot returns the cached answer of slot, or produces it once for
+// all concurrent callers and caches it. produce runs with a context
+// detached from any one caller's cancellation but bounded by timeout, so
+// one impatient client does not fail the others. Callers that arrive
+// after the slot's group was dropped do not join a call that started
+// before. hit tells whether the answer came from the cache.
+func (c *responseCache) fetchSlot(ctx context.Context, slot cacheSlot, timeout time.Duration, produce func(ctx context.Context) (*cachedAnswer, error)) (answer *cachedAnswer, hit bool, err error) {
+	if answer, ok := c.get(slot.key); ok {
 		return answer, true, nil
 	}
-	result := c.flight.DoChan(key, func() (any, error) {
+	generation := c.generation(slot.group)
+	flightKey := slot.key
+	if slot.group != "" {
+		flightKey += "@" + strconv.FormatUint(generation, 10)
+	}
+	result := c.flight.DoChan(flightKey, func() (any, error) {
 		produceCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 		defer cancel()
 		answer, err := produce(produceCtx)
 		if err != nil {
 			return nil, err
 		}
-		c.put(key, answer)
+		c.put(slot, answer, generation)
 		return answer, nil
 	})
 	c.waiting.Add(1)

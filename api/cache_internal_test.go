@@ -1,8 +1,10 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -73,22 +75,166 @@ func TestFailuresAreNotCached(t *testing.T) {
 
 func TestCacheStaysWithinItsBudget(t *testing.T) {
 	clock := models.NewManualClock(time.Unix(0, 0))
-	cache := newResponseCache(time.Minute, 10_000, clock)
-	body := make([]byte, 1000)
-	for i := range 20 {
-		cache.put(string(rune('a'+i)), newCachedAnswer(body))
+	const budget = 20_000
+	cache := newResponseCache(time.Minute, budget, clock)
+	body := make([]byte, 1000) // zeros: compressed to a few bytes, kept both ways
+	answer := newCachedAnswer(body)
+	entry := answer.size() + 1
+	for i := range 40 {
+		slot := cacheSlot{key: string(rune('a' + i)), ttl: time.Minute}
+		if i%2 == 1 {
+			slot.group = "G" // history answers share the budget
+			entry++
+		}
+		cache.put(slot, answer, cache.generation(slot.group))
 		if cache.used > cache.budget {
 			t.Fatalf("used %d bytes of a %d budget", cache.used, cache.budget)
 		}
 	}
+	if cache.used < budget-2*entry {
+		t.Fatalf("used %d bytes of a %d budget after 40 answers of %d: evicted too much", cache.used, budget, entry)
+	}
 	if _, ok := cache.get("a"); ok {
 		t.Fatal("the least recently used entry survived")
 	}
-	if _, ok := cache.get(string(rune('a' + 19))); !ok {
+	if _, ok := cache.get(string(rune('a' + 39))); !ok {
 		t.Fatal("the newest entry was evicted")
 	}
-	cache.put("huge", newCachedAnswer(make([]byte, 20_000)))
+	huge := cacheSlot{key: "huge", ttl: time.Minute}
+	cache.put(huge, newCachedAnswer(randomJSON(50_000)), 0)
 	if _, ok := cache.get("huge"); ok {
 		t.Fatal("an answer larger than the budget was stored")
+	}
+}
+
+// randomJSON is a body of n bytes that compresses poorly.
+func randomJSON(n int) []byte {
+	body := make([]byte, n)
+	x := uint32(1)
+	for i := range body {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		body[i] = 'a' + byte(x%26)
+	}
+	return body
+}
+
+func TestLargeAnswersAreKeptCompressedOnly(t *testing.T) {
+	var plain []byte
+	for i := 0; len(plain) < 40_000; i++ {
+		plain = fmt.Appendf(plain, `{"clanRank":%d,"name":"member %d","trophies":%d},`, i%50+1, i%50, 5000+i%97)
+	}
+	answer := newCachedAnswer(plain)
+	if answer.plain != nil || answer.gzipped == nil {
+		t.Fatalf("a %d-byte answer kept plain=%d gzipped=%d bytes, want compressed only", len(plain), len(answer.plain), len(answer.gzipped))
+	}
+	if answer.size() > int64(len(plain))/4 {
+		t.Fatalf("a compressed-only answer of %d bytes counts %d bytes", len(plain), answer.size())
+	}
+	if answer.etag != etagOf(plain) {
+		t.Fatal("the ETag is not the plain body's")
+	}
+	var p inflaters
+	for range 2 { // the second time with a pooled reader
+		got, err := p.plainBody(answer)
+		if err != nil || !bytes.Equal(got, plain) {
+			t.Fatalf("inflated body differs from the rendered one (%v)", err)
+		}
+	}
+	small := newCachedAnswer(plain[:2000])
+	if small.plain == nil || small.gzipped == nil {
+		t.Fatal("a mid-size answer is not kept both ways")
+	}
+	tiny := newCachedAnswer([]byte(`[]`))
+	if tiny.gzipped != nil {
+		t.Fatal("a tiny answer was compressed")
+	}
+}
+
+func TestDroppingAGroupForgetsItsAnswersOnly(t *testing.T) {
+	cache := newResponseCache(time.Minute, 1<<20, models.NewManualClock(time.Unix(0, 0)))
+	answer := newCachedAnswer([]byte(`{}`))
+	for _, slot := range []cacheSlot{
+		{key: "history/A/1", group: "A", ttl: time.Minute},
+		{key: "history/A/2", group: "A", ttl: time.Minute},
+		{key: "history/B/1", group: "B", ttl: time.Minute},
+		{key: "player/A/battles", ttl: time.Minute},
+	} {
+		cache.put(slot, answer, cache.generation(slot.group))
+	}
+	cache.drop("A")
+	for key, want := range map[string]bool{"history/A/1": false, "history/A/2": false, "history/B/1": true, "player/A/battles": true} {
+		if _, ok := cache.get(key); ok != want {
+			t.Errorf("after dropping A, %s cached = %v, want %v", key, ok, want)
+		}
+	}
+	cache.dropAllGroups()
+	for key, want := range map[string]bool{"history/B/1": false, "player/A/battles": true} {
+		if _, ok := cache.get(key); ok != want {
+			t.Errorf("after dropping every group, %s cached = %v, want %v", key, ok, want)
+		}
+	}
+	if len(cache.groups) != 0 || cache.order.Len() != 1 {
+		t.Fatalf("%d groups and %d entries left, want 0 and 1", len(cache.groups), cache.order.Len())
+	}
+}
+
+func TestAnAnswerReadBeforeADropIsNotStored(t *testing.T) {
+	cache := newResponseCache(time.Minute, 1<<20, models.NewManualClock(time.Unix(0, 0)))
+	slot := cacheSlot{key: "history/A/1", group: "A", ttl: time.Minute}
+	reading := make(chan struct{})
+	release := make(chan struct{})
+	stale := newCachedAnswer([]byte(`{"stale":true}`))
+	done := make(chan *cachedAnswer)
+	go func() {
+		answer, _, err := cache.fetchSlot(context.Background(), slot, time.Second, func(context.Context) (*cachedAnswer, error) {
+			close(reading)
+			<-release
+			return stale, nil
+		})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- answer
+	}()
+	<-reading
+	cache.drop("A") // the clan changed while its old state was being read
+	fresh := newCachedAnswer([]byte(`{"fresh":true}`))
+	answer, hit, err := cache.fetchSlot(context.Background(), slot, time.Second, func(context.Context) (*cachedAnswer, error) {
+		return fresh, nil
+	})
+	if err != nil || hit || answer != fresh {
+		t.Fatalf("a request after the change joined the read before it: %v, hit %v", err, hit)
+	}
+	close(release)
+	if got := <-done; got != stale {
+		t.Fatal("the caller of the first read did not get its answer")
+	}
+	if got, ok := cache.get(slot.key); !ok || got != fresh {
+		t.Fatal("the answer read before the change replaced the one read after it")
+	}
+}
+
+func TestEachSlotKeepsItsOwnLifetime(t *testing.T) {
+	clock := models.NewManualClock(time.Unix(0, 0))
+	cache := newResponseCache(3*time.Minute, 1<<20, clock)
+	answer := newCachedAnswer([]byte(`{}`))
+	cache.put(cacheSlot{key: "history", group: "A", ttl: time.Minute}, answer, cache.generation("A"))
+	cache.put(cacheSlot{key: "battles", ttl: cache.ttl}, answer, 0)
+	cache.put(cacheSlot{key: "uncached", ttl: 0}, answer, 0)
+	clock.Advance(time.Minute - time.Nanosecond)
+	if _, ok := cache.get("history"); !ok {
+		t.Fatal("the history answer expired early")
+	}
+	clock.Advance(time.Nanosecond)
+	if _, ok := cache.get("history"); ok {
+		t.Fatal("the history answer outlived its TTL")
+	}
+	if _, ok := cache.get("battles"); !ok {
+		t.Fatal("the upstream-backed answer took the history TTL")
+	}
+	if _, ok := cache.get("uncached"); ok {
+		t.Fatal("an answer with no TTL was stored")
 	}
 }

@@ -14,18 +14,19 @@ const (
 )
 
 // sendJSON encodes v and sends it as a 200 answer with its ETag.
-func sendJSON(c *fiber.Ctx, v any) error {
+func (s *Server) sendJSON(c *fiber.Ctx, v any) error {
 	body, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("encode answer: %w", err)
 	}
-	return sendAnswer(c, newCachedAnswer(body), false)
+	return s.sendAnswer(c, newCachedAnswer(body), false)
 }
 
 // sendAnswer writes a rendered answer: its headers, ETag, x-cached when it
-// came from the cache, and the gzip form for clients that accept it. A
-// matching If-None-Match is answered 304 without a body.
-func sendAnswer(c *fiber.Ctx, answer *cachedAnswer, fromCache bool) error {
+// came from the upstream-backed cache, and the gzip form for clients that
+// accept it (an answer kept compressed only is inflated for the others).
+// A matching If-None-Match is answered 304 without a body.
+func (s *Server) sendAnswer(c *fiber.Ctx, answer *cachedAnswer, fromCache bool) error {
 	for _, h := range answer.headers {
 		c.Set(h[0], h[1])
 	}
@@ -34,26 +35,27 @@ func sendAnswer(c *fiber.Ctx, answer *cachedAnswer, fromCache bool) error {
 	}
 	c.Set(fiber.HeaderETag, answer.etag)
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
-	c.Vary(fiber.HeaderAcceptEncoding)
+	c.Set(fiber.HeaderVary, fiber.HeaderAcceptEncoding)
 	if etagMatches(c.Get(fiber.HeaderIfNoneMatch), answer.etag) {
 		return c.SendStatus(fiber.StatusNotModified)
 	}
-	if acceptsGzip(c.Get(fiber.HeaderAcceptEncoding)) {
-		if gz := answer.gzipBody(); gz != nil {
-			c.Set(fiber.HeaderContentEncoding, "gzip")
-			return c.Status(fiber.StatusOK).Send(gz)
-		}
+	c.Status(fiber.StatusOK)
+	if answer.gzipped != nil && acceptsGzip(c.Get(fiber.HeaderAcceptEncoding)) {
+		c.Set(fiber.HeaderContentEncoding, "gzip")
+		return c.Send(answer.gzipped)
 	}
-	return c.Status(fiber.StatusOK).Send(answer.body)
+	if answer.plain != nil {
+		return c.Send(answer.plain)
+	}
+	return s.inflaters.writePlain(c.Response().BodyWriter(), answer)
 }
 
 // etagMatches applies If-None-Match's weak comparison: any listed tag, with
 // or without W/, equal to ours, or "*".
 func etagMatches(ifNoneMatch, etag string) bool {
-	if ifNoneMatch == "" {
-		return false
-	}
-	for _, candidate := range strings.Split(ifNoneMatch, ",") {
+	for rest := ifNoneMatch; rest != ""; {
+		var candidate string
+		candidate, rest, _ = strings.Cut(rest, ",")
 		candidate = strings.TrimSpace(candidate)
 		if candidate == "*" || strings.TrimPrefix(candidate, "W/") == etag {
 			return true
@@ -64,13 +66,30 @@ func etagMatches(ifNoneMatch, etag string) bool {
 
 // acceptsGzip reads Accept-Encoding for gzip with a non-zero quality.
 func acceptsGzip(acceptEncoding string) bool {
-	for _, part := range strings.Split(acceptEncoding, ",") {
+	for rest := acceptEncoding; rest != ""; {
+		var part string
+		part, rest, _ = strings.Cut(rest, ",")
 		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
 		if !strings.EqualFold(strings.TrimSpace(coding), "gzip") {
 			continue
 		}
-		params = strings.ReplaceAll(strings.TrimSpace(params), " ", "")
-		return params != "q=0" && params != "q=0.0" && params != "q=0.00" && params != "q=0.000"
+		return !zeroQuality(params)
+	}
+	return false
+}
+
+// zeroQuality reports whether the parameters of a coding say q=0 (with
+// up to three zero decimals, spaces allowed).
+func zeroQuality(params string) bool {
+	params = strings.TrimSpace(params)
+	name, value, ok := strings.Cut(params, "=")
+	if !ok || !strings.EqualFold(strings.TrimSpace(name), "q") {
+		return false
+	}
+	value = strings.TrimSpace(value)
+	switch value {
+	case "0", "0.", "0.0", "0.00", "0.000":
+		return true
 	}
 	return false
 }

@@ -35,5 +35,5 @@ func (s *Server) handleBattles(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return sendAnswer(c, answer, hit)
+	return s.sendAnswer(c, answer, hit)
 }

@@ -49,7 +49,7 @@ func (s *Server) handleClanSearch(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return sendAnswer(c, answer, hit)
+	return s.sendAnswer(c, answer, hit)
 }
 
 func renderSearchPage(q models.ClanSearchQuery, page models.ClanSearchPage) (*cachedAnswer, error) {

@@ -18,7 +18,7 @@ type healthAnswer struct {
 
 // handleHealthz answers while the process is alive.
 func (s *Server) handleHealthz(c *fiber.Ctx) error {
-	return sendJSON(c, healthAnswer{Status: "ok"})
+	return s.sendJSON(c, healthAnswer{Status: "ok"})
 }
 
 // handleReadyz answers 200 when the database answers, 503 otherwise.
@@ -28,5 +28,5 @@ func (s *Server) handleReadyz(c *fiber.Ctx) error {
 	if err := s.deps.Health.Ping(ctx); err != nil {
 		return models.Unavailable("database", 0, err)
 	}
-	return sendJSON(c, healthAnswer{Status: "ready"})
+	return s.sendJSON(c, healthAnswer{Status: "ready"})
 }

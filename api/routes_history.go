@@ -1,6 +1,13 @@
 package api
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/crownsdev/crowns/models"
@@ -27,17 +34,56 @@ func (s *Server) handleWeeklyHistory(c *fiber.Ctx) error {
 
 // sendHistory answers a history request of kind: today (UTC) and the
 // requested number of previous days, as an object keyed by slot time.
+//
+// Answers, refusals of untracked clans included, are kept rendered per
+// (clan, kind, days, day) until the clan changes (a snapshot lands, its
+// tracking changes: see models.ClanChange) or HistoryCacheTTL passes.
+// They are what the database says now, so they carry no x-cached header.
 func (s *Server) sendHistory(c *fiber.Ctx, kind models.SnapshotKind) error {
 	tag, days, err := parseHistoryRequest(c)
 	if err != nil {
 		return err
 	}
-	from, to := models.HistoryWindow(s.clock.Now(), days)
-	history, err := s.deps.History.ClanHistory(c.UserContext(), tag, kind, from, to)
-	if err != nil {
+	now := s.clock.Now()
+	slot := cacheSlot{key: historyCacheKey(tag, kind, days, now), group: tag, ttl: s.cfg.HistoryCacheTTL}
+	answer, _, err := s.cache.fetchSlot(c.UserContext(), slot, s.cfg.RequestTimeout, func(ctx context.Context) (*cachedAnswer, error) {
+		from, to := models.HistoryWindow(now, days)
+		history, err := s.deps.History.ClanHistory(ctx, tag, kind, from, to)
+		switch {
+		case errors.Is(err, models.ErrNotTracked), errors.Is(err, models.ErrWeeklyNotEnabled):
+			return refusalAnswer(err), nil
+		case err != nil:
+			return nil, err
+		}
+		body, err := json.Marshal(history)
+		if err != nil {
+			return nil, fmt.Errorf("encode history: %w", err)
+		}
+		return newCachedAnswer(body), nil
+	})
+	switch {
+	case err != nil:
 		return err
+	case answer.refusal != nil:
+		return answer.refusal
 	}
-	return sendJSON(c, history)
+	return s.sendAnswer(c, answer, false)
+}
+
+// historyCacheKey names the cached history answer of a clan, schedule and
+// window on now's day (UTC): the window moves at midnight.
+func historyCacheKey(tag string, kind models.SnapshotKind, days int, now time.Time) string {
+	return "history/" + tag + "/" + strconv.Itoa(int(kind)) + "/" + strconv.Itoa(days) + "/" + now.UTC().Format(time.DateOnly)
+}
+
+// clanChanged drops the cached history answers of a changed clan (of
+// every clan for models.ClanChange.All).
+func (s *Server) clanChanged(change models.ClanChange) {
+	if change.All {
+		s.cache.dropAllGroups()
+		return
+	}
+	s.cache.drop(change.Tag)
 }
 
 // parseHistoryRequest validates the tag and the days window of a history

@@ -26,7 +26,7 @@ func (s *Server) handleTrack(c *fiber.Ctx) error {
 	if err := s.deps.Tracker.TrackClan(c.UserContext(), tag, identity.KeyID); err != nil {
 		return err
 	}
-	return sendJSON(c, trackAnswer{Success: true})
+	return s.sendJSON(c, trackAnswer{Success: true})
 }
 
 // handleTracking answers GET /clan/:tag/tracking from the database alone.
@@ -40,5 +40,5 @@ func (s *Server) handleTracking(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return sendJSON(c, status)
+	return s.sendJSON(c, status)
 }

@@ -37,9 +37,13 @@ type ClanTracker interface {
 // ClanHistoryReader reads stored clan history and tracking status.
 // ClanHistory returns the snapshots of one schedule with slots in
 // [from, to], or models.ErrNotTracked / models.ErrWeeklyNotEnabled.
+// SubscribeClanChanges announces every change of a clan's history
+// answers, of this process at once and of others as soon as they are
+// heard of; the API drops its cached answers of that clan.
 type ClanHistoryReader interface {
 	ClanHistory(ctx context.Context, tag string, kind models.SnapshotKind, from, to time.Time) (models.ClanHistory, error)
 	TrackingStatus(ctx context.Context, tag string) (models.ClanTracking, error)
+	SubscribeClanChanges(fn func(models.ClanChange)) (unsubscribe func())
 }
 
 // HealthChecker tells whether the database answers.
@@ -55,9 +59,16 @@ type Config struct {
 	RatePerSecond float64
 	RateBurst     int
 	// CacheTTL is how long upstream-backed answers are served from memory;
-	// zero disables the cache.
+	// zero disables their cache.
 	CacheTTL time.Duration
-	// CacheBytes bounds the memory of cached answers.
+	// HistoryCacheTTL bounds how long a rendered history answer is served
+	// from memory: it is dropped at once when its clan changes in this
+	// process, or when another process's change is heard of; the TTL is
+	// the backstop for changes no one announces (another process on
+	// SQLite). Zero disables the history cache.
+	HistoryCacheTTL time.Duration
+	// CacheBytes bounds the memory of cached answers, upstream-backed and
+	// history together.
 	CacheBytes int64
 	// Tournaments serves the tournament routes; off, they answer 501.
 	Tournaments bool
@@ -86,6 +97,10 @@ type Server struct {
 	app     *fiber.App
 	limiter *rateLimiter
 	cache   *responseCache
+	// inflaters serve answers kept compressed only to identity clients.
+	inflaters inflaters
+	// unsubscribe ends the subscription to clan changes.
+	unsubscribe func()
 }
 
 // New builds the API server; it does not listen yet.
@@ -125,6 +140,7 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 		ReadBufferSize:        8 << 10,
 	})
 	s.routes()
+	s.unsubscribe = deps.History.SubscribeClanChanges(s.clanChanged)
 	return s, nil
 }
 
@@ -136,7 +152,10 @@ func (s *Server) Serve(ln net.Listener) error { return s.app.Listener(ln) }
 
 // Shutdown stops taking requests and waits for those in flight, at most
 // until ctx ends.
-func (s *Server) Shutdown(ctx context.Context) error { return s.app.ShutdownWithContext(ctx) }
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.unsubscribe()
+	return s.app.ShutdownWithContext(ctx)
+}
 
 // routes registers the contract's routes. Health routes and switched-off
 // tournament routes need no key; everything else is authenticated and rate

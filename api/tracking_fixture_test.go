@@ -113,6 +113,7 @@ func (w *testWorld) servedAt(t *testing.T, tag string, at time.Time) models.Clan
 // scheduler, and the test world.
 type trackingEnv struct {
 	app       *api.Server
+	store     *models.Store
 	clans     *models.ClanStore
 	clock     *models.ManualClock
 	world     *testWorld
@@ -125,11 +126,11 @@ type trackingEnv struct {
 // tagUnknown is a clan the sandbox does not have.
 const tagUnknown = "9999"
 
-func newTrackingEnv(t *testing.T, store *models.Store) *trackingEnv {
+func newTrackingEnv(t *testing.T, store *models.Store, configure ...func(*api.Config)) *trackingEnv {
 	t.Helper()
 	clock := models.NewManualClock(time.Date(2026, 3, 10, 9, 30, 0, 0, time.UTC))
 	world, sandboxWorld := newTestWorld(t, clock)
-	e := &trackingEnv{clans: models.NewClanStore(store), clock: clock, world: world}
+	e := &trackingEnv{store: store, clans: models.NewClanStore(store), clock: clock, world: world}
 	trackable := sandboxWorld.TrackableClanTags()
 	e.withAddress = trackable[0]
 	for _, tag := range sandboxWorld.ClanTags() {
@@ -145,20 +146,26 @@ func newTrackingEnv(t *testing.T, store *models.Store) *trackingEnv {
 	if e.scheduler, err = scheduler.New(e.clans, world, scheduler.Config{TrackAddress: trackAddress, Clock: clock, RatePerSecond: 1000}); err != nil {
 		t.Fatal(err)
 	}
-	e.app, err = api.New(api.Config{SupportInfo: supportInfo, RatePerSecond: 1000, RateBurst: 1000, Clock: clock},
-		api.Dependencies{Keys: acceptingKeys{}, Game: noGame{}, Health: store, Tracker: tracker, History: e.clans})
+	cfg := api.Config{SupportInfo: supportInfo, RatePerSecond: 1000, RateBurst: 1000, Clock: clock}
+	for _, fn := range configure {
+		fn(&cfg)
+	}
+	e.app, err = api.New(cfg, api.Dependencies{Keys: acceptingKeys{}, Game: noGame{}, Health: store, Tracker: tracker, History: e.clans})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return e
 }
 
-// get sends an authenticated GET through the Fiber app and returns the
-// status and body.
-func (e *trackingEnv) get(t *testing.T, path string) (int, []byte, http.Header) {
+// get sends an authenticated GET through the Fiber app, with headers in
+// name, value pairs, and returns the status, body and headers.
+func (e *trackingEnv) get(t *testing.T, path string, headers ...string) (int, []byte, http.Header) {
 	t.Helper()
 	req := httptest.NewRequest(http.MethodGet, path, nil)
 	req.Header.Set("auth", testKey)
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
 	resp, err := e.app.App().Test(req, -1)
 	if err != nil {
 		t.Fatalf("GET %s: %v", path, err)

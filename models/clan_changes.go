@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"sync"
 
 	"gorm.io/gorm"
@@ -29,39 +30,49 @@ type clanChanges struct {
 
 	mu          sync.RWMutex
 	next        int
-	subscribers map[int]func(ClanChange)
+	subscribers []clanSubscriber
+}
+
+// clanSubscriber is one subscription, in the order they were made.
+type clanSubscriber struct {
+	id int
+	fn func(ClanChange)
 }
 
 func newClanChanges() *clanChanges {
 	origin := make([]byte, 8)
 	_, _ = rand.Read(origin)
-	return &clanChanges{origin: hex.EncodeToString(origin), subscribers: make(map[int]func(ClanChange))}
+	return &clanChanges{origin: hex.EncodeToString(origin)}
 }
 
 // SubscribeClanChanges calls fn with every clan change: at once, on the
 // writer's goroutine after the commit, for writes through this ClanStore;
 // and from ListenForClanChanges for writes of other processes on
-// PostgreSQL. fn must return quickly. The returned function unsubscribes.
+// PostgreSQL. Subscribers are called one after the other in the order
+// they subscribed; fn must return quickly. The returned function
+// unsubscribes.
 func (c *ClanStore) SubscribeClanChanges(fn func(ClanChange)) (unsubscribe func()) {
 	f := c.changes
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	id := f.next
 	f.next++
-	f.subscribers[id] = fn
+	// Copy on write: announce reads the slice without holding the lock.
+	f.subscribers = append(slices.Clip(f.subscribers), clanSubscriber{id: id, fn: fn})
 	return func() {
 		f.mu.Lock()
 		defer f.mu.Unlock()
-		delete(f.subscribers, id)
+		f.subscribers = slices.DeleteFunc(slices.Clone(f.subscribers), func(s clanSubscriber) bool { return s.id == id })
 	}
 }
 
 // announce hands a change to every subscriber.
 func (f *clanChanges) announce(change ClanChange) {
 	f.mu.RLock()
-	defer f.mu.RUnlock()
-	for _, fn := range f.subscribers {
-		fn(change)
+	subscribers := f.subscribers
+	f.mu.RUnlock()
+	for _, s := range subscribers {
+		s.fn(change)
 	}
 }
 

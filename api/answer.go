@@ -1,0 +1,134 @@
+package api
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"strconv"
+	"sync"
+)
+
+// Compression thresholds of rendered answers.
+const (
+	// minGzipSize: smaller bodies go out as they are.
+	minGzipSize = 1024
+	// gzipOnlySize: from this size on an answer is kept compressed only
+	// (most clients accept gzip; the rare identity client gets it inflated
+	// on the fly), so a cached answer costs about a seventh of its plain
+	// size.
+	gzipOnlySize = 8 << 10
+)
+
+// cachedAnswer is a rendered answer: a 200 body with its ETag and the
+// extra headers that belong to it (a Link header of a search page, say),
+// or a refusal that is cached like an answer (the 417 of the history of
+// an untracked clan). It is immutable once built.
+type cachedAnswer struct {
+	// plain is the JSON body; nil when it is kept compressed only.
+	plain []byte
+	// gzipped is the body compressed; nil when compression does not pay.
+	gzipped []byte
+	// length is the length of the plain body.
+	length  int
+	etag    string
+	headers [][2]string
+	// refusal, when set, is the error this answer stands for; it has no
+	// body.
+	refusal error
+}
+
+// newCachedAnswer renders body into an answer with its ETag, compressed
+// once when that pays; a large body is kept compressed only.
+func newCachedAnswer(body []byte, headers ...[2]string) *cachedAnswer {
+	a := &cachedAnswer{plain: body, length: len(body), etag: etagOf(body), headers: headers}
+	if len(body) < minGzipSize {
+		return a
+	}
+	if a.gzipped = compress(body); a.gzipped != nil && len(body) >= gzipOnlySize {
+		a.plain = nil
+	}
+	return a
+}
+
+// refusalAnswer caches a refusal.
+func refusalAnswer(err error) *cachedAnswer { return &cachedAnswer{refusal: err} }
+
+// size is what the answer occupies in memory, roughly.
+func (a *cachedAnswer) size() int64 {
+	return int64(len(a.plain) + len(a.gzipped) + len(a.etag) + answerOverhead)
+}
+
+// answerOverhead is the memory of an answer besides its bodies: the
+// struct, the cache entry and its list element, the map slots.
+const answerOverhead = 256
+
+// compress returns body gzipped at the fastest level, or nil when that
+// does not make it smaller.
+func compress(body []byte) []byte {
+	var buf bytes.Buffer
+	buf.Grow(len(body) / 4)
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+	_, _ = zw.Write(body)
+	if zw.Close() != nil || buf.Len() >= len(body) {
+		return nil
+	}
+	return buf.Bytes()
+}
+
+// etagOf is a strong validator of a body: its length and 64-bit FNV-1a
+// hash.
+func etagOf(body []byte) string {
+	h := fnv.New64a()
+	_, _ = h.Write(body)
+	return `"` + strconv.FormatUint(uint64(len(body)), 36) + "-" + strconv.FormatUint(h.Sum64(), 36) + `"`
+}
+
+// inflaters pools gzip readers for answers kept compressed only.
+type inflaters struct {
+	pool sync.Pool
+}
+
+// writePlain writes the plain body of a to w, inflating it when it is
+// kept compressed only.
+func (p *inflaters) writePlain(w io.Writer, a *cachedAnswer) error {
+	if a.plain != nil || a.gzipped == nil {
+		_, err := w.Write(a.plain)
+		return err
+	}
+	src := bytes.NewReader(a.gzipped)
+	zr, _ := p.pool.Get().(*gzip.Reader)
+	if zr == nil {
+		var err error
+		if zr, err = gzip.NewReader(src); err != nil {
+			return fmt.Errorf("inflate answer: %w", err)
+		}
+	} else if err := zr.Reset(src); err != nil {
+		return fmt.Errorf("inflate answer: %w", err)
+	}
+	defer p.pool.Put(zr)
+	n, err := io.Copy(w, zr)
+	switch {
+	case err != nil:
+		return fmt.Errorf("inflate answer: %w", err)
+	case n != int64(a.length):
+		return errors.New("inflate answer: length differs from the rendered body")
+	}
+	return nil
+}
+
+// plainBody returns the plain body of a, inflated when it is kept
+// compressed only.
+func (p *inflaters) plainBody(a *cachedAnswer) ([]byte, error) {
+	if a.plain != nil || a.gzipped == nil {
+		return a.plain, nil
+	}
+	var buf bytes.Buffer
+	buf.Grow(a.length)
+	if err := p.writePlain(&buf, a); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}

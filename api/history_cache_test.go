@@ -1,0 +1,281 @@
+package api_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/crownsdev/crowns/api"
+	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/dbtest"
+)
+
+// historyCacheTTL is the backstop of the history cache in these tests.
+const historyCacheTTL = time.Minute
+
+// withHistoryCache switches the history cache on.
+func withHistoryCache(cfg *api.Config) {
+	cfg.HistoryCacheTTL = historyCacheTTL
+	cfg.CacheTTL = 3 * time.Minute
+	cfg.CacheBytes = 8 << 20
+}
+
+// storeAnswer is the body of a history answer rendered straight from
+// what the store returns now.
+func (e *trackingEnv) storeAnswer(t *testing.T, tag string, kind models.SnapshotKind, days int) []byte {
+	t.Helper()
+	from, to := models.HistoryWindow(e.clock.Now(), days)
+	history, err := e.clans.ClanHistory(context.Background(), tag, kind, from, to)
+	if err != nil {
+		t.Fatalf("store history of %s: %v", tag, err)
+	}
+	body, err := json.Marshal(history)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return body
+}
+
+// snapshotSlots lets the scheduler take every 4-hourly slot of the next
+// d, a minute into each.
+func (e *trackingEnv) snapshotSlots(t *testing.T, d time.Duration) {
+	t.Helper()
+	end := e.clock.Now().Add(d)
+	for slot := models.SnapshotFourHourly.NextSlot(e.clock.Now()); slot.Before(end); slot = slot.Add(4 * time.Hour) {
+		e.clock.Set(slot.Add(time.Minute))
+		if _, err := e.scheduler.Tick(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// expectCachedAnswer gets path twice: the answer must be want (a body for
+// 200, else the error text of status), and the second must cost no query.
+func (e *trackingEnv) expectCachedAnswer(t *testing.T, path string, status int, want string) {
+	t.Helper()
+	for i := range 2 {
+		before := e.store.QueryCount()
+		gotStatus, body, header := e.get(t, path)
+		queries := e.store.QueryCount() - before
+		switch {
+		case status == http.StatusOK && (gotStatus != status || string(body) != want):
+			t.Fatalf("GET %s: %d %.200s, want the store's answer %.200s", path, gotStatus, body, want)
+		case status != http.StatusOK:
+			wantError(t, gotStatus, body, status, want)
+		case header.Get("x-cached") != "":
+			t.Fatalf("GET %s: history answer with x-cached %q", path, header.Get("x-cached"))
+		}
+		if i == 1 && queries != 0 {
+			t.Fatalf("GET %s again cost %d queries, want 0 (cached)", path, queries)
+		}
+	}
+}
+
+func TestHistoryCacheServesWhatTheStoreReturnsUntilTheClanChanges(t *testing.T) {
+	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+		ctx := context.Background()
+		e := newTrackingEnv(t, store, withHistoryCache)
+		tag := e.withAddress
+		path, weekly := "/clan/"+tag+"/history?days=2", "/clan/"+tag+"/history/weekly"
+
+		e.expectCachedAnswer(t, path, http.StatusExpectationFailed, "clan not tracked")
+		if status, body, _ := e.get(t, "/clan/"+tag+"/track"); status != http.StatusOK {
+			t.Fatalf("track: %d %s", status, body)
+		}
+		e.expectCachedAnswer(t, path, http.StatusOK, string(e.storeAnswer(t, tag, models.SnapshotFourHourly, 2)))
+		e.snapshotSlots(t, 12*time.Hour)
+		e.expectCachedAnswer(t, path, http.StatusOK, string(e.storeAnswer(t, tag, models.SnapshotFourHourly, 2)))
+
+		e.clock.Advance(4 * time.Hour) // the next slot lands
+		before := e.storeAnswer(t, tag, models.SnapshotFourHourly, 2)
+		if report, err := e.scheduler.Tick(ctx); err != nil || report.Stored != 1 {
+			t.Fatalf("tick = %+v, %v; want one snapshot stored", report, err)
+		}
+		after := e.storeAnswer(t, tag, models.SnapshotFourHourly, 2)
+		if bytes.Equal(before, after) {
+			t.Fatal("the new snapshot changed nothing in the store's answer")
+		}
+		e.expectCachedAnswer(t, path, http.StatusOK, string(after))
+
+		e.expectCachedAnswer(t, weekly, http.StatusExpectationFailed, "weekly history not enabled for this clan")
+		if _, err := e.clans.SetWeekly(ctx, tag, true); err != nil {
+			t.Fatal(err)
+		}
+		e.expectCachedAnswer(t, weekly, http.StatusOK, "{}")
+		if _, err := e.clans.SetWeekly(ctx, tag, false); err != nil {
+			t.Fatal(err)
+		}
+		e.expectCachedAnswer(t, weekly, http.StatusExpectationFailed, "weekly history not enabled for this clan")
+
+		if _, err := e.clans.Untrack(ctx, tag, e.clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		e.expectCachedAnswer(t, path, http.StatusExpectationFailed, "clan not tracked")
+		if status, body, _ := e.get(t, "/clan/"+tag+"/track"); status != http.StatusOK {
+			t.Fatalf("track again: %d %s", status, body)
+		}
+		e.expectCachedAnswer(t, path, http.StatusOK, string(e.storeAnswer(t, tag, models.SnapshotFourHourly, 2)))
+	})
+}
+
+func TestHistoryCacheExpiresAfterItsTTL(t *testing.T) {
+	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+		ctx := context.Background()
+		e := newTrackingEnv(t, store, withHistoryCache)
+		tag := e.withAddress
+		path := "/clan/" + tag + "/history?days=0"
+		if status, body, _ := e.get(t, "/clan/"+tag+"/track"); status != http.StatusOK {
+			t.Fatalf("track: %d %s", status, body)
+		}
+		cached := e.storeAnswer(t, tag, models.SnapshotFourHourly, 0)
+		e.expectCachedAnswer(t, path, http.StatusOK, string(cached))
+
+		// Another process stores an earlier slot of today; this one is not
+		// told (SQLite, or no listener running).
+		otherProcess := models.NewClanStore(store)
+		tracked, err := otherProcess.TrackedClan(ctx, tag)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clan, err := e.world.Clan(ctx, tag)
+		if err != nil {
+			t.Fatal(err)
+		}
+		earlier := models.SnapshotFourHourly.SlotAt(e.clock.Now()).Add(-4 * time.Hour)
+		if _, err := otherProcess.SaveSnapshot(ctx, tracked.ID, models.SnapshotFourHourly, models.SnapshotOf(clan, earlier)); err != nil {
+			t.Fatal(err)
+		}
+		e.clock.Advance(historyCacheTTL - time.Second)
+		e.expectCachedAnswer(t, path, http.StatusOK, string(cached))
+		e.clock.Advance(time.Second)
+		fresh := e.storeAnswer(t, tag, models.SnapshotFourHourly, 0)
+		if bytes.Equal(fresh, cached) {
+			t.Fatal("the other process's snapshot changed nothing")
+		}
+		e.expectCachedAnswer(t, path, http.StatusOK, string(fresh))
+	})
+}
+
+func TestLargeHistoryAnswersServeGzipAndIdentityClientsAlike(t *testing.T) {
+	store := dbtest.Open(t, models.DialectSQLite)
+	e := newTrackingEnv(t, store, withHistoryCache)
+	tag := e.withAddress
+	if status, body, _ := e.get(t, "/clan/"+tag+"/track"); status != http.StatusOK {
+		t.Fatalf("track: %d %s", status, body)
+	}
+	e.snapshotSlots(t, 3*24*time.Hour)
+	path := "/clan/" + tag + "/history?days=3"
+	want := e.storeAnswer(t, tag, models.SnapshotFourHourly, 3)
+	if len(want) < 16<<10 {
+		t.Fatalf("history of %d bytes: too small to be kept compressed only", len(want))
+	}
+	status, zipped, gzipHeader := e.get(t, path, "Accept-Encoding", "gzip")
+	if status != http.StatusOK || gzipHeader.Get("Content-Encoding") != "gzip" || len(zipped) >= len(want)/2 {
+		t.Fatalf("gzip client: %d, Content-Encoding %q, %d bytes for %d", status, gzipHeader.Get("Content-Encoding"), len(zipped), len(want))
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(zipped))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unzipped, err := io.ReadAll(zr)
+	if err != nil || !bytes.Equal(unzipped, want) {
+		t.Fatalf("the gzip body does not inflate to the store's answer (%v)", err)
+	}
+	for range 2 { // the second from a pooled inflater
+		status, plain, header := e.get(t, path, "Accept-Encoding", "identity")
+		if status != http.StatusOK || header.Get("Content-Encoding") != "" || !bytes.Equal(plain, want) {
+			t.Fatalf("identity client: %d, Content-Encoding %q, body equal to the store's: %v", status, header.Get("Content-Encoding"), bytes.Equal(plain, want))
+		}
+		if header.Get("ETag") != gzipHeader.Get("ETag") || header.Get("Vary") != "Accept-Encoding" {
+			t.Fatalf("ETag %q and Vary %q, want the gzip answer's ETag %q and Vary Accept-Encoding", header.Get("ETag"), header.Get("Vary"), gzipHeader.Get("ETag"))
+		}
+	}
+	if status, body, _ := e.get(t, path, "If-None-Match", gzipHeader.Get("ETag")); status != http.StatusNotModified || len(body) != 0 {
+		t.Fatalf("If-None-Match: %d with %d bytes, want an empty 304", status, len(body))
+	}
+}
+
+func TestHistoryCacheHearsOfChangesInAnotherProcessOnPostgres(t *testing.T) {
+	ctx := context.Background()
+	cfg := dbtest.Config(t, models.DialectPostgres)
+	writerStore := openStore(t, cfg)
+	if _, err := writerStore.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	e := newTrackingEnv(t, openStore(t, cfg), withHistoryCache)
+	writer := models.NewClanStore(writerStore)
+	heard := make(chan models.ClanChange, 64)
+	// Subscribed after the API: called once the API has dropped its answers.
+	t.Cleanup(e.clans.SubscribeClanChanges(func(change models.ClanChange) { heard <- change }))
+	listenCtx, stop := context.WithCancel(ctx)
+	listening := make(chan error, 1)
+	go func() { listening <- e.clans.ListenForClanChanges(listenCtx) }()
+	t.Cleanup(func() {
+		stop()
+		if err := <-listening; err != nil {
+			t.Error(err)
+		}
+	})
+	awaitChange(t, heard, func(c models.ClanChange) bool { return c.All })
+
+	tag := e.withAddress
+	path := "/clan/" + tag + "/history?days=1"
+	if status, body, _ := e.get(t, "/clan/"+tag+"/track"); status != http.StatusOK {
+		t.Fatalf("track: %d %s", status, body)
+	}
+	awaitChange(t, heard, func(c models.ClanChange) bool { return c.Tag == tag }) // this process's own
+	e.expectCachedAnswer(t, path, http.StatusOK, string(e.storeAnswer(t, tag, models.SnapshotFourHourly, 1)))
+
+	if _, err := writer.Untrack(ctx, tag, e.clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	awaitChange(t, heard, func(c models.ClanChange) bool { return c.Tag == tag })
+	e.expectCachedAnswer(t, path, http.StatusExpectationFailed, "clan not tracked")
+
+	clan, err := e.world.Clan(ctx, tag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := writer.Track(ctx, models.TrackRequest{Tag: tag, Clan: clan, Legible: true, By: models.TrackedByOperator, Now: e.clock.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	awaitChange(t, heard, func(c models.ClanChange) bool { return c.Tag == tag })
+	e.expectCachedAnswer(t, path, http.StatusOK, string(e.storeAnswer(t, tag, models.SnapshotFourHourly, 1)))
+}
+
+// changeDeadline bounds the wait for a change from another process:
+// generous, as it is reached only when something is broken.
+const changeDeadline = 20 * time.Second
+
+// awaitChange waits for a change matching want.
+func awaitChange(t *testing.T, heard <-chan models.ClanChange, want func(models.ClanChange) bool) {
+	t.Helper()
+	deadline := time.After(changeDeadline)
+	for {
+		select {
+		case change := <-heard:
+			if want(change) {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("the expected clan change was not heard of within %s", changeDeadline)
+		}
+	}
+}
+
+// openStore opens a store on the database of cfg, as another process
+// would.
+func openStore(t *testing.T, cfg models.DatabaseConfig) *models.Store {
+	t.Helper()
+	store, err := models.Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	return store
+}
