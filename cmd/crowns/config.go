@@ -29,6 +29,9 @@ type config struct {
 	RatePerSecond       float64
 	RateBurst           int
 	CacheTTL            time.Duration
+	// HistoryCacheTTL is the backstop lifetime of cached history answers
+	// (they are dropped at once when their clan changes).
+	HistoryCacheTTL time.Duration
 	// CacheBytes bounds the memory of the response cache.
 	CacheBytes           int64
 	Roles                roles
@@ -95,6 +98,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		RatePerSecond:        r.float("CROWNS_RATE_LIMIT_PER_SECOND", 10),
 		RateBurst:            r.integer("CROWNS_RATE_LIMIT_BURST", 20, 1, 1_000_000),
 		CacheTTL:             r.duration("CROWNS_CACHE_TTL", 3*time.Minute),
+		HistoryCacheTTL:      r.duration("CROWNS_HISTORY_CACHE_TTL", time.Minute),
 		CacheBytes:           int64(r.integer("CROWNS_CACHE_MB", 64, 1, 1<<20)) << 20,
 		Roles:                r.roles("CROWNS_ROLES", "api,bot,scheduler"),
 		Tournaments:          r.onOff("CROWNS_TOURNAMENTS", false),
@@ -115,6 +119,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 	r.check(cfg.SnapshotRatePerSecond > 0 && cfg.SnapshotRatePerSecond <= 1000, "CROWNS_SNAPSHOT_RATE_PER_SECOND must be greater than 0 and at most 1000")
 	r.check(cfg.SnapshotConcurrency <= cfg.UpstreamConcurrency, "CROWNS_SNAPSHOT_CONCURRENCY must not exceed CROWNS_UPSTREAM_CONCURRENCY")
 	r.check(cfg.CacheTTL >= 0, "CROWNS_CACHE_TTL must not be negative")
+	r.check(cfg.HistoryCacheTTL >= 0, "CROWNS_HISTORY_CACHE_TTL must not be negative")
 	r.check(cfg.UpstreamTimeout > 0, "CROWNS_UPSTREAM_TIMEOUT must be greater than 0")
 	r.check(cfg.ShutdownTimeout > 0, "CROWNS_SHUTDOWN_TIMEOUT must be greater than 0")
 	r.check(strings.TrimSpace(cfg.TrackAddress) != "", "CROWNS_TRACK_ADDRESS must not be empty")
@@ -170,7 +175,7 @@ func (c config) print(w io.Writer) {
 		{"upstream concurrency", strconv.Itoa(c.UpstreamConcurrency)},
 		{"track address", c.TrackAddress},
 		{"rate limit", fmt.Sprintf("%g/s, burst %d", c.RatePerSecond, c.RateBurst)},
-		{"cache", fmt.Sprintf("ttl %s, %d MiB", c.CacheTTL, c.CacheBytes>>20)},
+		{"cache", fmt.Sprintf("ttl %s, history ttl %s, %d MiB", c.CacheTTL, c.HistoryCacheTTL, c.CacheBytes>>20)},
 		{"roles", c.Roles.String()},
 		{"tournaments", onOff(c.Tournaments)},
 		{"history retention", fmt.Sprintf("%d days", c.HistoryRetentionDays)},

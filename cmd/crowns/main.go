@@ -101,14 +101,17 @@ func setup(env cli) (config, *slog.Logger, bool) {
 	return cfg, newLogger(env.stderr, cfg), true
 }
 
-func newLogger(w io.Writer, cfg config) *slog.Logger {
+func newLogger(w io.Writer, cfg config) *slog.Logger { return slog.New(logHandler(w, cfg)) }
+
+// logHandler writes records to w in cfg's format, from cfg's level on.
+func logHandler(w io.Writer, cfg config) slog.Handler {
 	var level slog.Level
 	_ = level.UnmarshalText([]byte(cfg.LogLevel))
 	opts := &slog.HandlerOptions{Level: level}
 	if cfg.LogFormat == "json" {
-		return slog.New(slog.NewJSONHandler(w, opts))
+		return slog.NewJSONHandler(w, opts)
 	}
-	return slog.New(slog.NewTextHandler(w, opts))
+	return slog.NewTextHandler(w, opts)
 }
 
 // openDatabase opens the configured database and applies pending

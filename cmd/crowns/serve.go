@@ -22,11 +22,14 @@ func runServe(ctx context.Context, env cli, args []string) int {
 		fmt.Fprintln(env.stderr, "crowns serve: takes no arguments; configure it with CROWNS_* variables")
 		return exitUsage
 	}
-	cfg, log, ok := setup(env)
+	cfg, _, ok := setup(env)
 	if !ok {
 		return exitUsage
 	}
 	cfg.print(env.stderr)
+	out := newBufferedLog(env.stderr)
+	defer out.Close()
+	log := newBufferedLogger(out, cfg)
 	node, err := startNode(ctx, cfg, env, log)
 	if err != nil {
 		log.Error("cannot start", "error", err)
@@ -81,6 +84,15 @@ func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger) (n *n
 		return n, err
 	}
 	n.clans = models.NewClanStore(n.store)
+	if cfg.Roles.API {
+		// Other replicas' snapshots and tracking changes drop this API's
+		// cached history answers (PostgreSQL; nothing to hear on SQLite).
+		n.goBackground(func() {
+			if err := n.clans.ListenForClanChanges(backgroundCtx); err != nil {
+				log.Error("clan change listener stopped", "error", err)
+			}
+		})
+	}
 	if cfg.Roles.Scheduler {
 		if err = n.startScheduler(backgroundCtx, cfg, env, log); err != nil {
 			return n, err
@@ -117,14 +129,15 @@ func (n *node) startAPI(ctx context.Context, cfg config, env cli, log *slog.Logg
 		return err
 	}
 	server, err := api.New(api.Config{
-		SupportInfo:   cfg.SupportInfo,
-		RatePerSecond: cfg.RatePerSecond,
-		RateBurst:     cfg.RateBurst,
-		CacheTTL:      cfg.CacheTTL,
-		CacheBytes:    cfg.CacheBytes,
-		Tournaments:   cfg.Tournaments,
-		Clock:         env.clock,
-		Logger:        log,
+		SupportInfo:     cfg.SupportInfo,
+		RatePerSecond:   cfg.RatePerSecond,
+		RateBurst:       cfg.RateBurst,
+		CacheTTL:        cfg.CacheTTL,
+		HistoryCacheTTL: cfg.HistoryCacheTTL,
+		CacheBytes:      cfg.CacheBytes,
+		Tournaments:     cfg.Tournaments,
+		Clock:           env.clock,
+		Logger:          log,
 	}, api.Dependencies{Keys: n.keys, Game: n.game.client, Health: n.store, Tracker: tracker, History: n.clans})
 	if err != nil {
 		return err
