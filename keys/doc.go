@@ -2,8 +2,10 @@
 // generation, storage at rest (a keyed lookup digest and an AES-GCM
 // ciphertext, never the plaintext), the transitions (issue, remind,
 // regenerate, disable, re-enable, revoke, blacklist, unblacklist) recorded
-// in key_events in the same transaction, and verification behind a short,
-// bounded in-process cache with batched last-use bookkeeping.
+// in key_events in the same transaction, and verification behind a
+// bounded in-process cache — kept fresh by reading that outbox, so other
+// processes' changes are seen within seconds and a key check costs no
+// query in steady state — with batched last-use bookkeeping.
 //
 // The Service is the one entry point; the api, the bot and the crowns keys
 // command each build one from the shared models.Store and the secret from

@@ -11,12 +11,19 @@ import (
 
 // Defaults and bounds of Config.
 const (
-	// MaxCacheTTL is the longest a verification result is trusted without
-	// asking the database: a change made by another process is seen after
-	// at most this long.
+	// MaxCacheTTL bounds how stale a trusted verification result may be: a
+	// change made by another process is seen after at most this long
+	// (sooner, at the next Sync, while the key-event feed is read).
 	MaxCacheTTL          = 5 * time.Second
 	DefaultCacheSize     = 100_000
 	DefaultFlushInterval = 30 * time.Second
+	// DefaultSyncInterval is how often Run reads the key-event feed.
+	DefaultSyncInterval = time.Second
+	// SyncedCacheTTL is the longest a verification result is trusted while
+	// the key-event feed is read: a change recorded in key_events drops
+	// it at the next sync; a change made by hand in the database, outside
+	// this package, is seen after at most this long.
+	SyncedCacheTTL = time.Hour
 )
 
 // Config is what a Service is built from.
@@ -36,6 +43,9 @@ type Config struct {
 	// FlushInterval is how often Run writes last-use times (default
 	// DefaultFlushInterval).
 	FlushInterval time.Duration
+	// SyncInterval is how often Run reads the key-event feed (default
+	// DefaultSyncInterval; at most half of CacheTTL).
+	SyncInterval time.Duration
 	// Logger receives transitions and flush failures, never a key or the
 	// secret (default: discard).
 	Logger *slog.Logger
@@ -52,9 +62,12 @@ type Service struct {
 	cache         *verifyCache
 	usage         *usageLog
 	flushInterval time.Duration
+	syncInterval  time.Duration
 	// flushing serialises Flush.
 	flushing  sync.Mutex
 	listeners listeners
+	// feed is the reader of the key-event outbox (see Sync).
+	feed eventFeed
 }
 
 // NewService builds a Service on store; cfg's zero fields take their
@@ -79,6 +92,10 @@ func NewService(store *models.Store, cfg Config) (*Service, error) {
 	if cfg.FlushInterval <= 0 {
 		cfg.FlushInterval = DefaultFlushInterval
 	}
+	if cfg.SyncInterval <= 0 {
+		cfg.SyncInterval = DefaultSyncInterval
+	}
+	cfg.SyncInterval = min(cfg.SyncInterval, cfg.CacheTTL/2)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -87,8 +104,9 @@ func NewService(store *models.Store, cfg Config) (*Service, error) {
 		clock:         cfg.Clock,
 		log:           cfg.Logger.With("component", "keys"),
 		ring:          ring,
-		cache:         newVerifyCache(cfg.CacheSize, cfg.CacheTTL),
+		cache:         newVerifyCache(cfg.CacheSize, cfg.CacheTTL, SyncedCacheTTL),
 		usage:         newUsageLog(),
 		flushInterval: cfg.FlushInterval,
+		syncInterval:  cfg.SyncInterval,
 	}, nil
 }

@@ -81,7 +81,7 @@ func (l *usageLog) pending(idleBefore int64) []pendingUse {
 func (s *Service) Flush(ctx context.Context) error {
 	s.flushing.Lock()
 	defer s.flushing.Unlock()
-	idleBefore := s.clock.Now().UnixNano() - s.cache.ttl
+	idleBefore := s.clock.Now().UnixNano() - s.cache.syncedTTL
 	pending := s.usage.pending(idleBefore)
 	if len(pending) == 0 {
 		return nil
@@ -99,14 +99,20 @@ func (s *Service) Flush(ctx context.Context) error {
 	return nil
 }
 
-// Run flushes last-use times every FlushInterval until ctx ends, then
-// once more (bounded by a few seconds) so a graceful shutdown loses
-// nothing. Failures are logged and retried by the next flush.
+// Run reads the key-event feed at once and every SyncInterval (see Sync),
+// and flushes last-use times every FlushInterval, until ctx ends; then it
+// flushes once more (bounded by a few seconds) so a graceful shutdown
+// loses nothing. Failures are logged and retried at the next tick.
 func (s *Service) Run(ctx context.Context) {
 	ticker := time.NewTicker(s.flushInterval)
 	defer ticker.Stop()
+	syncTicker := time.NewTicker(s.syncInterval)
+	defer syncTicker.Stop()
+	s.syncLogged(ctx)
 	for {
 		select {
+		case <-syncTicker.C:
+			s.syncLogged(ctx)
 		case <-ticker.C:
 			s.flushLogged(ctx)
 		case <-ctx.Done():

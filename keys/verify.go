@@ -19,10 +19,12 @@ type Identity struct {
 // models.UnavailableError when the database cannot answer.
 //
 // A malformed key is rejected before any hashing. Results, unknown keys
-// included, are cached for the configured TTL (at most 5 s), so a change
-// made by another process is seen within that time; changes made through
-// this Service are seen at once. A successful verification records the
-// key's last use in memory for the next Flush.
+// included, are cached: changes made through this Service are seen at
+// once; a change made by another process is seen at the next Sync, and
+// within the configured TTL (at most 5 s) whatever happens, as a cached
+// result is trusted longer than the TTL only while syncs succeed. A
+// successful verification records the key's last use in memory for the
+// next Flush.
 func (s *Service) Verify(ctx context.Context, raw string) (Identity, error) {
 	if CheckFormat(raw) != nil {
 		return Identity{}, models.ErrUnknownKey

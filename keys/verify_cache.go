@@ -18,17 +18,26 @@ type verdict struct {
 	err      error
 	// use records last use; nil unless the key authenticates.
 	use *keyUse
-	// expires is in Unix nanoseconds of the service clock.
-	expires int64
+	// lookedUp is when the database was asked, in Unix nanoseconds of the
+	// service clock.
+	lookedUp int64
 }
 
-// verifyCache maps digests to verdicts for at most ttl, bounded in size.
+// verifyCache maps digests to verdicts, bounded in size. A verdict is
+// trusted for ttl after its lookup; longer, up to syncedTTL, while the
+// key-event feed is read (see Service.Sync): then every change committed
+// since the last successful sync began is at most ttl old, and each one
+// read drops the verdicts it concerns.
 type verifyCache struct {
-	ttl    int64
-	shards [cacheShards]cacheShard
+	ttl       int64
+	syncedTTL int64
+	shards    [cacheShards]cacheShard
 	// generation moves on every forget; a lookup that started before a
 	// forget does not store its (possibly outdated) verdict.
 	generation atomic.Uint64
+	// synced is when the last successful sync began, in Unix nanoseconds
+	// of the service clock; 0 before the first.
+	synced atomic.Int64
 }
 
 type cacheShard struct {
@@ -37,8 +46,8 @@ type cacheShard struct {
 	verdicts map[digest]verdict
 }
 
-func newVerifyCache(size int, ttl time.Duration) *verifyCache {
-	c := &verifyCache{ttl: int64(ttl)}
+func newVerifyCache(size int, ttl, syncedTTL time.Duration) *verifyCache {
+	c := &verifyCache{ttl: int64(ttl), syncedTTL: int64(max(ttl, syncedTTL))}
 	perShard := max(1, (size+cacheShards-1)/cacheShards)
 	for i := range c.shards {
 		c.shards[i].limit = perShard
@@ -49,16 +58,20 @@ func newVerifyCache(size int, ttl time.Duration) *verifyCache {
 
 func (c *verifyCache) shard(d *digest) *cacheShard { return &c.shards[d[0]%cacheShards] }
 
-// get returns the verdict cached for d, if it has not expired at now.
+// get returns the verdict cached for d, if it is still trusted at now.
 func (c *verifyCache) get(d *digest, now int64) (verdict, bool) {
 	sh := c.shard(d)
 	sh.mu.RLock()
 	v, ok := sh.verdicts[*d]
 	sh.mu.RUnlock()
-	if !ok || now >= v.expires {
+	if !ok {
 		return verdict{}, false
 	}
-	return v, true
+	age := now - v.lookedUp
+	if age < c.ttl || (age < c.syncedTTL && now-c.synced.Load() < c.ttl) {
+		return v, true
+	}
+	return verdict{}, false
 }
 
 // startLookup returns the generation to hand to put after the database
@@ -69,7 +82,7 @@ func (c *verifyCache) startLookup() uint64 { return c.generation.Load() }
 // began at generation. A full shard evicts an arbitrary entry (Go's map
 // iteration starts at a random place).
 func (c *verifyCache) put(d *digest, v verdict, now int64, generation uint64) {
-	v.expires = now + c.ttl
+	v.lookedUp = now
 	sh := c.shard(d)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
@@ -98,6 +111,17 @@ func (c *verifyCache) forget(digests [][]byte) {
 		sh := c.shard(&d)
 		sh.mu.Lock()
 		delete(sh.verdicts, d)
+		sh.mu.Unlock()
+	}
+}
+
+// forgetAll drops every verdict.
+func (c *verifyCache) forgetAll() {
+	c.generation.Add(1)
+	for i := range c.shards {
+		sh := &c.shards[i]
+		sh.mu.Lock()
+		clear(sh.verdicts)
 		sh.mu.Unlock()
 	}
 }

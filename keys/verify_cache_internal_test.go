@@ -8,7 +8,7 @@ import (
 
 func TestVerifyCacheStaysWithinItsSize(t *testing.T) {
 	const size = 64
-	cache := newVerifyCache(size, time.Second)
+	cache := newVerifyCache(size, time.Second, time.Second)
 	unknown := errors.New("unknown")
 	for i := range 10 * size {
 		var d digest
@@ -21,7 +21,7 @@ func TestVerifyCacheStaysWithinItsSize(t *testing.T) {
 }
 
 func TestVerifyCacheDropsALookupThatRacedWithAForget(t *testing.T) {
-	cache := newVerifyCache(16, time.Second)
+	cache := newVerifyCache(16, time.Second, time.Second)
 	var d digest
 	generation := cache.startLookup()
 	cache.forget([][]byte{d[:]})

@@ -59,3 +59,12 @@ func (s *Store) KeyEventsAfter(ctx context.Context, afterID int64, limit int) ([
 	err := s.DB(ctx).Where("id > ?", afterID).Order("id").Limit(limit).Find(&events).Error
 	return events, s.translate(err)
 }
+
+// LastKeyEventID is the id of the latest event (0 when there is none):
+// where a reader of the outbox that cares only about what comes next
+// starts.
+func (s *Store) LastKeyEventID(ctx context.Context) (int64, error) {
+	var id int64
+	err := s.DB(ctx).Raw(`SELECT COALESCE(MAX(id), 0) FROM key_events`).Scan(&id).Error
+	return id, s.translate(err)
+}

@@ -1,0 +1,109 @@
+package keys_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/crownsdev/crowns/keys"
+	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/dbtest"
+)
+
+// syncService syncs service, failing the test on an error.
+func syncService(t *testing.T, service *keys.Service) {
+	t.Helper()
+	if err := service.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// expectStatements checks that verifying raw ran want statements.
+func expectStatements(t *testing.T, store *models.Store, want int64, what string, verify func()) {
+	t.Helper()
+	before := store.QueryCount()
+	verify()
+	if got := store.QueryCount() - before; got != want {
+		t.Errorf("%s: %d statements, want %d", what, got, want)
+	}
+}
+
+func TestSyncedVerdictsOutliveTheTTL(t *testing.T) {
+	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+		clock := models.NewManualClock(testStart)
+		service := newService(t, store, clock)
+		issued := issue(t, service, "100")
+		syncService(t, service)
+		expectStatements(t, store, 1, "first check", func() { expectVerify(t, service, issued.Key, nil, "100") })
+		for range 60 { // ten minutes of syncs every 10 s, with requests between
+			clock.Advance(testTTL / 2)
+			expectStatements(t, store, 0, "check between syncs", func() { expectVerify(t, service, issued.Key, nil, "100") })
+			clock.Advance(testTTL / 2)
+			syncService(t, service)
+		}
+		expectStatements(t, store, 0, "check ten minutes on", func() { expectVerify(t, service, issued.Key, nil, "100") })
+		clock.Advance(keys.SyncedCacheTTL)
+		syncService(t, service)
+		expectStatements(t, store, 1, "check after SyncedCacheTTL", func() { expectVerify(t, service, issued.Key, nil, "100") })
+	})
+}
+
+func TestChangesByAnotherProcessAreSeenAtTheNextSync(t *testing.T) {
+	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+		ctx := context.Background()
+		clock := models.NewManualClock(testStart)
+		api, bot := newService(t, store, clock), newService(t, store, clock)
+		issued := issue(t, bot, "100")
+		other := issue(t, bot, "200")
+		expectVerify(t, api, issued.Key, nil, "100")
+		expectVerify(t, api, other.Key, nil, "200")
+		if err := bot.Disable(ctx, "100", "bot", "left"); err != nil {
+			t.Fatal(err)
+		}
+		// The first sync starts at the end of the outbox, after the change:
+		// it drops what was cached before it.
+		syncService(t, api)
+		expectVerify(t, api, issued.Key, models.ErrKeyDisabled, "")
+
+		expectVerify(t, api, other.Key, nil, "200")
+		if err := bot.Revoke(ctx, "200", "cli", ""); err != nil {
+			t.Fatal(err)
+		}
+		clock.Advance(time.Second)
+		expectVerify(t, api, other.Key, nil, "200") // until the next sync
+		syncService(t, api)
+		expectVerify(t, api, other.Key, models.ErrUnknownKey, "")
+
+		if _, err := bot.IssueOrRemind(ctx, keys.Developer{DiscordUserID: "100"}, "bot"); err != nil {
+			t.Fatal(err)
+		}
+		syncService(t, api)
+		expectVerify(t, api, issued.Key, nil, "100")
+		if err := bot.Blacklist(ctx, "100", "abuse", "moderator"); err != nil {
+			t.Fatal(err)
+		}
+		syncService(t, api)
+		expectVerify(t, api, issued.Key, models.ErrKeyBlacklisted, "")
+	})
+}
+
+func TestAStalledFeedFallsBackToTheTTL(t *testing.T) {
+	store := dbtest.Open(t, models.DialectSQLite)
+	ctx := context.Background()
+	clock := models.NewManualClock(testStart)
+	api, bot := newService(t, store, clock), newService(t, store, clock)
+	issued := issue(t, bot, "100")
+	syncService(t, api)
+	expectVerify(t, api, issued.Key, nil, "100")
+	clock.Advance(3 * time.Second)
+	syncService(t, api) // the last sync that succeeds
+	if err := bot.Revoke(ctx, "100", "cli", ""); err != nil {
+		t.Fatal(err)
+	}
+	// The verdict, older than the TTL, is trusted while the last sync
+	// began less than the TTL ago, and no longer.
+	clock.Advance(testTTL - time.Nanosecond)
+	expectVerify(t, api, issued.Key, nil, "100")
+	clock.Advance(time.Nanosecond)
+	expectVerify(t, api, issued.Key, models.ErrUnknownKey, "")
+}
