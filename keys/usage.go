@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/crownsdev/crowns/models"
 )
 
 // finalFlushTimeout bounds the flush Run makes after its context ends.
@@ -104,6 +106,7 @@ func (s *Service) Flush(ctx context.Context) error {
 // flushes once more (bounded by a few seconds) so a graceful shutdown
 // loses nothing. Failures are logged and retried at the next tick.
 func (s *Service) Run(ctx context.Context) {
+	ctx = models.AsBackground(ctx)
 	ticker := time.NewTicker(s.flushInterval)
 	defer ticker.Stop()
 	syncTicker := time.NewTicker(s.syncInterval)

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"context"
 	"fmt"
 
 	"gorm.io/gorm"
@@ -13,7 +14,12 @@ const queryCounterName = "crowns:count_queries"
 // store sends (queries, raw statements, creates, updates and deletes), for
 // QueryCount.
 func (s *Store) countQueries() error {
-	count := func(*gorm.DB) { s.queries.Add(1) }
+	count := func(db *gorm.DB) {
+		s.queries.Add(1)
+		if ctx := db.Statement.Context; ctx != nil && ctx.Value(backgroundWork{}) != nil {
+			s.backgroundQueries.Add(1)
+		}
+	}
 	callbacks := s.db.Callback()
 	for _, err := range []error{
 		callbacks.Query().After("gorm:query").Register(queryCounterName, count),
@@ -35,3 +41,17 @@ func (s *Store) countQueries() error {
 // included). It costs one atomic add per statement; tests and the bench
 // command read it to prove a path costs no query.
 func (s *Store) QueryCount() int64 { return s.queries.Load() }
+
+// backgroundWork marks the context of work no request waits on.
+type backgroundWork struct{}
+
+// AsBackground marks ctx as background work (the key-event sync, the
+// last-use flush, the scheduler): its statements are counted in
+// BackgroundQueryCount as well, so what requests cost can be told apart.
+func AsBackground(ctx context.Context) context.Context {
+	return context.WithValue(ctx, backgroundWork{}, true)
+}
+
+// BackgroundQueryCount is the part of QueryCount sent with contexts
+// marked by AsBackground.
+func (s *Store) BackgroundQueryCount() int64 { return s.backgroundQueries.Load() }

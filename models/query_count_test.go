@@ -45,3 +45,19 @@ func TestQueryCountCountsEveryStatement(t *testing.T) {
 		}
 	})
 }
+
+func TestBackgroundStatementsAreCountedApart(t *testing.T) {
+	store := dbtest.Open(t, models.DialectSQLite)
+	ctx := context.Background()
+	var n int
+	all, background := store.QueryCount(), store.BackgroundQueryCount()
+	if err := store.DB(models.AsBackground(ctx)).Raw(`SELECT 1`).Scan(&n).Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := store.DB(ctx).Raw(`SELECT 1`).Scan(&n).Error; err != nil {
+		t.Fatal(err)
+	}
+	if got, gotBackground := store.QueryCount()-all, store.BackgroundQueryCount()-background; got != 2 || gotBackground != 1 {
+		t.Fatalf("counted %d statements, %d of them background; want 2 and 1", got, gotBackground)
+	}
+}

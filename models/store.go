@@ -59,8 +59,9 @@ type Store struct {
 	db      *gorm.DB
 	dialect Dialect
 	log     *slog.Logger
-	// queries counts the statements sent (see QueryCount).
-	queries atomic.Int64
+	// queries counts the statements sent (see QueryCount), and
+	// backgroundQueries those of background work.
+	queries, backgroundQueries atomic.Int64
 	// url is the PostgreSQL connection string, for the dedicated
 	// connection of the change listener; empty on SQLite.
 	url string

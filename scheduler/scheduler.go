@@ -68,6 +68,7 @@ func New(clans *models.ClanStore, source ClanSource, cfg Config) (*Scheduler, er
 // ends it stops claiming jobs, gives back the ones whose fetch it cancels,
 // finishes the writes under way and returns.
 func (s *Scheduler) Run(ctx context.Context) error {
+	ctx = models.AsBackground(ctx)
 	s.log.Info("scheduler started", "tickInterval", s.cfg.TickInterval, "concurrency", s.cfg.Concurrency,
 		"ratePerSecond", s.cfg.RatePerSecond, "retentionDays", s.cfg.RetentionDays)
 	ticker := time.NewTicker(s.cfg.TickInterval)

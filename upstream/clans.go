@@ -78,6 +78,12 @@ func (c *Client) Clan(ctx context.Context, tag string) (models.ClanDetails, erro
 	if err := c.get(ctx, request{path: "/clans/" + tagPath(tag)}, &clan); err != nil {
 		return models.ClanDetails{}, err
 	}
+	return ClanDetailsOf(clan), nil
+}
+
+// ClanDetailsOf maps a clan in the official wire format to the legacy
+// shape the rest of Crowns uses: what Clan returns for it.
+func ClanDetailsOf(clan wire.Clan) models.ClanDetails {
 	details := models.ClanDetails{
 		Tag:              bareTag(clan.Tag),
 		Name:             clan.Name,
@@ -104,7 +110,7 @@ func (c *Client) Clan(ctx context.Context, tag string) (models.ClanDetails, erro
 			ClanChestPoints:   valueOrZero(m.ClanChestPoints),
 		})
 	}
-	return details, nil
+	return details
 }
 
 func valueOrZero(p *int) int {
