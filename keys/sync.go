@@ -13,6 +13,28 @@ type eventFeed struct {
 	started bool
 	// cursor is the id of the last event read.
 	cursor int64
+	// own are events this Service committed itself after the feed started:
+	// their verdicts were dropped at commit, a sync skips them.
+	own map[int64]bool
+}
+
+// committed notes events this Service just committed, so Sync does not
+// drop their verdicts a second time (costing a lookup of every key
+// concerned).
+func (f *eventFeed) committed(events []models.KeyEvent) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.started {
+		return // no Sync runs: nothing would ever read these back
+	}
+	if f.own == nil {
+		f.own = make(map[int64]bool)
+	}
+	for _, e := range events {
+		if e.ID > f.cursor {
+			f.own[e.ID] = true
+		}
+	}
 }
 
 // Sync reads the key-event outbox from where the previous Sync stopped
@@ -51,6 +73,11 @@ func (s *Service) Sync(ctx context.Context) error {
 			return err
 		}
 		s.feed.cursor = events[len(events)-1].ID
+		for id := range s.feed.own {
+			if id <= s.feed.cursor {
+				delete(s.feed.own, id)
+			}
+		}
 		if len(events) < maxEventsLimit {
 			break
 		}
@@ -60,15 +87,19 @@ func (s *Service) Sync(ctx context.Context) error {
 }
 
 // forgetDevelopers drops the cached verdicts of every key of the
-// developers these events concern.
+// developers these events concern, but for the events of this Service.
+// It runs under the feed's lock.
 func (s *Service) forgetDevelopers(ctx context.Context, events []models.KeyEvent) error {
 	seen := make(map[int64]bool, len(events))
 	developers := make([]int64, 0, len(events))
 	for _, e := range events {
-		if !seen[e.DeveloperID] {
+		if !seen[e.DeveloperID] && !s.feed.own[e.ID] {
 			seen[e.DeveloperID] = true
 			developers = append(developers, e.DeveloperID)
 		}
+	}
+	if len(developers) == 0 {
+		return nil
 	}
 	digests, err := s.store.KeyDigestsOfDevelopers(ctx, developers)
 	if err != nil {

@@ -107,3 +107,23 @@ func TestAStalledFeedFallsBackToTheTTL(t *testing.T) {
 	clock.Advance(time.Nanosecond)
 	expectVerify(t, api, issued.Key, models.ErrUnknownKey, "")
 }
+
+func TestSyncSkipsTheServicesOwnChanges(t *testing.T) {
+	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+		clock := models.NewManualClock(testStart)
+		service := newService(t, store, clock)
+		syncService(t, service)
+		owners := []string{"100", "200", "300"}
+		issued := make(map[string]string)
+		for _, owner := range owners {
+			issued[owner] = issue(t, service, owner).Key
+			expectVerify(t, service, issued[owner], nil, owner)
+		}
+		// One statement reads the outbox; the keys it names were issued
+		// here, their verdicts are current and stay cached.
+		expectStatements(t, store, 1, "sync of this service's own events", func() { syncService(t, service) })
+		for _, owner := range owners {
+			expectStatements(t, store, 0, "check after the sync", func() { expectVerify(t, service, issued[owner], nil, owner) })
+		}
+	})
+}

@@ -62,6 +62,7 @@ func (s *Service) transition(ctx context.Context, who subject, apply func(*chang
 		return s.store.Translate(err)
 	}
 	s.cache.forget(digests)
+	s.feed.committed(done.events)
 	s.announce(done.events)
 	return nil
 }

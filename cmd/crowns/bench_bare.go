@@ -1,0 +1,48 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// bareServer is the ceiling the bench compares Crowns with: a Fiber app
+// that answers fixed bytes, with nothing in front of them.
+type bareServer struct {
+	app    *fiber.App
+	listen net.Listener
+}
+
+// startBareServer serves each body of bodies (path → bytes) as a JSON
+// answer on a free loopback port.
+func startBareServer(bodies map[string][]byte) (*bareServer, error) {
+	app := fiber.New(fiber.Config{DisableStartupMessage: true, Network: fiber.NetworkTCP})
+	for path, body := range bodies {
+		app.Get(path, func(c *fiber.Ctx) error {
+			c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+			return c.Send(body)
+		})
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("bare server: %w", err)
+	}
+	go func() { _ = app.Listener(ln) }()
+	return &bareServer{app: app, listen: ln}, nil
+}
+
+func (b *bareServer) addr() string { return b.listen.Addr().String() }
+
+func (b *bareServer) stop(ctx context.Context) error { return b.app.ShutdownWithContext(ctx) }
+
+// fixedBody is n bytes of JSON-looking filler.
+func fixedBody(n int64) []byte {
+	body := make([]byte, max(n, 2))
+	for i := range body {
+		body[i] = 'x'
+	}
+	body[0], body[len(body)-1] = '"', '"'
+	return body
+}
