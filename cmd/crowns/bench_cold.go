@@ -38,12 +38,12 @@ type coldReport struct {
 	HistoryReadP99Ms    float64 `json:"historyReadP99Ms"`
 	HistorySnapshots    int     `json:"historySnapshots"`
 	// Tick is one scheduler tick snapshotting every tracked clan.
-	TickClans       int     `json:"tickClans"`
-	TickStored      int     `json:"tickStored"`
-	TickFailed      int     `json:"tickFailed"`
-	TickSeconds     float64 `json:"tickSeconds"`
-	TickConcurrency int     `json:"tickConcurrency"`
-	TrackSeconds    float64 `json:"trackSeconds"`
+	TickClans       int           `json:"tickClans"`
+	TickStored      int           `json:"tickStored"`
+	TickFailed      int           `json:"tickFailed"`
+	TickSeconds     float64       `json:"tickSeconds"`
+	TickConcurrency int           `json:"tickConcurrency"`
+	TrackSeconds    float64       `json:"trackSeconds"`
 	Targets         []benchTarget `json:"targets"`
 }
 
