@@ -75,7 +75,7 @@ func compress(body []byte) []byte {
 	if zw.Close() != nil || buf.Len() >= len(body) {
 		return nil
 	}
-	return buf.Bytes()
+	return bytes.Clone(buf.Bytes()) // the exact size: it may be kept for long
 }
 
 // etagOf is a strong validator of a body: its length and 64-bit FNV-1a

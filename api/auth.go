@@ -12,9 +12,6 @@ import (
 // headerAuth is the legacy key header; Authorization: Bearer is the other.
 const headerAuth = "auth"
 
-// localIdentity holds the keys.Identity of an authenticated request.
-const localIdentity = "crowns.identity"
-
 // authenticate reads the developer key from the auth header or an
 // Authorization Bearer header (never from the query string) and verifies
 // it.
@@ -27,8 +24,9 @@ func (s *Server) authenticate(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	c.Locals(localIdentity, identity)
-	c.Locals(localKeyID, identity.KeyID)
+	if st := stateOf(c); st != nil {
+		st.identity, st.authenticated = identity, true
+	}
 	return c.Next()
 }
 
@@ -52,6 +50,9 @@ func presentedKey(c *fiber.Ctx) (string, bool) {
 
 // identityOf returns the verified identity of an authenticated request.
 func identityOf(c *fiber.Ctx) (keys.Identity, bool) {
-	identity, ok := c.Locals(localIdentity).(keys.Identity)
-	return identity, ok
+	st := stateOf(c)
+	if st == nil || !st.authenticated {
+		return keys.Identity{}, false
+	}
+	return st.identity, true
 }

@@ -157,13 +157,49 @@ func (s *Server) handleError(c *fiber.Ctx, err error) error {
 	if answer.status == http.StatusMethodNotAllowed {
 		c.Set(fiber.HeaderAllow, "GET, HEAD")
 	}
-	encoded, encodeErr := json.Marshal(body)
-	if encodeErr != nil {
-		return encodeErr
+	encoded, fixed := s.errorBodies[errorKey{answer.status, answer.text}]
+	if !fixed || body.EventID != "" {
+		var encodeErr error
+		if encoded, encodeErr = json.Marshal(body); encodeErr != nil {
+			return encodeErr
+		}
 	}
 	c.Response().Header.Del(fiber.HeaderETag)
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
 	return c.Status(answer.status).Send(encoded)
+}
+
+// errorKey names an error answer by what its body says.
+type errorKey struct {
+	status int
+	text   string
+}
+
+// renderFixedErrors renders the bodies of the error answers that carry
+// no request data, once: the 401s and 429 of the hot path among them.
+func (s *Server) renderFixedErrors() map[errorKey][]byte {
+	fixed := []errorKey{
+		{http.StatusNotFound, textPathNotFound},
+		{http.StatusMethodNotAllowed, textMethodNotAllowed},
+		{http.StatusUnauthorized, textMissingKey},
+		{http.StatusUnauthorized, textUnknownKey},
+		{http.StatusUnauthorized, textKeyDisabled},
+		{http.StatusForbidden, textKeyBlacklisted},
+		{http.StatusNotFound, textNotFound},
+		{http.StatusNotImplemented, textNotImplemented},
+		{http.StatusTooManyRequests, textRateLimited},
+		{http.StatusServiceUnavailable, textUnavailable},
+		{http.StatusExpectationFailed, models.ErrNotTracked.Error()},
+		{http.StatusExpectationFailed, models.ErrWeeklyNotEnabled.Error()},
+	}
+	bodies := make(map[errorKey][]byte, len(fixed))
+	for _, k := range fixed {
+		body, err := json.Marshal(errorBody{Error: true, StatusCode: k.status, StatusText: k.text, Info: s.cfg.SupportInfo})
+		if err == nil {
+			bodies[k] = body
+		}
+	}
+	return bodies
 }
 
 // ceilSeconds rounds a positive duration up to whole seconds (at least 1).

@@ -31,7 +31,7 @@ const testSupportInfo = "see the test README"
 // against the sandbox world (or another upstream) over HTTP, with a
 // hand-moved clock.
 type harness struct {
-	t        *testing.T
+	t        testing.TB
 	server   *api.Server
 	store    *models.Store
 	clans    *models.ClanStore
@@ -50,7 +50,7 @@ type harnessOptions struct {
 	game     api.GameData // replaces the upstream client entirely
 }
 
-func newHarness(t *testing.T, opts harnessOptions) *harness {
+func newHarness(t testing.TB, opts harnessOptions) *harness {
 	t.Helper()
 	if opts.engine == "" {
 		opts.engine = models.DialectSQLite
@@ -170,7 +170,7 @@ func expectError(t *testing.T, resp *http.Response, status int, text string) err
 	return body
 }
 
-func readBody(t *testing.T, resp *http.Response) []byte {
+func readBody(t testing.TB, resp *http.Response) []byte {
 	t.Helper()
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)

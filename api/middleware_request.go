@@ -6,31 +6,79 @@ import (
 	"encoding/hex"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/crownsdev/crowns/keys"
 )
 
-// Locals keys of per-request values.
-const (
-	localRequestID = "crowns.requestID"
-	localKeyID     = "crowns.keyID"
-)
+// localRequest is the Locals key of a request's requestState.
+const localRequest = "crowns.request"
 
 // headerRequestID carries the request id both ways.
 const headerRequestID = "X-Request-Id"
+
+// requestState is what the middleware learns of a request: its id and,
+// once authenticated, whose key it carries. One per request, reused from
+// a pool: nothing may keep it past the request.
+type requestState struct {
+	id            string
+	identity      keys.Identity
+	authenticated bool
+}
+
+// requestStates pools requestStates.
+type requestStates struct{ pool sync.Pool }
+
+func (p *requestStates) get() *requestState {
+	if st, ok := p.pool.Get().(*requestState); ok {
+		return st
+	}
+	return &requestState{}
+}
+
+func (p *requestStates) put(st *requestState) {
+	*st = requestState{}
+	p.pool.Put(st)
+}
+
+// requestIDs hands out request ids: a random prefix per server and a
+// counter, so ids are unique within the process and across restarts
+// without a system call per request.
+type requestIDs struct {
+	prefix string
+	next   atomic.Uint64
+}
+
+func newRequestIDs() *requestIDs {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return &requestIDs{prefix: hex.EncodeToString(b) + "-"}
+}
+
+// newID returns the next id, like "3fa1c09e-1k2j".
+func (r *requestIDs) newID() string {
+	var buf [32]byte
+	return string(strconv.AppendUint(append(buf[:0], r.prefix...), r.next.Add(1), 36))
+}
 
 // requestContext gives the request an id, a deadline and an access-log
 // line with route, status, latency and key id (never the key itself).
 func (s *Server) requestContext(c *fiber.Ctx) error {
 	start := time.Now()
-	id := incomingRequestID(c.Get(headerRequestID))
-	if id == "" {
-		id = newRequestID()
+	st := s.states.get()
+	defer s.states.put(st)
+	st.id = incomingRequestID(c.Get(headerRequestID))
+	if st.id == "" {
+		st.id = s.requestIDs.newID()
 	}
-	c.Locals(localRequestID, id)
-	c.Set(headerRequestID, id)
+	c.Locals(localRequest, st)
+	c.Set(headerRequestID, st.id)
 
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.RequestTimeout)
 	defer cancel()
@@ -47,17 +95,22 @@ func (s *Server) requestContext(c *fiber.Ctx) error {
 	if status >= http.StatusInternalServerError {
 		level = slog.LevelWarn
 	}
-	attrs := []slog.Attr{
-		slog.String("requestId", id),
+	if !s.log.Enabled(ctx, level) {
+		return nil
+	}
+	attrs := [...]slog.Attr{
+		slog.String("requestId", st.id),
 		slog.String("method", c.Method()),
 		slog.String("route", routeOf(c)),
 		slog.Int("status", status),
 		slog.Duration("latency", time.Since(start)),
+		slog.Int64("keyId", st.identity.KeyID),
 	}
-	if keyID, ok := c.Locals(localKeyID).(int64); ok {
-		attrs = append(attrs, slog.Int64("keyId", keyID))
+	n := len(attrs)
+	if !st.authenticated {
+		n-- // no key id
 	}
-	s.log.LogAttrs(ctx, level, "request", attrs...)
+	s.log.LogAttrs(ctx, level, "request", attrs[:n]...)
 	return nil
 }
 
@@ -75,15 +128,17 @@ func incomingRequestID(raw string) string {
 	return strings.Clone(raw)
 }
 
-func newRequestID() string {
-	b := make([]byte, 8)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
+// stateOf is the request's state; nil outside requestContext.
+func stateOf(c *fiber.Ctx) *requestState {
+	st, _ := c.Locals(localRequest).(*requestState)
+	return st
 }
 
 func requestID(c *fiber.Ctx) string {
-	id, _ := c.Locals(localRequestID).(string)
-	return id
+	if st := stateOf(c); st != nil {
+		return st.id
+	}
+	return ""
 }
 
 // routeOf names the matched route pattern, or the raw path when no route

@@ -112,6 +112,18 @@ func (l *rateLimiter) sweep(shard *rateShard, now time.Time) {
 	}
 }
 
+// rateHeaders are the values of the rate-limit headers that depend on
+// the configuration alone, rendered once.
+type rateHeaders struct {
+	limit  []byte // x-ratelimit-limit
+	policy []byte // RateLimit-Policy
+}
+
+func newRateHeaders(rate float64) rateHeaders {
+	limit := strconv.FormatFloat(rate, 'f', -1, 64)
+	return rateHeaders{limit: []byte(limit), policy: []byte(`"default";q=` + limit + `;w=1`)}
+}
+
 // rateLimit spends a token of the request's key and writes the rate-limit
 // headers on every authenticated answer; without a token it answers 429.
 func (s *Server) rateLimit(c *fiber.Ctx) error {
@@ -120,11 +132,15 @@ func (s *Server) rateLimit(c *fiber.Ctx) error {
 		return models.ErrMissingKey
 	}
 	d := s.limiter.take(identity.KeyID)
-	limit := strconv.FormatFloat(s.cfg.RatePerSecond, 'f', -1, 64)
-	c.Set(headerRateLimit, limit)
-	c.Set(headerRateRemaining, strconv.Itoa(d.remaining))
-	c.Set(headerRateLimitPolicyIETF, `"default";q=`+limit+`;w=1`)
-	c.Set(headerRateLimitIETF, `"default";r=`+strconv.Itoa(d.remaining)+`;t=`+strconv.Itoa(wholeSeconds(d.resetAfter)))
+	header := &c.Response().Header
+	var buf [48]byte
+	header.SetBytesV(headerRateLimit, s.rateHeaders.limit)
+	header.SetBytesV(headerRateRemaining, strconv.AppendInt(buf[:0], int64(d.remaining), 10))
+	header.SetBytesV(headerRateLimitPolicyIETF, s.rateHeaders.policy)
+	value := append(buf[:0], `"default";r=`...)
+	value = strconv.AppendInt(value, int64(d.remaining), 10)
+	value = append(value, ";t="...)
+	header.SetBytesV(headerRateLimitIETF, strconv.AppendInt(value, int64(wholeSeconds(d.resetAfter)), 10))
 	if !d.allowed {
 		c.Set(headerRateRetryAfter, strconv.FormatInt(d.retryAfter.Milliseconds()+boolToInt(d.retryAfter%time.Millisecond != 0), 10))
 		return &rateLimitedError{retryAfter: d.retryAfter}

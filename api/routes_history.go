@@ -71,10 +71,20 @@ func (s *Server) sendHistory(c *fiber.Ctx, kind models.SnapshotKind) error {
 }
 
 // historyCacheKey names the cached history answer of a clan, schedule and
-// window on now's day (UTC): the window moves at midnight.
+// window on now's day (UTC, in days since 1970): the window moves at
+// midnight.
 func historyCacheKey(tag string, kind models.SnapshotKind, days int, now time.Time) string {
-	return "history/" + tag + "/" + strconv.Itoa(int(kind)) + "/" + strconv.Itoa(days) + "/" + now.UTC().Format(time.DateOnly)
+	var buf [64]byte
+	key := append(buf[:0], "history/"...)
+	key = append(key, tag...)
+	key = strconv.AppendInt(append(key, '/'), int64(kind), 10)
+	key = strconv.AppendInt(append(key, '/'), int64(days), 10)
+	key = strconv.AppendInt(append(key, '/'), now.Unix()/secondsPerDay, 10)
+	return string(key)
 }
+
+// secondsPerDay divides Unix time into UTC days.
+const secondsPerDay = 24 * 60 * 60
 
 // clanChanged drops the cached history answers of a changed clan (of
 // every clan for models.ClanChange.All).

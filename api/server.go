@@ -98,7 +98,13 @@ type Server struct {
 	limiter *rateLimiter
 	cache   *responseCache
 	// inflaters serve answers kept compressed only to identity clients.
-	inflaters inflaters
+	inflaters  inflaters
+	states     requestStates
+	requestIDs *requestIDs
+	// rateHeaders are the rate-limit header values that never change.
+	rateHeaders rateHeaders
+	// errorBodies are the rendered bodies of the fixed error answers.
+	errorBodies map[errorKey][]byte
 	// unsubscribe ends the subscription to clan changes.
 	unsubscribe func()
 }
@@ -125,23 +131,34 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 		deps:    deps,
 		log:     cfg.Logger,
 		clock:   cfg.Clock,
-		limiter: newRateLimiter(cfg.RatePerSecond, cfg.RateBurst, cfg.Clock),
-		cache:   newResponseCache(cfg.CacheTTL, cfg.CacheBytes, cfg.Clock),
+		limiter:     newRateLimiter(cfg.RatePerSecond, cfg.RateBurst, cfg.Clock),
+		cache:       newResponseCache(cfg.CacheTTL, cfg.CacheBytes, cfg.Clock),
+		requestIDs:  newRequestIDs(),
+		rateHeaders: newRateHeaders(cfg.RatePerSecond),
 	}
-	s.app = fiber.New(fiber.Config{
+	s.errorBodies = s.renderFixedErrors()
+	fiberConfig := FiberConfig()
+	fiberConfig.ErrorHandler = s.handleError
+	s.app = fiber.New(fiberConfig)
+	s.routes()
+	s.unsubscribe = deps.History.SubscribeClanChanges(s.clanChanged)
+	return s, nil
+}
+
+// FiberConfig is the configuration of the API's Fiber application —
+// timeouts, buffer sizes, body limit — without its error handler: what a
+// bare Fiber server needs to be compared with the API fairly.
+func FiberConfig() fiber.Config {
+	return fiber.Config{
 		AppName:               "crowns",
 		DisableStartupMessage: true,
 		Network:               fiber.NetworkTCP,
-		ErrorHandler:          s.handleError,
 		ReadTimeout:           30 * time.Second,
 		WriteTimeout:          30 * time.Second,
 		IdleTimeout:           120 * time.Second,
 		BodyLimit:             16 << 10,
 		ReadBufferSize:        8 << 10,
-	})
-	s.routes()
-	s.unsubscribe = deps.History.SubscribeClanChanges(s.clanChanged)
-	return s, nil
+	}
 }
 
 // App returns the Fiber application, for tests (app.Test) and embedding.
