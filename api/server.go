@@ -127,10 +127,10 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{
-		cfg:     cfg,
-		deps:    deps,
-		log:     cfg.Logger,
-		clock:   cfg.Clock,
+		cfg:         cfg,
+		deps:        deps,
+		log:         cfg.Logger,
+		clock:       cfg.Clock,
 		limiter:     newRateLimiter(cfg.RatePerSecond, cfg.RateBurst, cfg.Clock),
 		cache:       newResponseCache(cfg.CacheTTL, cfg.CacheBytes, cfg.Clock),
 		requestIDs:  newRequestIDs(),
