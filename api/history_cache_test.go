@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"strconv"
 	"testing"
 	"time"
 
@@ -194,6 +196,16 @@ func TestLargeHistoryAnswersServeGzipAndIdentityClientsAlike(t *testing.T) {
 		if header.Get("ETag") != gzipHeader.Get("ETag") || header.Get("Vary") != "Accept-Encoding" {
 			t.Fatalf("ETag %q and Vary %q, want the gzip answer's ETag %q and Vary Accept-Encoding", header.Get("ETag"), header.Get("Vary"), gzipHeader.Get("ETag"))
 		}
+	}
+	head := httptest.NewRequest(http.MethodHead, path, nil)
+	head.Header.Set("auth", testKey)
+	resp, err := e.app.App().Test(head, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body := readBody(t, resp); resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Length") != strconv.Itoa(len(want)) || len(body) != 0 {
+		t.Fatalf("HEAD by an identity client: %d, Content-Length %q, %d body bytes; want 200, %d, none",
+			resp.StatusCode, resp.Header.Get("Content-Length"), len(body), len(want))
 	}
 	if status, body, _ := e.get(t, path, "If-None-Match", gzipHeader.Get("ETag")); status != http.StatusNotModified || len(body) != 0 {
 		t.Fatalf("If-None-Match: %d with %d bytes, want an empty 304", status, len(body))

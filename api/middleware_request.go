@@ -80,8 +80,8 @@ func (s *Server) requestContext(c *fiber.Ctx) error {
 	c.Locals(localRequest, st)
 	c.Set(headerRequestID, st.id)
 
-	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.RequestTimeout)
-	defer cancel()
+	ctx := newRequestDeadline(s.cfg.RequestTimeout)
+	defer ctx.end(context.Canceled)
 	c.SetUserContext(ctx)
 
 	err := c.Next()
@@ -95,22 +95,25 @@ func (s *Server) requestContext(c *fiber.Ctx) error {
 	if status >= http.StatusInternalServerError {
 		level = slog.LevelWarn
 	}
-	if !s.log.Enabled(ctx, level) {
+	handler := s.log.Handler()
+	if !handler.Enabled(ctx, level) {
 		return nil
 	}
-	attrs := [...]slog.Attr{
+	// The record is built here rather than by Logger.LogAttrs, which would
+	// look up the caller's frame for every line; no handler of ours shows
+	// it.
+	record := slog.NewRecord(time.Now(), level, "request", 0)
+	record.AddAttrs(
 		slog.String("requestId", st.id),
 		slog.String("method", c.Method()),
 		slog.String("route", routeOf(c)),
 		slog.Int("status", status),
 		slog.Duration("latency", time.Since(start)),
-		slog.Int64("keyId", st.identity.KeyID),
+	)
+	if st.authenticated {
+		record.AddAttrs(slog.Int64("keyId", st.identity.KeyID))
 	}
-	n := len(attrs)
-	if !st.authenticated {
-		n-- // no key id
-	}
-	s.log.LogAttrs(ctx, level, "request", attrs[:n]...)
+	_ = handler.Handle(ctx, record)
 	return nil
 }
 

@@ -47,7 +47,14 @@ func (s *Server) sendAnswer(c *fiber.Ctx, answer *cachedAnswer, fromCache bool) 
 	if answer.plain != nil {
 		return c.Send(answer.plain)
 	}
-	return s.inflaters.writePlain(c.Response().BodyWriter(), answer)
+	// Streamed: no buffer of the whole plain body is taken for the rare
+	// client that does not accept gzip.
+	body, err := s.inflaters.inflate(answer)
+	if err != nil {
+		return err
+	}
+	c.Response().SetBodyStream(body, answer.length)
+	return nil
 }
 
 // etagMatches applies If-None-Match's weak comparison: any listed tag, with

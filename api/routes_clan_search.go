@@ -38,7 +38,7 @@ func (s *Server) handleClanSearch(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	answer, hit, err := s.cache.fetch(c.UserContext(), "clan/search?"+searchParams(q, "", "").Encode(), s.cfg.RequestTimeout,
+	answer, hit, err := s.cache.fetch(c.UserContext(), searchCacheKey(q), s.cfg.RequestTimeout,
 		func(ctx context.Context) (*cachedAnswer, error) {
 			page, err := s.deps.Game.SearchClans(ctx, q)
 			if err != nil {
@@ -140,6 +140,19 @@ func cursorParam(c *fiber.Ctx, name string) (string, error) {
 		}
 	}
 	return raw, nil
+}
+
+// searchCacheKey names the cached answer of a validated search: its
+// fields in a fixed order, separated by a byte no parameter contains.
+func searchCacheKey(q models.ClanSearchQuery) string {
+	key := make([]byte, 0, 64+len(q.Name)+len(q.After)+len(q.Before))
+	key = append(key, "clan/search\x00"...)
+	key = append(append(key, q.Name...), 0)
+	for _, n := range []int{q.MinScore, q.MinMembers, q.MaxMembers, q.LocationID, q.Limit} {
+		key = append(strconv.AppendInt(key, int64(n), 10), 0)
+	}
+	key = append(append(key, q.After...), 0)
+	return string(append(key, q.Before...))
 }
 
 // searchParams renders a validated search back to query parameters, in a
