@@ -6,6 +6,8 @@ import (
 	"net"
 
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/crownsdev/crowns/api"
 )
 
 // bareServer is the ceiling the bench compares Crowns with: a Fiber app
@@ -16,9 +18,11 @@ type bareServer struct {
 }
 
 // startBareServer serves each body of bodies (path → bytes) as a JSON
-// answer on a free loopback port.
+// answer on a free loopback port, with the API's Fiber configuration
+// (timeouts, buffers): the difference to the API is then what its
+// middleware and handlers cost.
 func startBareServer(bodies map[string][]byte) (*bareServer, error) {
-	app := fiber.New(fiber.Config{DisableStartupMessage: true, Network: fiber.NetworkTCP})
+	app := fiber.New(api.FiberConfig())
 	for path, body := range bodies {
 		app.Get(path, func(c *fiber.Ctx) error {
 			c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)

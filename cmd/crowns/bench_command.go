@@ -37,6 +37,8 @@ bare route of matching size, resident memory) and writes it as JSON.
                       tick snapshotting --cold-clans tracked clans against the
                       sandbox with no upstream rate limit
   --cold-clans N      tracked clans of the scheduler tick (default 10000)
+  --cpuprofile PATH   write a CPU profile of the load runs (go tool pprof)
+  --memprofile PATH   write a heap profile at the end of the run
 
 The load generator, the bare server and Crowns share the machine's cores:
 compare ratios within one run.
@@ -52,6 +54,8 @@ type benchRequest struct {
 	databaseURL string
 	cold        bool
 	coldClans   int
+	cpuProfile  string
+	memProfile  string
 }
 
 // parseBenchArgs reads the flags of crowns bench; its errors are one line.
@@ -67,6 +71,8 @@ func parseBenchArgs(args []string) (benchRequest, error) {
 	fs.StringVar(&req.databaseURL, "database-url", "", "PostgreSQL to run on")
 	fs.BoolVar(&req.cold, "cold", false, "measure the cold paths")
 	fs.IntVar(&req.coldClans, "cold-clans", 10_000, "tracked clans of the scheduler tick")
+	fs.StringVar(&req.cpuProfile, "cpuprofile", "", "CPU profile of the load runs")
+	fs.StringVar(&req.memProfile, "memprofile", "", "heap profile at the end")
 	if err := fs.Parse(args); err != nil {
 		return req, err
 	}

@@ -28,6 +28,15 @@ type loadOutcome struct {
 	latency   latencyHistogram
 }
 
+// add accumulates another outcome of the same route.
+func (o *loadOutcome) add(other loadOutcome) {
+	o.requests += other.requests
+	o.errors += other.errors
+	o.bodyBytes += other.bodyBytes
+	o.elapsed += other.elapsed
+	o.latency.merge(&other.latency)
+}
+
 // loadClient drives keep-alive load at one server: connections goroutines
 // in a closed loop, each with its own connection, each sending its next
 // request as soon as the previous answer is read.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -28,11 +29,13 @@ type benchRow struct {
 	// DatabaseQueries counts the statements requests sent during the
 	// route's run; BackgroundQueries those of background work (the
 	// key-event sync, the last-use flush) meanwhile.
-	DatabaseQueries     int64   `json:"databaseQueries"`
-	BackgroundQueries   int64   `json:"backgroundQueries"`
-	QueriesPerRequest   float64 `json:"queriesPerRequest"`
-	Baseline            string  `json:"baseline,omitempty"`
-	RatioToBaseline     float64 `json:"ratioToBaseline,omitempty"`
+	DatabaseQueries   int64   `json:"databaseQueries"`
+	BackgroundQueries int64   `json:"backgroundQueries"`
+	QueriesPerRequest float64 `json:"queriesPerRequest"`
+	Baseline          string  `json:"baseline,omitempty"`
+	RatioToBaseline   float64 `json:"ratioToBaseline,omitempty"`
+	// Informational rows have no target of their own (ratio, p99).
+	Informational       bool `json:"informational,omitempty"`
 	baselineRow         *benchRow
 	wantRatio           float64
 	countsForQueryCheck bool
@@ -56,12 +59,20 @@ type benchReport struct {
 	Keys        int    `json:"keys"`
 	Clans       int    `json:"clans"`
 	// SeedSeconds is how long seeding the keys and the clans took.
-	SeedKeysSeconds  float64       `json:"seedKeysSeconds"`
-	SeedClansSeconds float64       `json:"seedClansSeconds"`
-	Rows             []*benchRow   `json:"routes"`
-	ResidentBytes    int64         `json:"residentBytes"`
-	PeakBytes        int64         `json:"peakResidentBytes"`
-	Targets          []benchTarget `json:"targets"`
+	SeedKeysSeconds  float64     `json:"seedKeysSeconds"`
+	SeedClansSeconds float64     `json:"seedClansSeconds"`
+	Rows             []*benchRow `json:"routes"`
+	ResidentBytes    int64       `json:"residentBytes"`
+	PeakBytes        int64       `json:"peakResidentBytes"`
+	// ResidentFileBytes is the part of ResidentBytes mapped from files
+	// (the binary).
+	ResidentFileBytes int64 `json:"residentFileBytes"`
+	// GoHeapBytes is the Go heap in use at the end, GoRetainedBytes what
+	// the Go runtime holds from the system (heap not yet returned,
+	// stacks, its own structures).
+	GoHeapBytes     int64         `json:"goHeapBytes"`
+	GoRetainedBytes int64         `json:"goRetainedBytes"`
+	Targets         []benchTarget `json:"targets"`
 }
 
 // benchSharedCoresNote says why only ratios within one run mean anything.
@@ -119,7 +130,9 @@ func (r *benchReport) judge() {
 	worstQueries, worstP99 := 0.0, 0.0
 	for _, row := range r.Rows {
 		errors += row.Errors
-		worstP99 = max(worstP99, row.P99Ms)
+		if !row.Informational {
+			worstP99 = max(worstP99, row.P99Ms)
+		}
 		if row.countsForQueryCheck {
 			worstQueries = max(worstQueries, row.QueriesPerRequest)
 		}
@@ -153,6 +166,9 @@ func (r *benchReport) print(w io.Writer) {
 		if row.Baseline != "" {
 			ratio = fmt.Sprintf("%.2f× %s", row.RatioToBaseline, row.Baseline)
 		}
+		if row.Informational {
+			ratio = "(no target)"
+		}
 		if row.Server == "crowns" {
 			queries = fmt.Sprintf("%.4f", row.QueriesPerRequest)
 		}
@@ -166,7 +182,8 @@ func (r *benchReport) print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "\nbackground statements during the runs (key-event sync, last-use flush): %d\n", background)
 	fmt.Fprintf(w, "seeding: %d keys in %.1f s, %d clans with history in %.1f s\n", r.Keys, r.SeedKeysSeconds, r.Clans, r.SeedClansSeconds)
-	fmt.Fprintf(w, "resident memory at the end: %s (peak %s)\n\ntargets:\n", megabytes(r.ResidentBytes), megabytes(r.PeakBytes))
+	fmt.Fprintf(w, "resident memory at the end: %s (peak %s); of it mapped from the binary %s; Go heap in use %s, held by the Go runtime %s\n\ntargets:\n",
+		megabytes(r.ResidentBytes), megabytes(r.PeakBytes), megabytes(r.ResidentFileBytes), megabytes(r.GoHeapBytes), megabytes(r.GoRetainedBytes))
 	for _, t := range r.Targets {
 		mark := "MET   "
 		if !t.Met {
@@ -188,12 +205,21 @@ func writeJSON(path string, v any) error {
 	return nil
 }
 
-// residentMemory reads VmRSS and VmHWM (the peak) of this process from
+// goMemory reads the Go heap in use and what the Go runtime holds from
+// the system.
+func goMemory() (heap, retained int64) {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapInuse), int64(m.Sys - m.HeapReleased)
+}
+
+// residentMemory reads VmRSS, VmHWM (the peak) and RssFile (the part
+// mapped from files: the binary's code and data) of this process from
 // /proc/self/status, in bytes; zeros where that file does not exist.
-func residentMemory() (current, peak int64) {
+func residentMemory() (current, peak, files int64) {
 	f, err := os.Open("/proc/self/status")
 	if err != nil {
-		return 0, 0
+		return 0, 0, 0
 	}
 	defer f.Close()
 	scanner := bufio.NewScanner(f)
@@ -215,7 +241,9 @@ func residentMemory() (current, peak int64) {
 			current = kb << 10
 		case "VmHWM":
 			peak = kb << 10
+		case "RssFile":
+			files = kb << 10
 		}
 	}
-	return current, peak
+	return current, peak, files
 }
