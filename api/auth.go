@@ -31,13 +31,14 @@ func (s *Server) authenticate(c *fiber.Ctx) error {
 }
 
 // presentedKey returns the key a request carries. A present but empty
-// header counts as a presented (unknown) key, not a missing one.
+// header counts as a presented (unknown) key, not a missing one. The
+// string shares the request's memory (as fiber's Get): valid during the
+// request only, which is all Verify needs.
 func presentedKey(c *fiber.Ctx) (string, bool) {
-	header := &c.Request().Header
-	if value := header.Peek(headerAuth); value != nil {
-		return strings.TrimSpace(string(value)), true
+	if c.Request().Header.Peek(headerAuth) != nil {
+		return strings.TrimSpace(c.Get(headerAuth)), true
 	}
-	value := strings.TrimSpace(string(header.Peek(fiber.HeaderAuthorization)))
+	value := strings.TrimSpace(c.Get(fiber.HeaderAuthorization))
 	if value == "" {
 		return "", false
 	}

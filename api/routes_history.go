@@ -46,6 +46,9 @@ func (s *Server) sendHistory(c *fiber.Ctx, kind models.SnapshotKind) error {
 	}
 	now := s.clock.Now()
 	slot := cacheSlot{key: historyCacheKey(tag, kind, days, now), group: tag, ttl: s.cfg.HistoryCacheTTL}
+	if answer, hit := s.cache.get(slot.key); hit {
+		return s.sendHistoryAnswer(c, answer)
+	}
 	answer, _, err := s.cache.fetchSlot(c.UserContext(), slot, s.cfg.RequestTimeout, func(ctx context.Context) (*cachedAnswer, error) {
 		from, to := models.HistoryWindow(now, days)
 		history, err := s.deps.History.ClanHistory(ctx, tag, kind, from, to)
@@ -61,10 +64,16 @@ func (s *Server) sendHistory(c *fiber.Ctx, kind models.SnapshotKind) error {
 		}
 		return newCachedAnswer(body), nil
 	})
-	switch {
-	case err != nil:
+	if err != nil {
 		return err
-	case answer.refusal != nil:
+	}
+	return s.sendHistoryAnswer(c, answer)
+}
+
+// sendHistoryAnswer sends a rendered history answer, or returns the
+// refusal it stands for.
+func (s *Server) sendHistoryAnswer(c *fiber.Ctx, answer *cachedAnswer) error {
+	if answer.refusal != nil {
 		return answer.refusal
 	}
 	return s.sendAnswer(c, answer, false)
