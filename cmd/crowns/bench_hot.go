@@ -104,10 +104,13 @@ func (b *hotBench) run(ctx context.Context) error {
 	for _, route := range []benchRoute{history, battles, search} {
 		sizes[route.name] = b.warm(ctx, b.crowns, route).meanBody()
 	}
+	// The bare server has Crowns' routes and gets the very same requests
+	// (paths, keys, headers); it answers fixed bytes of the sizes Crowns
+	// answers.
 	bare, err := startBareServer(map[string][]byte{
-		"/small":   fixedBody(sizes[search.name]),
-		"/battles": fixedBody(sizes[battles.name]),
-		"/history": fixedBody(sizes[history.name]),
+		"/clan/search":         fixedBody(sizes[search.name]),
+		"/player/:tag/battles": fixedBody(sizes[battles.name]),
+		"/clan/:tag/history":   fixedBody(sizes[history.name]),
 	})
 	if err != nil {
 		return err
@@ -123,20 +126,23 @@ func (b *hotBench) run(ctx context.Context) error {
 	debug.FreeOSMemory()
 	bareLoad := newLoadClient(bare.addr(), b.req.connections)
 	defer bareLoad.close()
-	bareRoute := func(name, path string) benchRoute {
-		return benchRoute{name: name, want: http.StatusOK, requests: []loadRequest{{uri: []byte("http://" + bare.addr() + path), gzip: true}}}
-	}
+	bareSmall := b.searchRoute(bare.addr(), devKeys)
+	bareSmall.name = "bare small"
+	bareBattles := b.battlesRoute(bare.addr(), devKeys)
+	bareBattles.name = "bare, battles size"
+	bareHistory := b.historyRoute(bare.addr(), devKeys, tags, true)
+	bareHistory.name = "bare, history size"
 
 	stopProfile, err := startCPUProfile(b.req.cpuProfile)
 	if err != nil {
 		return err
 	}
 	for _, group := range []benchGroup{
-		{baseline: bareRoute("bare small", "/small"), routes: []benchRoute{search, unknown, malformed}, want: []float64{targetSmallRatio, targetSmallRatio, targetSmallRatio}},
-		{baseline: bareRoute("bare, battles size", "/battles"), routes: []benchRoute{battles}, want: []float64{targetLargeRatio}},
+		{baseline: bareSmall, routes: []benchRoute{search, unknown, malformed}, want: []float64{targetSmallRatio, targetSmallRatio, targetSmallRatio}},
+		{baseline: bareBattles, routes: []benchRoute{battles}, want: []float64{targetLargeRatio}},
 		// The identity client has no target: the rare client that does not
 		// take gzip gets large answers inflated on the fly.
-		{baseline: bareRoute("bare, history size", "/history"), routes: []benchRoute{history, identity}, want: []float64{targetLargeRatio, 0}},
+		{baseline: bareHistory, routes: []benchRoute{history, identity}, want: []float64{targetLargeRatio, 0}},
 	} {
 		b.measureGroup(ctx, bareLoad, group)
 	}
