@@ -96,7 +96,7 @@ func (s *Server) requestContext(c *fiber.Ctx) error {
 		level = slog.LevelWarn
 	}
 	handler := s.log.Handler()
-	if !handler.Enabled(ctx, level) {
+	if (s.cfg.DisableAccessLog && level < slog.LevelWarn) || !handler.Enabled(ctx, level) {
 		return nil
 	}
 	// The record is built here rather than by Logger.LogAttrs, which would

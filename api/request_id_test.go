@@ -1,8 +1,11 @@
 package api_test
 
 import (
+	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/crownsdev/crowns/api"
 )
 
 func TestRequestIDs(t *testing.T) {
@@ -30,5 +33,26 @@ func TestRequestIDs(t *testing.T) {
 	}
 	if !h.logs.contains("requestId=caller.id-42") {
 		t.Fatal("the access log does not carry the caller's request id")
+	}
+}
+
+func TestAccessLogCanBeSwitchedOff(t *testing.T) {
+	down := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte(`{"reason":"inMaintenance"}`))
+	})
+	h := newHarness(t, harnessOptions{upstream: down, config: func(c *api.Config) { c.DisableAccessLog = true }})
+	key := h.issue("31")
+	if resp := h.get("/healthz"); resp.StatusCode != http.StatusOK {
+		t.Fatalf("healthz: %d", resp.StatusCode)
+	}
+	if h.logs.contains("msg=request ") {
+		t.Fatalf("an access line was written with the access log off:\n%s", h.logs.String())
+	}
+	if resp := h.get("/clan/search?name=royal", "auth", key); resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("search with the upstream down: %d", resp.StatusCode)
+	}
+	if !h.logs.contains("msg=request ") || !h.logs.contains("status=503") {
+		t.Fatalf("a 503 was not logged with the access log off:\n%s", h.logs.String())
 	}
 }

@@ -74,6 +74,9 @@ type Config struct {
 	Tournaments bool
 	// RequestTimeout bounds the work of one request (default 15s).
 	RequestTimeout time.Duration
+	// DisableAccessLog drops the access-log line of every request (about
+	// 0.7 µs of formatting each); errors and 5xx answers are still logged.
+	DisableAccessLog bool
 	Clock          models.Clock
 	Logger         *slog.Logger
 }

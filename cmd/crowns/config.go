@@ -44,7 +44,9 @@ type config struct {
 	DiscordPrefix        string
 	LogLevel             string
 	LogFormat            string
-	ShutdownTimeout      time.Duration
+	// AccessLog writes a log line per request.
+	AccessLog       bool
+	ShutdownTimeout time.Duration
 
 	// SnapshotRatePerSecond and SnapshotConcurrency bound this process's
 	// upstream fetches for clan snapshots (each replica has its own).
@@ -110,6 +112,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		DiscordPrefix:        r.str("CROWNS_DISCORD_PREFIX", "!key"),
 		LogLevel:             r.oneOf("CROWNS_LOG_LEVEL", "info", "debug", "info", "warn", "error"),
 		LogFormat:            r.oneOf("CROWNS_LOG_FORMAT", "text", "text", "json"),
+		AccessLog:            r.onOff("CROWNS_ACCESS_LOG", true),
 		ShutdownTimeout:      r.duration("CROWNS_SHUTDOWN_TIMEOUT", 20*time.Second),
 
 		SnapshotRatePerSecond: r.float("CROWNS_SNAPSHOT_RATE_PER_SECOND", 5),
@@ -181,7 +184,7 @@ func (c config) print(w io.Writer) {
 		{"history retention", fmt.Sprintf("%d days", c.HistoryRetentionDays)},
 		{"snapshot fetches", fmt.Sprintf("%g/s, %d at a time", c.SnapshotRatePerSecond, c.SnapshotConcurrency)},
 		{"discord", discordSummary(c)},
-		{"log", c.LogLevel + ", " + c.LogFormat},
+		{"log", c.LogLevel + ", " + c.LogFormat + ", access log " + onOff(c.AccessLog)},
 	}
 	fmt.Fprintln(w, "crowns configuration:")
 	for _, row := range rows {

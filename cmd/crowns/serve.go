@@ -129,15 +129,16 @@ func (n *node) startAPI(ctx context.Context, cfg config, env cli, log *slog.Logg
 		return err
 	}
 	server, err := api.New(api.Config{
-		SupportInfo:     cfg.SupportInfo,
-		RatePerSecond:   cfg.RatePerSecond,
-		RateBurst:       cfg.RateBurst,
-		CacheTTL:        cfg.CacheTTL,
-		HistoryCacheTTL: cfg.HistoryCacheTTL,
-		CacheBytes:      cfg.CacheBytes,
-		Tournaments:     cfg.Tournaments,
-		Clock:           env.clock,
-		Logger:          log,
+		SupportInfo:      cfg.SupportInfo,
+		RatePerSecond:    cfg.RatePerSecond,
+		RateBurst:        cfg.RateBurst,
+		CacheTTL:         cfg.CacheTTL,
+		HistoryCacheTTL:  cfg.HistoryCacheTTL,
+		CacheBytes:       cfg.CacheBytes,
+		Tournaments:      cfg.Tournaments,
+		DisableAccessLog: !cfg.AccessLog,
+		Clock:            env.clock,
+		Logger:           log,
 	}, api.Dependencies{Keys: n.keys, Game: n.game.client, Health: n.store, Tracker: tracker, History: n.clans})
 	if err != nil {
 		return err
