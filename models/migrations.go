@@ -6,5 +6,8 @@ func migrations() []migration {
 	return []migration{
 		{version: 1, name: "developer_keys", statements: developerKeysSchema},
 		{version: 2, name: "bot_cursors", statements: botCursorsSchema},
+		// Version 3 is taken by a change that lands separately; the
+		// migrator applies whatever versions a database lacks, in order.
+		{version: 4, name: "tournaments", statements: tournamentsSchema},
 	}
 }
