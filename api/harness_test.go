@@ -37,6 +37,9 @@ type harness struct {
 	world    *sandbox.World
 	upstream *countingUpstream
 	logs     *syncBuffer
+	// tournaments is the tournament store the server saves lookups in and
+	// answers the lists from.
+	tournaments *models.TournamentStore
 }
 
 // harnessOptions adjust the server a harness builds.
@@ -70,17 +73,18 @@ func newHarness(t *testing.T, opts harnessOptions) *harness {
 	h.upstream = &countingUpstream{next: handler}
 	upstreamServer := httptest.NewServer(h.upstream)
 	t.Cleanup(upstreamServer.Close)
+	client, err := upstream.New(upstream.Config{
+		BaseURL: upstreamServer.URL + "/v1", Token: "test", Timeout: 2 * time.Second,
+		Backoff: time.Millisecond, Logger: log, Clock: clock,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	game := opts.game
 	if game == nil {
-		client, err := upstream.New(upstream.Config{
-			BaseURL: upstreamServer.URL + "/v1", Token: "test", Timeout: 2 * time.Second,
-			Backoff: time.Millisecond, Logger: log, Clock: clock,
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
 		game = client
 	}
+	h.tournaments = models.NewTournamentStore(h.store)
 
 	cfg := api.Config{
 		SupportInfo:   testSupportInfo,
@@ -94,7 +98,8 @@ func newHarness(t *testing.T, opts harnessOptions) *harness {
 	if opts.config != nil {
 		opts.config(&cfg)
 	}
-	server, err := api.New(cfg, api.Dependencies{Keys: service, Game: game, Health: h.store})
+	server, err := api.New(cfg, api.Dependencies{Keys: service, Game: game, Health: h.store,
+		TournamentSource: client, TournamentStore: h.tournaments})
 	if err != nil {
 		t.Fatal(err)
 	}

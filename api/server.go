@@ -55,6 +55,10 @@ type Dependencies struct {
 	Keys   KeyVerifier
 	Game   GameData
 	Health HealthChecker
+	// TournamentSource and TournamentStore are required only when
+	// Config.Tournaments is on.
+	TournamentSource TournamentSource
+	TournamentStore  TournamentStore
 }
 
 // Server is the Fiber application with its middleware state.
@@ -72,6 +76,9 @@ type Server struct {
 func New(cfg Config, deps Dependencies) (*Server, error) {
 	if deps.Keys == nil || deps.Game == nil || deps.Health == nil {
 		return nil, errors.New("api: Keys, Game and Health dependencies are required")
+	}
+	if cfg.Tournaments && (deps.TournamentSource == nil || deps.TournamentStore == nil) {
+		return nil, errors.New("api: TournamentSource and TournamentStore are required when tournaments are on")
 	}
 	if cfg.RatePerSecond <= 0 || cfg.RateBurst <= 0 {
 		return nil, errors.New("api: rate limit must be positive")
