@@ -18,6 +18,7 @@ import (
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/scheduler"
 	"github.com/crownsdev/crowns/upstream"
 	"github.com/crownsdev/crowns/upstream/sandbox"
 )
@@ -25,13 +26,15 @@ import (
 // testSupportInfo is the configured "info" text of error bodies.
 const testSupportInfo = "see the test README"
 
-// harness is a real API server over real parts: the key service on a test
-// database, and the upstream client against the sandbox world (or another
-// upstream) over HTTP, with a hand-moved clock.
+// harness is a real API server over real parts: the key service and the
+// clan store on a test database, the tracker, and the upstream client
+// against the sandbox world (or another upstream) over HTTP, with a
+// hand-moved clock.
 type harness struct {
 	t        *testing.T
 	server   *api.Server
 	store    *models.Store
+	clans    *models.ClanStore
 	keys     *keys.Service
 	clock    *models.ManualClock
 	world    *sandbox.World
@@ -40,6 +43,8 @@ type harness struct {
 	// tournaments is the tournament store the server saves lookups in and
 	// answers the lists from.
 	tournaments *models.TournamentStore
+	// deps are the dependencies the server was built with.
+	deps api.Dependencies
 }
 
 // harnessOptions adjust the server a harness builds.
@@ -80,9 +85,14 @@ func newHarness(t *testing.T, opts harnessOptions) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	game := opts.game
-	if game == nil {
-		game = client
+	var game api.GameData = client
+	if opts.game != nil {
+		game = opts.game
+	}
+	h.clans = models.NewClanStore(h.store)
+	tracker, err := scheduler.NewTracker(h.clans, client, scheduler.TrackerConfig{TrackAddress: sandbox.DefaultTrackAddress, Clock: clock, Logger: log})
+	if err != nil {
+		t.Fatal(err)
 	}
 	h.tournaments = models.NewTournamentStore(h.store)
 
@@ -98,8 +108,9 @@ func newHarness(t *testing.T, opts harnessOptions) *harness {
 	if opts.config != nil {
 		opts.config(&cfg)
 	}
-	server, err := api.New(cfg, api.Dependencies{Keys: service, Game: game, Health: h.store,
-		TournamentSource: client, TournamentStore: h.tournaments})
+	h.deps = api.Dependencies{Keys: service, Game: game, Health: h.store, Tracker: tracker, History: h.clans,
+		TournamentSource: client, TournamentStore: h.tournaments}
+	server, err := api.New(cfg, h.deps)
 	if err != nil {
 		t.Fatal(err)
 	}

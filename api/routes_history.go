@@ -13,20 +13,31 @@ const (
 	historyDaysDef = 7
 )
 
-// handleHistory answers GET /clan/:tag/history.
+// handleHistory answers GET /clan/:tag/history: the 4-hourly snapshots of
+// a tracked clan.
 func (s *Server) handleHistory(c *fiber.Ctx) error {
-	if _, _, err := parseHistoryRequest(c); err != nil {
-		return err
-	}
-	return models.ErrNotTracked
+	return s.sendHistory(c, models.SnapshotFourHourly)
 }
 
-// handleWeeklyHistory answers GET /clan/:tag/history/weekly.
+// handleWeeklyHistory answers GET /clan/:tag/history/weekly: the Monday
+// 23:00 snapshots of a tracked clan with weekly collection.
 func (s *Server) handleWeeklyHistory(c *fiber.Ctx) error {
-	if _, _, err := parseHistoryRequest(c); err != nil {
+	return s.sendHistory(c, models.SnapshotWeekly)
+}
+
+// sendHistory answers a history request of kind: today (UTC) and the
+// requested number of previous days, as an object keyed by slot time.
+func (s *Server) sendHistory(c *fiber.Ctx, kind models.SnapshotKind) error {
+	tag, days, err := parseHistoryRequest(c)
+	if err != nil {
 		return err
 	}
-	return models.ErrNotTracked
+	from, to := models.HistoryWindow(s.clock.Now(), days)
+	history, err := s.deps.History.ClanHistory(c.UserContext(), tag, kind, from, to)
+	if err != nil {
+		return err
+	}
+	return sendJSON(c, history)
 }
 
 // parseHistoryRequest validates the tag and the days window of a history

@@ -25,6 +25,23 @@ type GameData interface {
 	PlayerBattles(ctx context.Context, tag string) ([]models.Battle, error)
 }
 
+// ClanTracker starts tracking a clan on a developer key's request: nil on
+// success (also when already tracked), models.ErrNotFound for a clan the
+// upstream does not know, a models.AddressMissingError when the clan
+// description lacks the tracking address, an unavailable error when the
+// upstream or the database cannot answer.
+type ClanTracker interface {
+	TrackClan(ctx context.Context, tag string, keyID int64) error
+}
+
+// ClanHistoryReader reads stored clan history and tracking status.
+// ClanHistory returns the snapshots of one schedule with slots in
+// [from, to], or models.ErrNotTracked / models.ErrWeeklyNotEnabled.
+type ClanHistoryReader interface {
+	ClanHistory(ctx context.Context, tag string, kind models.SnapshotKind, from, to time.Time) (models.ClanHistory, error)
+	TrackingStatus(ctx context.Context, tag string) (models.ClanTracking, error)
+}
+
 // HealthChecker tells whether the database answers.
 type HealthChecker interface {
 	Ping(ctx context.Context) error
@@ -55,6 +72,9 @@ type Dependencies struct {
 	Keys   KeyVerifier
 	Game   GameData
 	Health HealthChecker
+	// Tracker and History serve clan tracking and history.
+	Tracker ClanTracker
+	History ClanHistoryReader
 	// TournamentSource and TournamentStore are required only when
 	// Config.Tournaments is on.
 	TournamentSource TournamentSource
@@ -74,8 +94,8 @@ type Server struct {
 
 // New builds the API server; it does not listen yet.
 func New(cfg Config, deps Dependencies) (*Server, error) {
-	if deps.Keys == nil || deps.Game == nil || deps.Health == nil {
-		return nil, errors.New("api: Keys, Game and Health dependencies are required")
+	if deps.Keys == nil || deps.Game == nil || deps.Health == nil || deps.Tracker == nil || deps.History == nil {
+		return nil, errors.New("api: Keys, Game, Health, Tracker and History dependencies are required")
 	}
 	if cfg.Tournaments && (deps.TournamentSource == nil || deps.TournamentStore == nil) {
 		return nil, errors.New("api: TournamentSource and TournamentStore are required when tournaments are on")
@@ -137,6 +157,8 @@ func (s *Server) routes() {
 	s.app.Get("/clan/search", s.withKey(s.handleClanSearch)...)
 	s.app.Get("/clan/:tag/history", s.withKey(s.handleHistory)...)
 	s.app.Get("/clan/:tag/history/weekly", s.withKey(s.handleWeeklyHistory)...)
+	s.app.Get("/clan/:tag/track", s.withKey(s.handleTrack)...)
+	s.app.Get("/clan/:tag/tracking", s.withKey(s.handleTracking)...)
 	s.app.Get("/player/:tag/battles", s.withKey(s.handleBattles)...)
 
 	s.app.Get("/tournament/:tags", s.tournamentRoute(s.handleTournaments)...)

@@ -237,9 +237,18 @@ func TestTournamentLookupNeedsAKeyWhenOn(t *testing.T) {
 
 func TestTournamentsOnNeedTheirDependencies(t *testing.T) {
 	h := newHarness(t, harnessOptions{})
-	_, err := api.New(api.Config{RatePerSecond: 1, RateBurst: 1, Tournaments: true},
-		api.Dependencies{Keys: h.keys, Game: failingGame{}, Health: h.store})
-	if err == nil {
-		t.Fatal("tournaments on without a tournament source and store were accepted")
+	for _, drop := range []func(*api.Dependencies){
+		func(d *api.Dependencies) { d.TournamentSource = nil },
+		func(d *api.Dependencies) { d.TournamentStore = nil },
+	} {
+		deps := h.deps
+		drop(&deps)
+		if _, err := api.New(api.Config{RatePerSecond: 1, RateBurst: 1}, deps); err != nil {
+			t.Fatalf("tournaments off: %v", err)
+		}
+		_, err := api.New(api.Config{RatePerSecond: 1, RateBurst: 1, Tournaments: true}, deps)
+		if err == nil || !strings.Contains(err.Error(), "TournamentSource and TournamentStore") {
+			t.Fatalf("tournaments on without a tournament source or store: error %v", err)
+		}
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/scheduler"
 )
 
 // The community server of the tests.
@@ -91,8 +92,13 @@ func newDesk(t *testing.T, opts deskOptions) *desk {
 	if err != nil {
 		t.Fatal(err)
 	}
+	clans := models.NewClanStore(store)
+	tracker, err := scheduler.NewTracker(clans, noGame{}, scheduler.TrackerConfig{TrackAddress: "crowns.example", Clock: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
 	server, err := api.New(api.Config{SupportInfo: "test", RatePerSecond: 1000, RateBurst: 1000, Clock: clock, Logger: logger},
-		api.Dependencies{Keys: service, Game: noGame{}, Health: store})
+		api.Dependencies{Keys: service, Game: noGame{}, Health: store, Tracker: tracker, History: clans})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,6 +355,10 @@ func (noGame) SearchClans(context.Context, models.ClanSearchQuery) (models.ClanS
 
 func (noGame) PlayerBattles(context.Context, string) ([]models.Battle, error) {
 	return []models.Battle{}, nil
+}
+
+func (noGame) Clan(context.Context, string) (models.ClanDetails, error) {
+	return models.ClanDetails{}, models.ErrNotFound
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

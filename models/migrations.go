@@ -6,8 +6,7 @@ func migrations() []migration {
 	return []migration{
 		{version: 1, name: "developer_keys", statements: developerKeysSchema},
 		{version: 2, name: "bot_cursors", statements: botCursorsSchema},
-		// Version 3 is taken by a change that lands separately; the
-		// migrator applies whatever versions a database lacks, in order.
+		{version: 3, name: "clan_tracking", statements: clanTrackingSchema},
 		{version: 4, name: "tournaments", statements: tournamentsSchema},
 	}
 }

@@ -1,12 +1,9 @@
 package scheduler
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -88,16 +85,16 @@ func (c TournamentRefresherConfig) withDefaults() (TournamentRefresherConfig, er
 	if len(c.SearchTerms) == 0 {
 		c.SearchTerms = DefaultTournamentSearchTerms()
 	}
-	orDefault(&c.SearchLimit, DefaultTournamentSearchLimit)
-	orDefault(&c.DiscoverEvery, DefaultTournamentDiscoverEvery)
-	orDefault(&c.StaleAfter, DefaultTournamentStaleAfter)
-	orDefault(&c.RefreshesPerMinute, DefaultTournamentRefreshesPerMinute)
-	orDefault(&c.TickInterval, DefaultTournamentTickInterval)
-	orDefault(&c.Concurrency, DefaultTournamentConcurrency)
-	orDefault(&c.Lease, DefaultTournamentLease)
-	orDefault(&c.FetchTimeout, DefaultTournamentFetchTimeout)
-	orDefault(&c.Retention, DefaultTournamentRetention)
-	orDefault(&c.PruneEvery, DefaultTournamentPruneEvery)
+	setDefault(&c.SearchLimit, DefaultTournamentSearchLimit)
+	setDefault(&c.DiscoverEvery, DefaultTournamentDiscoverEvery)
+	setDefault(&c.StaleAfter, DefaultTournamentStaleAfter)
+	setDefault(&c.RefreshesPerMinute, DefaultTournamentRefreshesPerMinute)
+	setDefault(&c.TickInterval, DefaultTournamentTickInterval)
+	setDefault(&c.Concurrency, DefaultTournamentConcurrency)
+	setDefault(&c.Lease, DefaultTournamentLease)
+	setDefault(&c.FetchTimeout, DefaultTournamentFetchTimeout)
+	setDefault(&c.Retention, DefaultTournamentRetention)
+	setDefault(&c.PruneEvery, DefaultTournamentPruneEvery)
 	if c.Clock == nil {
 		c.Clock = models.SystemClock{}
 	}
@@ -105,7 +102,7 @@ func (c TournamentRefresherConfig) withDefaults() (TournamentRefresherConfig, er
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
 	if c.Owner == "" {
-		c.Owner = replicaName()
+		c.Owner = defaultOwner()
 	}
 	var problems []string
 	terms := make([]string, len(c.SearchTerms))
@@ -129,24 +126,4 @@ func (c TournamentRefresherConfig) withDefaults() (TournamentRefresherConfig, er
 		return c, errors.New("tournament refresher: " + strings.Join(problems, "; "))
 	}
 	return c, nil
-}
-
-// orDefault sets a zero field to def.
-func orDefault[T comparable](field *T, def T) {
-	var zero T
-	if *field == zero {
-		*field = def
-	}
-}
-
-// replicaName names this process in leases: host, pid and a random
-// suffix (a restarted process is a new owner).
-func replicaName() string {
-	host, err := os.Hostname()
-	if err != nil || host == "" {
-		host = "crowns"
-	}
-	suffix := make([]byte, 4)
-	_, _ = rand.Read(suffix)
-	return fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(suffix))
 }

@@ -42,6 +42,11 @@ type config struct {
 	LogLevel             string
 	LogFormat            string
 	ShutdownTimeout      time.Duration
+
+	// SnapshotRatePerSecond and SnapshotConcurrency bound this process's
+	// upstream fetches for clan snapshots (each replica has its own).
+	SnapshotRatePerSecond float64
+	SnapshotConcurrency   int
 }
 
 // roles says which roles this process runs.
@@ -102,8 +107,13 @@ func loadConfig(getenv func(string) string) (config, error) {
 		LogLevel:             r.oneOf("CROWNS_LOG_LEVEL", "info", "debug", "info", "warn", "error"),
 		LogFormat:            r.oneOf("CROWNS_LOG_FORMAT", "text", "text", "json"),
 		ShutdownTimeout:      r.duration("CROWNS_SHUTDOWN_TIMEOUT", 20*time.Second),
+
+		SnapshotRatePerSecond: r.float("CROWNS_SNAPSHOT_RATE_PER_SECOND", 5),
+		SnapshotConcurrency:   r.integer("CROWNS_SNAPSHOT_CONCURRENCY", 4, 1, 256),
 	}
 	r.check(cfg.RatePerSecond > 0, "CROWNS_RATE_LIMIT_PER_SECOND must be greater than 0")
+	r.check(cfg.SnapshotRatePerSecond > 0 && cfg.SnapshotRatePerSecond <= 1000, "CROWNS_SNAPSHOT_RATE_PER_SECOND must be greater than 0 and at most 1000")
+	r.check(cfg.SnapshotConcurrency <= cfg.UpstreamConcurrency, "CROWNS_SNAPSHOT_CONCURRENCY must not exceed CROWNS_UPSTREAM_CONCURRENCY")
 	r.check(cfg.CacheTTL >= 0, "CROWNS_CACHE_TTL must not be negative")
 	r.check(cfg.UpstreamTimeout > 0, "CROWNS_UPSTREAM_TIMEOUT must be greater than 0")
 	r.check(cfg.ShutdownTimeout > 0, "CROWNS_SHUTDOWN_TIMEOUT must be greater than 0")
@@ -164,6 +174,7 @@ func (c config) print(w io.Writer) {
 		{"roles", c.Roles.String()},
 		{"tournaments", onOff(c.Tournaments)},
 		{"history retention", fmt.Sprintf("%d days", c.HistoryRetentionDays)},
+		{"snapshot fetches", fmt.Sprintf("%g/s, %d at a time", c.SnapshotRatePerSecond, c.SnapshotConcurrency)},
 		{"discord", discordSummary(c)},
 		{"log", c.LogLevel + ", " + c.LogFormat},
 	}

@@ -40,7 +40,7 @@ func openGameSource(cfg config, clock models.Clock, log *slog.Logger) (*gameSour
 		}
 		baseURL, token, source.stop = url, sandboxToken, stop
 		log.Info("game data from the in-process sandbox (CROWNS_UPSTREAM_TOKEN is unset); set a token to use the official API",
-			"url", baseURL)
+			"url", baseURL, "trackableClan", firstOf(source.world.TrackableClanTags()), "player", firstOf(source.world.PlayerTags()))
 	} else {
 		log.Info("game data from the official API", "url", baseURL)
 	}
@@ -58,4 +58,12 @@ func openGameSource(cfg config, clock models.Clock, log *slog.Logger) (*gameSour
 	}
 	source.client = client
 	return source, nil
+}
+
+// firstOf is the first of tags, or "" when there is none.
+func firstOf(tags []string) string {
+	if len(tags) == 0 {
+		return ""
+	}
+	return tags[0]
 }

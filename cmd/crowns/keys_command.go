@@ -109,27 +109,13 @@ func parseKeysArgs(args []string) (keysRequest, error) {
 
 // runKeys manages developer keys from the command line.
 func runKeys(ctx context.Context, env cli, args []string) int {
-	if len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help") {
-		fmt.Fprint(env.stdout, keysUsageText)
-		return exitOK
+	req, code, done := parseCommand(env, "crowns keys", keysUsageText, args, parseKeysArgs)
+	if done {
+		return code
 	}
-	req, err := parseKeysArgs(args)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(env.stdout, keysUsageText)
-		return exitOK
-	}
-	if err != nil {
-		fmt.Fprintf(env.stderr, "crowns keys: %v\n", err)
-		return exitUsage
-	}
-	cfg, log, ok := setup(env)
-	if !ok {
-		return exitUsage
-	}
-	store, err := openDatabase(ctx, cfg, log)
-	if err != nil {
-		fmt.Fprintf(env.stderr, "crowns keys %s: %v\n", req.action, err)
-		return exitFailure
+	cfg, log, store, code := openCommandDatabase(ctx, env, "crowns keys "+req.action)
+	if code != exitOK {
+		return code
 	}
 	defer store.Close()
 	service, err := newKeyService(cfg, store, log, env.clock)

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/crownsdev/crowns/keys"
-	"github.com/crownsdev/crowns/models/dbtest"
 )
 
 // keysCLI runs crowns with the given environment and returns the exit
@@ -56,14 +55,7 @@ func (c keysCLI) key(t *testing.T, args ...string) string {
 }
 
 func TestKeysCommandLifecycle(t *testing.T) {
-	engines := []struct {
-		name        string
-		databaseURL func(t *testing.T) string
-	}{
-		{"sqlite", func(*testing.T) string { return "" }},
-		{"postgres", func(t *testing.T) string { return dbtest.PostgresURL(t) }},
-	}
-	for _, engine := range engines {
+	for _, engine := range commandEngines() {
 		t.Run(engine.name, func(t *testing.T) {
 			c := newKeysCLI(t, engine.databaseURL(t))
 			first := c.key(t, "issue", "--discord-user", "123456789012345678", "--name", "alice")

@@ -5,6 +5,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -61,6 +63,8 @@ func run(ctx context.Context, args []string, env cli) int {
 		return runKeys(ctx, env, args)
 	case "sandbox":
 		return runSandbox(ctx, env, args)
+	case "clans":
+		return runClans(ctx, env, args)
 	case "version":
 		fmt.Fprintln(env.stdout, "crowns", version)
 		return exitOK
@@ -125,20 +129,52 @@ func openDatabase(ctx context.Context, cfg config, log *slog.Logger) (*models.St
 	return store, nil
 }
 
+// parseCommand parses an operator command's arguments with parse. A
+// request for usage (help, -h, --help) prints usage; bad arguments print
+// "<command>: <reason>" to stderr. done says the command has answered,
+// with exit code code.
+func parseCommand[R any](env cli, command, usage string, args []string, parse func([]string) (R, error)) (req R, code int, done bool) {
+	if len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help") {
+		fmt.Fprint(env.stdout, usage)
+		return req, exitOK, true
+	}
+	req, err := parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(env.stdout, usage)
+		return req, exitOK, true
+	case err != nil:
+		fmt.Fprintf(env.stderr, "%s: %v\n", command, err)
+		return req, exitUsage, true
+	}
+	return req, exitOK, false
+}
+
+// openCommandDatabase reads the configuration and opens the migrated
+// database for an operator command. When it cannot, it has written why to
+// stderr, prefixed with command, and code is the exit code to return.
+func openCommandDatabase(ctx context.Context, env cli, command string) (cfg config, log *slog.Logger, store *models.Store, code int) {
+	cfg, log, ok := setup(env)
+	if !ok {
+		return config{}, nil, nil, exitUsage
+	}
+	store, err := openDatabase(ctx, cfg, log)
+	if err != nil {
+		fmt.Fprintf(env.stderr, "%s: %v\n", command, err)
+		return config{}, nil, nil, exitFailure
+	}
+	return cfg, log, store, exitOK
+}
+
 // runMigrate applies pending migrations and exits.
 func runMigrate(ctx context.Context, env cli, args []string) int {
 	if len(args) > 0 {
 		fmt.Fprintln(env.stderr, "crowns migrate: takes no arguments")
 		return exitUsage
 	}
-	cfg, log, ok := setup(env)
-	if !ok {
-		return exitUsage
-	}
-	store, err := openDatabase(ctx, cfg, log)
-	if err != nil {
-		fmt.Fprintf(env.stderr, "crowns migrate: %v\n", err)
-		return exitFailure
+	_, _, store, code := openCommandDatabase(ctx, env, "crowns migrate")
+	if code != exitOK {
+		return code
 	}
 	defer store.Close()
 	version, err := store.SchemaVersion(ctx)

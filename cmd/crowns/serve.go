@@ -11,6 +11,7 @@ import (
 	"github.com/crownsdev/crowns/api"
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/scheduler"
 )
 
 // runServe runs the roles selected by CROWNS_ROLES until ctx ends (SIGINT
@@ -44,6 +45,7 @@ func runServe(ctx context.Context, env cli, args []string) int {
 // node is one running crowns process: its parts and its background work.
 type node struct {
 	store  *models.Store
+	clans  *models.ClanStore
 	keys   *keys.Service
 	game   *gameSource
 	api    *api.Server
@@ -78,13 +80,19 @@ func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger) (n *n
 	if n.game, err = openGameSource(cfg, env.clock, log); err != nil {
 		return n, err
 	}
+	n.clans = models.NewClanStore(n.store)
+	if cfg.Roles.Scheduler {
+		if err = n.startScheduler(backgroundCtx, cfg, env, log); err != nil {
+			return n, err
+		}
+	}
 	if cfg.Roles.API {
 		if err = n.startAPI(ctx, cfg, env, log); err != nil {
 			return n, err
 		}
 	}
 	if cfg.botEnabled() {
-		desk, err := newKeyDesk(cfg, n.store, n.keys, nil, log, env.clock)
+		desk, err := newKeyDesk(cfg, n.store, n.keys, n.clans, log, env.clock)
 		if err != nil {
 			return n, err
 		}
@@ -102,6 +110,12 @@ func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger) (n *n
 // startAPI listens on CROWNS_ADDR and serves the API; in the embedded mode
 // the first start also prints a ready-to-use key.
 func (n *node) startAPI(ctx context.Context, cfg config, env cli, log *slog.Logger) error {
+	tracker, err := scheduler.NewTracker(n.clans, n.game.client, scheduler.TrackerConfig{
+		TrackAddress: cfg.TrackAddress, Clock: env.clock, Logger: log,
+	})
+	if err != nil {
+		return err
+	}
 	server, err := api.New(api.Config{
 		SupportInfo:   cfg.SupportInfo,
 		RatePerSecond: cfg.RatePerSecond,
@@ -111,7 +125,7 @@ func (n *node) startAPI(ctx context.Context, cfg config, env cli, log *slog.Logg
 		Tournaments:   cfg.Tournaments,
 		Clock:         env.clock,
 		Logger:        log,
-	}, api.Dependencies{Keys: n.keys, Game: n.game.client, Health: n.store})
+	}, api.Dependencies{Keys: n.keys, Game: n.game.client, Health: n.store, Tracker: tracker, History: n.clans})
 	if err != nil {
 		return err
 	}
@@ -130,6 +144,29 @@ func (n *node) startAPI(ctx context.Context, cfg config, env cli, log *slog.Logg
 			log.Warn("could not prepare the local developer key", "error", err)
 		}
 	}
+	return nil
+}
+
+// startScheduler runs the clan snapshot scheduler as background work; it
+// stops claiming when ctx ends and finishes the writes it started.
+func (n *node) startScheduler(ctx context.Context, cfg config, env cli, log *slog.Logger) error {
+	sched, err := scheduler.New(n.clans, n.game.client, scheduler.Config{
+		TrackAddress:  cfg.TrackAddress,
+		Concurrency:   cfg.SnapshotConcurrency,
+		RatePerSecond: cfg.SnapshotRatePerSecond,
+		RetentionDays: cfg.HistoryRetentionDays,
+		Clock:         env.clock,
+		Logger:        log,
+	})
+	if err != nil {
+		return fmt.Errorf("scheduler: %w", err)
+	}
+	n.goBackground(func() {
+		if err := sched.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
+			log.Error("scheduler stopped", "error", err)
+		}
+	})
+	log.Info("scheduler running", "snapshotConcurrency", cfg.SnapshotConcurrency, "snapshotRatePerSecond", cfg.SnapshotRatePerSecond)
 	return nil
 }
 

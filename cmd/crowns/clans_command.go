@@ -1,0 +1,229 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/scheduler"
+)
+
+const clansUsageText = `Usage: crowns clans <action> [arguments]
+
+  track TAG           start tracking TAG without the description check (recorded as an operator override)
+  untrack TAG         stop tracking TAG; its history is kept (and served again if it is tracked again)
+  weekly TAG on|off   switch the Monday 23:00 UTC snapshots of a tracked clan
+  list [--all]        table of tracked clans (--all: untracked ones too): tag, state, tracked since,
+                      by whom, weekly, snapshot count, last slot, legible
+
+track fetches the clan from the configured upstream (the in-process sandbox when
+CROWNS_UPSTREAM_TOKEN is unset) and stores it as the current 4-hourly slot's snapshot.
+Exit status: 0 done, 1 refused or failed (unknown clan, upstream down), 2 bad arguments.
+`
+
+// clansRequest is a parsed crowns clans command line.
+type clansRequest struct {
+	action string
+	tag    string
+	weekly bool
+	all    bool
+}
+
+// parseClansArgs reads the action and its arguments; its errors are one
+// line.
+func parseClansArgs(args []string) (clansRequest, error) {
+	if len(args) == 0 {
+		return clansRequest{}, errors.New("an action is required: track, untrack, weekly or list")
+	}
+	req := clansRequest{action: args[0]}
+	rest := args[1:]
+	switch req.action {
+	case "list":
+		fs := flag.NewFlagSet("crowns clans list", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		fs.BoolVar(&req.all, "all", false, "include untracked clans")
+		if err := fs.Parse(rest); err != nil {
+			return clansRequest{}, err
+		}
+		if fs.NArg() > 0 {
+			return clansRequest{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		}
+		return req, nil
+	case "track", "untrack":
+		if len(rest) != 1 {
+			return clansRequest{}, fmt.Errorf("%s takes one clan tag", req.action)
+		}
+	case "weekly":
+		if len(rest) != 2 {
+			return clansRequest{}, errors.New("weekly takes a clan tag and on or off")
+		}
+		switch rest[1] {
+		case "on":
+			req.weekly = true
+		case "off":
+		default:
+			return clansRequest{}, fmt.Errorf("weekly must be on or off, got %q", rest[1])
+		}
+	default:
+		return clansRequest{}, fmt.Errorf("unknown action %q (run 'crowns clans help')", req.action)
+	}
+	tag, err := models.NormalizeTag(rest[0])
+	if err != nil {
+		return clansRequest{}, err
+	}
+	req.tag = tag
+	return req, nil
+}
+
+// runClans manages tracked clans from the command line.
+func runClans(ctx context.Context, env cli, args []string) int {
+	req, code, done := parseCommand(env, "crowns clans", clansUsageText, args, parseClansArgs)
+	if done {
+		return code
+	}
+	cfg, log, store, code := openCommandDatabase(ctx, env, "crowns clans "+req.action)
+	if code != exitOK {
+		return code
+	}
+	defer store.Close()
+	clans := models.NewClanStore(store)
+	var err error
+	switch req.action {
+	case "track":
+		err = trackAsOperator(ctx, env, cfg, log, clans, req.tag)
+	case "untrack":
+		err = untrackClan(ctx, env, clans, req.tag)
+	case "weekly":
+		err = setWeekly(ctx, env, clans, req.tag, req.weekly)
+	case "list":
+		err = listClans(ctx, env.stdout, clans, req.all)
+	}
+	if err != nil {
+		log.Warn("clans command failed", "action", req.action, "clan", req.tag, "error", err)
+		fmt.Fprintf(env.stderr, "crowns clans %s: %s\n", req.action, clansFailure(err, req))
+		return exitFailure
+	}
+	return exitOK
+}
+
+// trackAsOperator fetches the clan from the configured upstream and
+// tracks it without the description check.
+func trackAsOperator(ctx context.Context, env cli, cfg config, log *slog.Logger, clans *models.ClanStore, tag string) error {
+	game, err := openGameSource(cfg, env.clock, log)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = game.stop(context.WithoutCancel(ctx)) }()
+	tracker, err := scheduler.NewTracker(clans, game.client, scheduler.TrackerConfig{TrackAddress: cfg.TrackAddress, Clock: env.clock, Logger: log})
+	if err != nil {
+		return err
+	}
+	result, err := tracker.TrackAsOperator(ctx, tag)
+	if err != nil {
+		return err
+	}
+	if result.AlreadyTracked {
+		_, err = fmt.Fprintf(env.stdout, "track: clan %s is already tracked (since %s, by %s)\n",
+			tag, result.Clan.TrackedSince.Format(time.RFC3339), trackedBy(result.Clan))
+		return err
+	}
+	address := "lacks"
+	if result.Clan.Legible {
+		address = "has"
+	}
+	_, err = fmt.Fprintf(env.stdout, "track: clan %s (%s) is now tracked by operator override; its description %s %q; snapshot of slot %s stored\n",
+		tag, result.Clan.Name, address, cfg.TrackAddress, models.HistoryKey(models.SnapshotFourHourly.SlotAt(result.Clan.TrackedSince)))
+	return err
+}
+
+func untrackClan(ctx context.Context, env cli, clans *models.ClanStore, tag string) error {
+	changed, err := clans.Untrack(ctx, tag, env.clock.Now())
+	if err != nil {
+		return err
+	}
+	if !changed {
+		_, err = fmt.Fprintf(env.stdout, "untrack: clan %s was not tracked; nothing changed\n", tag)
+		return err
+	}
+	_, err = fmt.Fprintf(env.stdout, "untrack: clan %s is no longer tracked; its history is kept\n", tag)
+	return err
+}
+
+func setWeekly(ctx context.Context, env cli, clans *models.ClanStore, tag string, on bool) error {
+	changed, err := clans.SetWeekly(ctx, tag, on)
+	if err != nil {
+		return err
+	}
+	state := onOff(on)
+	if !changed {
+		_, err = fmt.Fprintf(env.stdout, "weekly: collection for %s was already %s\n", tag, state)
+		return err
+	}
+	_, err = fmt.Fprintf(env.stdout, "weekly: collection for %s is now %s\n", tag, state)
+	return err
+}
+
+// listClans writes the table of tracked clans.
+func listClans(ctx context.Context, out io.Writer, clans *models.ClanStore, all bool) error {
+	list, err := clans.ListTrackedClans(ctx, all)
+	if err != nil {
+		return err
+	}
+	if len(list) == 0 {
+		_, err = fmt.Fprintln(out, "no tracked clans")
+		return err
+	}
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "TAG\tSTATE\tTRACKED SINCE\tBY\tWEEKLY\tSNAPSHOTS\tLAST SLOT\tLEGIBLE")
+	for _, c := range list {
+		state := "tracked"
+		if !c.Active {
+			state = "untracked"
+		}
+		lastSlot := "-"
+		if c.LastSlot != nil {
+			lastSlot = models.HistoryKey(*c.LastSlot)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", c.Tag, state, c.TrackedSince.Format(time.RFC3339),
+			trackedBy(c.TrackedClan), onOff(c.Weekly), c.SnapshotCount, lastSlot, yesNo(c.Legible))
+	}
+	return w.Flush()
+}
+
+// trackedBy words who started tracking a clan.
+func trackedBy(c models.TrackedClan) string {
+	if c.TrackedBy == models.TrackedByKey && c.TrackedByKeyID != nil {
+		return "key " + strconv.FormatInt(*c.TrackedByKeyID, 10)
+	}
+	return c.TrackedBy
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// clansFailure words an error for the operator, on one line.
+func clansFailure(err error, req clansRequest) string {
+	var unavailable *models.UnavailableError
+	switch {
+	case errors.Is(err, models.ErrNotTracked):
+		return fmt.Sprintf("clan %s is not tracked (track it first)", req.tag)
+	case errors.Is(err, models.ErrNotFound) && req.action == "track":
+		return fmt.Sprintf("clan %s does not exist upstream", req.tag)
+	case errors.Is(err, models.ErrNotFound):
+		return fmt.Sprintf("clan %s is unknown: it was never tracked", req.tag)
+	case errors.As(err, &unavailable):
+		return fmt.Sprintf("the %s is unavailable; try again later", unavailable.Source)
+	}
+	return err.Error()
+}

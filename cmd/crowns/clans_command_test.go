@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/upstream/sandbox"
+)
+
+// clansCLI runs crowns clans with an environment and a manual clock.
+type clansCLI struct {
+	env   map[string]string
+	clock *models.ManualClock
+}
+
+func newClansCLI(t *testing.T, databaseURL string) clansCLI {
+	t.Helper()
+	env := map[string]string{"CROWNS_DATA_DIR": t.TempDir(), "CROWNS_LOG_LEVEL": "error"}
+	if databaseURL != "" {
+		env["CROWNS_DATABASE_URL"] = databaseURL
+	}
+	return clansCLI{env: env, clock: models.NewManualClock(time.Date(2026, 3, 10, 9, 30, 0, 0, time.UTC))}
+}
+
+func (c clansCLI) run(args ...string) (code int, stdout, stderr string) {
+	var out, errOut bytes.Buffer
+	code = run(context.Background(), append([]string{"clans"}, args...), cli{
+		getenv: func(name string) string { return c.env[name] },
+		stdout: &out,
+		stderr: &errOut,
+		clock:  c.clock,
+	})
+	return code, out.String(), errOut.String()
+}
+
+func TestClansCommandRejectsBadArguments(t *testing.T) {
+	c := newClansCLI(t, "")
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{nil, "crowns clans: an action is required: track, untrack, weekly or list\n"},
+		{[]string{"follow", "2CCCP"}, "crowns clans: unknown action \"follow\" (run 'crowns clans help')\n"},
+		{[]string{"track"}, "crowns clans: track takes one clan tag\n"},
+		{[]string{"untrack", "2CCCP", "8LLL"}, "crowns clans: untrack takes one clan tag\n"},
+		{[]string{"track", "ABC"}, "crowns clans: illegal characters in tag 'ABC' (allowed: 0289CGJLPQRUVY)\n"},
+		{[]string{"weekly", "2CCCP"}, "crowns clans: weekly takes a clan tag and on or off\n"},
+		{[]string{"weekly", "2CCCP", "maybe"}, "crowns clans: weekly must be on or off, got \"maybe\"\n"},
+		{[]string{"list", "extra"}, "crowns clans: unexpected argument \"extra\"\n"},
+		{[]string{"list", "--everything"}, "crowns clans: flag provided but not defined: -everything\n"},
+	}
+	for _, tt := range tests {
+		code, stdout, stderr := c.run(tt.args...)
+		if code != exitUsage || stdout != "" || stderr != tt.want {
+			t.Errorf("clans %v = %d, stdout %q, stderr %q; want exit 2 and %q", tt.args, code, stdout, stderr, tt.want)
+		}
+	}
+	if code, stdout, _ := c.run("help"); code != exitOK || !strings.Contains(stdout, "track TAG") {
+		t.Errorf("clans help = %d %q", code, stdout)
+	}
+}
+
+func TestClansCommandLifecycle(t *testing.T) {
+	world := sandbox.NewWorld(sandbox.Config{})
+	trackable := world.TrackableClanTags()[0]
+	var untrackable string
+	for _, tag := range world.ClanTags() {
+		if !slices.Contains(world.TrackableClanTags(), tag) {
+			untrackable = tag
+			break
+		}
+	}
+	for _, engine := range commandEngines() {
+		t.Run(engine.name, func(t *testing.T) {
+			c := newClansCLI(t, engine.databaseURL(t))
+			steps := []struct {
+				args   []string
+				code   int
+				stdout string
+				stderr string
+			}{
+				{[]string{"list"}, exitOK, "no tracked clans\n", ""},
+				{[]string{"track", "#" + strings.ToLower(trackable)}, exitOK,
+					"track: clan " + trackable + " (", "its description has \"crowns.example\"; snapshot of slot 2026-03-10-08-00 stored\n"},
+				{[]string{"track", untrackable}, exitOK, "track: clan " + untrackable + " (", "its description lacks \"crowns.example\""},
+				{[]string{"track", trackable}, exitOK, "track: clan " + trackable + " is already tracked (since 2026-03-10T09:30:00Z, by operator)\n", ""},
+				{[]string{"track", "9999"}, exitFailure, "", "crowns clans track: clan 9999 does not exist upstream\n"},
+				{[]string{"weekly", trackable, "on"}, exitOK, "weekly: collection for " + trackable + " is now on\n", ""},
+				{[]string{"weekly", trackable, "on"}, exitOK, "weekly: collection for " + trackable + " was already on\n", ""},
+				{[]string{"weekly", "9999", "on"}, exitFailure, "", "crowns clans weekly: clan 9999 is unknown: it was never tracked\n"},
+				{[]string{"untrack", untrackable}, exitOK, "untrack: clan " + untrackable + " is no longer tracked; its history is kept\n", ""},
+				{[]string{"untrack", untrackable}, exitOK, "untrack: clan " + untrackable + " was not tracked; nothing changed\n", ""},
+				{[]string{"weekly", untrackable, "on"}, exitFailure, "", "crowns clans weekly: clan " + untrackable + " is not tracked (track it first)\n"},
+				{[]string{"untrack", "9999"}, exitFailure, "", "crowns clans untrack: clan 9999 is unknown: it was never tracked\n"},
+			}
+			for _, step := range steps {
+				code, stdout, stderr := c.run(step.args...)
+				ok := code == step.code
+				if step.code == exitOK {
+					ok = ok && strings.HasPrefix(stdout, step.stdout) && strings.Contains(stdout, step.stderr)
+				} else {
+					ok = ok && stdout == "" && strings.HasSuffix(stderr, step.stderr)
+				}
+				if !ok {
+					t.Fatalf("clans %v = %d\nstdout %q\nstderr %q\nwant exit %d with %q / %q", step.args, code, stdout, stderr, step.code, step.stdout, step.stderr)
+				}
+			}
+
+			code, stdout, _ := c.run("list")
+			lines := strings.Split(strings.TrimSpace(stdout), "\n")
+			if code != exitOK || len(lines) != 2 {
+				t.Fatalf("list = %d\n%s\nwant a header and one clan", code, stdout)
+			}
+			want := []string{trackable, "tracked", "2026-03-10T09:30:00Z", "operator", "on", "1", "2026-03-10-08-00", "yes"}
+			if got := strings.Fields(lines[1]); !slices.Equal(got, want) {
+				t.Fatalf("list row = %v, want %v", got, want)
+			}
+			code, stdout, _ = c.run("list", "--all")
+			if code != exitOK || !strings.Contains(stdout, untrackable+"  untracked") || strings.Count(stdout, "\n") != 3 {
+				t.Fatalf("list --all = %d\n%s\nwant both clans, %s untracked", code, stdout, untrackable)
+			}
+		})
+	}
+}

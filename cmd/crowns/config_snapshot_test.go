@@ -1,0 +1,42 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestSnapshotFetchSettings(t *testing.T) {
+	tests := []struct {
+		name        string
+		env         map[string]string
+		rate        float64
+		concurrency int
+		problem     string
+	}{
+		{"defaults", nil, 5, 4, ""},
+		{"set", map[string]string{"CROWNS_SNAPSHOT_RATE_PER_SECOND": "2.5", "CROWNS_SNAPSHOT_CONCURRENCY": "8"}, 2.5, 8, ""},
+		{"rate zero", map[string]string{"CROWNS_SNAPSHOT_RATE_PER_SECOND": "0"}, 0, 0, "CROWNS_SNAPSHOT_RATE_PER_SECOND must be greater than 0 and at most 1000"},
+		{"rate too high", map[string]string{"CROWNS_SNAPSHOT_RATE_PER_SECOND": "1001"}, 0, 0, "CROWNS_SNAPSHOT_RATE_PER_SECOND must be greater than 0 and at most 1000"},
+		{"rate not a number", map[string]string{"CROWNS_SNAPSHOT_RATE_PER_SECOND": "fast"}, 0, 0, `CROWNS_SNAPSHOT_RATE_PER_SECOND must be a number, got "fast"`},
+		{"concurrency zero", map[string]string{"CROWNS_SNAPSHOT_CONCURRENCY": "0"}, 0, 0, `CROWNS_SNAPSHOT_CONCURRENCY must be a whole number from 1 to 256, got "0"`},
+		{"concurrency above the upstream's", map[string]string{"CROWNS_SNAPSHOT_CONCURRENCY": "20", "CROWNS_UPSTREAM_CONCURRENCY": "16"}, 0, 0,
+			"CROWNS_SNAPSHOT_CONCURRENCY must not exceed CROWNS_UPSTREAM_CONCURRENCY"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := loadConfig(func(name string) string { return tt.env[name] })
+			if tt.problem != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.problem) {
+					t.Fatalf("loadConfig error %v, want %q", err, tt.problem)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.SnapshotRatePerSecond != tt.rate || cfg.SnapshotConcurrency != tt.concurrency {
+				t.Fatalf("rate %g, concurrency %d; want %g, %d", cfg.SnapshotRatePerSecond, cfg.SnapshotConcurrency, tt.rate, tt.concurrency)
+			}
+		})
+	}
+}

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crownsdev/crowns/models/dbtest"
+)
+
+var printedKey = regexp.MustCompile(`crw_[0-9A-Za-z]{36}`)
+
+// servingNode is a `crowns serve` running in this test process.
+type servingNode struct {
+	addr   string
+	stdout *watchedBuffer
+	stderr *watchedBuffer
+	cancel context.CancelFunc
+	exit   chan int
+}
+
+// startServe runs `crowns serve` with env and waits until the API listens.
+func startServe(t *testing.T, env map[string]string) *servingNode {
+	t.Helper()
+	n := &servingNode{
+		addr:   freeAddr(t),
+		stdout: newWatchedBuffer("Try:"),
+		stderr: newWatchedBuffer("API listening"),
+		exit:   make(chan int, 1),
+	}
+	env["CROWNS_ADDR"] = n.addr
+	ctx, cancel := context.WithCancel(context.Background())
+	n.cancel = cancel
+	go func() { n.exit <- run(ctx, []string{"serve"}, testCLI(n.stdout, n.stderr, env)) }()
+	select {
+	case <-n.stderr.seen:
+	case code := <-n.exit:
+		t.Fatalf("serve exited with %d before listening:\n%s", code, n.stderr.String())
+	case <-time.After(60 * time.Second):
+		t.Fatalf("serve did not start listening:\n%s", n.stderr.String())
+	}
+	t.Cleanup(func() { n.stop(t) })
+	return n
+}
+
+// stop cancels the node's context (SIGTERM) and checks it exits cleanly.
+func (n *servingNode) stop(t *testing.T) {
+	t.Helper()
+	if n.cancel == nil {
+		return
+	}
+	n.cancel()
+	n.cancel = nil
+	select {
+	case code := <-n.exit:
+		if code != exitOK {
+			t.Errorf("serve exited with %d:\n%s", code, n.stderr.String())
+		}
+	case <-time.After(60 * time.Second):
+		t.Error("serve did not stop")
+	}
+}
+
+func (n *servingNode) url(path string) string { return "http://" + n.addr + path }
+
+func TestServeEmbeddedFirstStartPrintsAWorkingKey(t *testing.T) {
+	env := map[string]string{"CROWNS_DATA_DIR": t.TempDir()}
+	first := startServe(t, env)
+	select {
+	case <-first.stdout.seen:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("no welcome on the first start:\n%s", first.stdout.String())
+	}
+	out := first.stdout.String()
+	key := printedKey.FindString(out)
+	if key == "" {
+		t.Fatalf("no key in the welcome:\n%s", out)
+	}
+	for _, want := range []string{`curl -H "auth: ` + key + `" "` + first.url("/clan/search?"), `curl -H "Authorization: Bearer ` + key + `" "` + first.url("/player/")} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("welcome lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(first.stderr.String(), key[4:]) {
+		t.Fatal("the key reached the log")
+	}
+	if code := getJSON(t, first.url("/clan/search?name=royal&limit=2"), "Bearer "+key, nil); code != http.StatusOK {
+		t.Fatalf("search with the printed key: %d", code)
+	}
+	if code := getJSON(t, first.url("/clan/search?name=royal"), "", nil); code != http.StatusUnauthorized {
+		t.Fatalf("search without a key: %d", code)
+	}
+	if code := getJSON(t, first.url("/readyz"), "", nil); code != http.StatusOK {
+		t.Fatalf("readyz: %d", code)
+	}
+	first.stop(t)
+
+	second := startServe(t, env)
+	if second.stdout.String() != "" {
+		t.Fatalf("a later start printed:\n%s", second.stdout.String())
+	}
+	if code := getJSON(t, second.url("/clan/search?name=royal&limit=2"), "Bearer "+key, nil); code != http.StatusOK {
+		t.Fatalf("the first start's key after a restart: %d", code)
+	}
+}
+
+func TestServeOnPostgresPrintsNoKey(t *testing.T) {
+	n := startServe(t, map[string]string{"CROWNS_DATA_DIR": t.TempDir(), "CROWNS_DATABASE_URL": dbtest.PostgresURL(t)})
+	if code := getJSON(t, n.url("/readyz"), "", nil); code != http.StatusOK {
+		t.Fatalf("readyz: %d", code)
+	}
+	if out := n.stdout.String(); out != "" {
+		t.Fatalf("a PostgreSQL deployment printed:\n%s", out)
+	}
+}
+
+func TestServeRejectsABadConfiguration(t *testing.T) {
+	stdout, stderr := newWatchedBuffer(""), newWatchedBuffer("")
+	code := run(context.Background(), []string{"serve"}, testCLI(stdout, stderr, map[string]string{
+		"CROWNS_RATE_LIMIT_BURST": "lots",
+		"CROWNS_DATABASE_URL":     "mysql://db",
+	}))
+	if code != exitUsage {
+		t.Fatalf("exit %d, want %d", code, exitUsage)
+	}
+	for _, want := range []string{"CROWNS_RATE_LIMIT_BURST", "CROWNS_DATABASE_URL"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Fatalf("stderr does not name %s:\n%s", want, stderr.String())
+		}
+	}
+}
+
+func TestServePrintsTheConfigurationWithSecretsMasked(t *testing.T) {
+	secret := "c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3JldC0xMjM0NTY3OA=="
+	n := startServe(t, map[string]string{
+		"CROWNS_DATA_DIR":       t.TempDir(),
+		"CROWNS_SECRET":         secret,
+		"CROWNS_DATABASE_URL":   strings.Replace(dbtest.PostgresURL(t), "postgres@", "postgres:hunter2@", 1),
+		"CROWNS_UPSTREAM_TOKEN": "upstream-token-value",
+		"CROWNS_UPSTREAM_URL":   "http://127.0.0.1:1/v1",
+	})
+	log := n.stderr.String()
+	for _, secretValue := range []string{secret, "hunter2", "upstream-token-value"} {
+		if strings.Contains(log, secretValue) {
+			t.Fatalf("the log shows a secret %q:\n%s", secretValue, log)
+		}
+	}
+	if !strings.Contains(log, "crowns configuration:") {
+		t.Fatalf("no configuration printed:\n%s", log)
+	}
+}
+
+func TestServeDrainsRequestsInFlightOnShutdown(t *testing.T) {
+	arrived, release := make(chan struct{}), make(chan struct{})
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(arrived)
+		<-release
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"items":[],"paging":{"cursors":{}}}`))
+	}))
+	defer upstream.Close()
+	dataDir := t.TempDir()
+	env := map[string]string{
+		"CROWNS_DATA_DIR":       dataDir,
+		"CROWNS_UPSTREAM_URL":   upstream.URL + "/v1",
+		"CROWNS_UPSTREAM_TOKEN": "token",
+	}
+	key := issueKeyWithCLI(t, env)
+	n := startServe(t, env)
+
+	status := make(chan int, 1)
+	go func() { status <- getJSON(t, n.url("/clan/search?name=royal"), "Bearer "+key, nil) }()
+	<-arrived
+	n.cancel() // SIGTERM while the request waits on the upstream
+	n.cancel = nil
+	waitForLog(t, n.stderr, "draining API requests")
+	close(release)
+	if got := <-status; got != http.StatusOK {
+		t.Fatalf("the request in flight at shutdown got %d, want 200", got)
+	}
+	select {
+	case code := <-n.exit:
+		if code != exitOK {
+			t.Fatalf("serve exited with %d", code)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+	if _, err := http.Get(n.url("/healthz")); err == nil {
+		t.Fatal("the API still answers after shutdown")
+	}
+}
+
+// waitForLog polls the log until it contains line, within a minute.
+func waitForLog(t *testing.T, log *watchedBuffer, line string) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(log.String(), line) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the log never said %q:\n%s", line, log.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// issueKeyWithCLI runs `crowns keys issue` against env's database.
+func issueKeyWithCLI(t *testing.T, env map[string]string) string {
+	t.Helper()
+	stdout, stderr := newWatchedBuffer(""), newWatchedBuffer("")
+	if code := run(context.Background(), []string{"keys", "issue", "--discord-user", "42"}, testCLI(stdout, stderr, env)); code != exitOK {
+		t.Fatalf("keys issue: exit %d: %s", code, stderr.String())
+	}
+	return strings.TrimSpace(stdout.String())
+}

@@ -1,0 +1,81 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// ClanHistory returns the stored snapshots of a tracked clan of one
+// schedule whose slots lie in [from, to], ascending. It costs one indexed
+// query (the clan by its unique tag, joined to the snapshots' primary-key
+// range) plus, only for players missing from the in-process dictionary
+// cache, one query per 500 of them. ErrNotTracked when the clan is not
+// tracked now (history of an untracked clan is kept but not served);
+// ErrWeeklyNotEnabled for the weekly history of a clan without weekly
+// collection.
+func (c *ClanStore) ClanHistory(ctx context.Context, tag string, kind SnapshotKind, from, to time.Time) (ClanHistory, error) {
+	type historyRow struct {
+		Active      bool
+		Weekly      bool
+		Slot        *int64
+		Donations   int
+		MemberCount int
+		Members     []byte
+	}
+	var rows []historyRow
+	err := c.store.DB(ctx).Raw(`SELECT c.active, c.weekly, s.slot, s.donations, s.member_count, s.members
+		FROM tracked_clans c LEFT JOIN clan_snapshots s
+			ON s.clan_id = c.id AND s.kind = ? AND s.slot >= ? AND s.slot <= ?
+		WHERE c.tag = ? ORDER BY s.slot`, kind, from.Unix(), to.Unix(), tag).Scan(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("read %s history of %s: %w", kind, tag, c.store.Translate(err))
+	}
+	switch {
+	case len(rows) == 0 || !rows[0].Active:
+		return nil, ErrNotTracked
+	case kind == SnapshotWeekly && !rows[0].Weekly:
+		return nil, ErrWeeklyNotEnabled
+	}
+	history := make(ClanHistory, 0, len(rows))
+	stats := make([][]MemberStats, 0, len(rows))
+	var ids []int64
+	for _, row := range rows {
+		if row.Slot == nil {
+			continue // the clan has no snapshot in range: the LEFT JOIN's one empty row
+		}
+		members, err := DecodeMemberStats(row.Members)
+		if err != nil {
+			return nil, fmt.Errorf("%s snapshot of %s at %d: %w", kind, tag, *row.Slot, err)
+		}
+		for _, m := range members {
+			ids = append(ids, m.PlayerID)
+		}
+		stats = append(stats, members)
+		history = append(history, HistorySnapshot{
+			Slot:        time.Unix(*row.Slot, 0).UTC(),
+			Donations:   row.Donations,
+			MemberCount: row.MemberCount,
+		})
+	}
+	players, err := c.playerKeys(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	for i, members := range stats {
+		out := make([]HistoryMember, len(members))
+		for j, m := range members {
+			player := players[m.PlayerID]
+			out[j] = HistoryMember{
+				ClanRank:  m.ClanRank,
+				Crowns:    m.Crowns,
+				Donations: m.Donations,
+				Name:      player.Name,
+				Tag:       player.Tag,
+				Trophies:  m.Trophies,
+			}
+		}
+		history[i].Members = out
+	}
+	return history, nil
+}

@@ -1,0 +1,275 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// States of a snapshot job.
+const (
+	// JobPending: waiting for its first try or its next retry (due_at).
+	JobPending = "pending"
+	// JobRunning: claimed by a scheduler until its lease ends (due_at).
+	JobRunning = "running"
+	// JobDone: the slot's snapshot is stored.
+	JobDone = "done"
+	// JobMissed: the slot's window ended without a snapshot; nothing was
+	// stored for it.
+	JobMissed = "missed"
+)
+
+// ErrLeaseLost: a scheduler finished a job whose lease it no longer held
+// (it expired and another took the job over); its result is discarded.
+var ErrLeaseLost = errors.New("snapshot job lease lost")
+
+// SnapshotJob is a claimed snapshot job: fetch the clan, store its
+// snapshot for the slot. Owner and Attempts fence the claim: only the
+// holder of this exact claim can finish it.
+type SnapshotJob struct {
+	ClanID   int64
+	Tag      string
+	Kind     SnapshotKind
+	Slot     time.Time
+	Deadline time.Time
+	Attempts int
+	Owner    string
+}
+
+// SnapshotJobStatus is a job as stored, for operators and tests.
+type SnapshotJobStatus struct {
+	ClanID     int64
+	Kind       SnapshotKind
+	Slot       int64
+	State      string
+	Attempts   int
+	DueAt      int64
+	DeadlineAt int64
+	LeaseOwner string
+	LastError  string
+}
+
+// MissedJob is a job whose window ended without a snapshot.
+type MissedJob struct {
+	ClanID    int64
+	Tag       string
+	Kind      SnapshotKind
+	Slot      int64
+	Attempts  int
+	LastError string
+}
+
+// PlanSnapshotJobs creates the pending jobs of slot for every tracked clan
+// of the schedule (weekly: only clans with weekly collection) that has
+// none, and returns how many it created. Every replica may call it for
+// the same slot: existing jobs are left alone. The window of the slot
+// ends at slot + kind.Window().
+func (c *ClanStore) PlanSnapshotJobs(ctx context.Context, kind SnapshotKind, slot, now time.Time) (int64, error) {
+	filter := ``
+	if kind == SnapshotWeekly {
+		filter = ` AND c.weekly`
+	}
+	res := c.store.DB(ctx).Exec(`INSERT INTO snapshot_jobs (clan_id, kind, slot, state, attempts, due_at, deadline_at)
+		SELECT c.id, ?, ?, ?, 0, ?, ? FROM tracked_clans c WHERE c.active`+filter+`
+		ON CONFLICT (clan_id, kind, slot) DO NOTHING`,
+		kind, slot.Unix(), JobPending, now.UnixMilli(), slot.Add(kind.Window()).UnixMilli())
+	if res.Error != nil {
+		return 0, fmt.Errorf("plan %s snapshot jobs: %w", kind, c.store.Translate(res.Error))
+	}
+	return res.RowsAffected, nil
+}
+
+// ExpireSnapshotJobs records as missed every job whose window has ended
+// without a snapshot (pending, or running with an expired lease) and
+// returns them. A running job whose lease is still valid is left to its
+// claimant, whose result will be refused once the job is missed.
+func (c *ClanStore) ExpireSnapshotJobs(ctx context.Context, now time.Time) ([]MissedJob, error) {
+	ms := now.UnixMilli()
+	var missed []MissedJob
+	err := c.store.DB(ctx).Raw(`UPDATE snapshot_jobs SET state = ?, lease_owner = '', finished_at = ?,
+			last_error = CASE WHEN last_error = '' THEN 'window ended before a try' ELSE last_error END
+		WHERE state IN (?, ?) AND deadline_at <= ? AND (state = ? OR due_at <= ?)
+		RETURNING clan_id, kind, slot, attempts, last_error`,
+		JobMissed, ms, JobPending, JobRunning, ms, JobPending, ms).Scan(&missed).Error
+	if err != nil {
+		return nil, fmt.Errorf("expire snapshot jobs: %w", c.store.Translate(err))
+	}
+	if len(missed) == 0 {
+		return nil, nil
+	}
+	ids := make([]int64, len(missed))
+	for i, m := range missed {
+		ids[i] = m.ClanID
+	}
+	var tags []struct {
+		ID  int64
+		Tag string
+	}
+	if err := c.store.DB(ctx).Raw(`SELECT id, tag FROM tracked_clans WHERE id IN ?`, ids).Scan(&tags).Error; err != nil {
+		return missed, fmt.Errorf("read tags of missed jobs: %w", c.store.Translate(err))
+	}
+	byID := make(map[int64]string, len(tags))
+	for _, t := range tags {
+		byID[t.ID] = t.Tag
+	}
+	for i := range missed {
+		missed[i].Tag = byID[missed[i].ClanID]
+	}
+	return missed, nil
+}
+
+// ClaimSnapshotJob takes one due job (pending and due, or running with an
+// expired lease) whose window is still open and whose clan is still
+// tracked for its schedule, leases it to owner until now+lease, and
+// returns it; ok is false when nothing is due. On PostgreSQL concurrent
+// claimants skip each other's locked rows (FOR UPDATE SKIP LOCKED); on
+// SQLite the single writer makes the statement atomic.
+func (c *ClanStore) ClaimSnapshotJob(ctx context.Context, owner string, now time.Time, lease time.Duration) (SnapshotJob, bool, error) {
+	ms := now.UnixMilli()
+	lock := ``
+	if c.store.Dialect() == DialectPostgres {
+		lock = ` FOR UPDATE OF j SKIP LOCKED`
+	}
+	var claimed []struct {
+		ClanID     int64
+		Tag        string
+		Kind       SnapshotKind
+		Slot       int64
+		DeadlineAt int64
+		Attempts   int
+	}
+	err := c.store.DB(ctx).Raw(`UPDATE snapshot_jobs SET state = ?, lease_owner = ?, attempts = attempts + 1, due_at = ?
+		WHERE (clan_id, kind, slot) IN (
+			SELECT j.clan_id, j.kind, j.slot FROM snapshot_jobs j JOIN tracked_clans c ON c.id = j.clan_id
+			WHERE j.state IN (?, ?) AND j.due_at <= ? AND j.deadline_at > ?
+				AND c.active AND (j.kind = ? OR c.weekly)
+			ORDER BY j.due_at, j.slot LIMIT 1`+lock+`)
+		RETURNING clan_id, (SELECT tag FROM tracked_clans WHERE id = clan_id) AS tag, kind, slot, deadline_at, attempts`,
+		JobRunning, owner, now.Add(lease).UnixMilli(), JobPending, JobRunning, ms, ms, SnapshotFourHourly).Scan(&claimed).Error
+	if err != nil {
+		return SnapshotJob{}, false, fmt.Errorf("claim snapshot job: %w", c.store.Translate(err))
+	}
+	if len(claimed) == 0 {
+		return SnapshotJob{}, false, nil
+	}
+	j := claimed[0]
+	return SnapshotJob{
+		ClanID:   j.ClanID,
+		Tag:      j.Tag,
+		Kind:     j.Kind,
+		Slot:     time.Unix(j.Slot, 0).UTC(),
+		Deadline: time.UnixMilli(j.DeadlineAt).UTC(),
+		Attempts: j.Attempts,
+		Owner:    owner,
+	}, true, nil
+}
+
+// fenced finishes a claimed job: set (with its arguments) is applied only
+// while the job is still running under this exact claim; otherwise
+// ErrLeaseLost.
+func fenced(tx *gorm.DB, job SnapshotJob, set string, args ...any) error {
+	args = append(args, job.ClanID, job.Kind, job.Slot.Unix(), JobRunning, job.Owner, job.Attempts)
+	res := tx.Exec(`UPDATE snapshot_jobs SET `+set+`
+		WHERE clan_id = ? AND kind = ? AND slot = ? AND state = ? AND lease_owner = ? AND attempts = ?`, args...)
+	if res.Error != nil {
+		return fmt.Errorf("finish snapshot job: %w", res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return ErrLeaseLost
+	}
+	return nil
+}
+
+// CompleteSnapshotJob stores the snapshot of a claimed job from the clan
+// just fetched, records the check of its description and marks the job
+// done, in one transaction. It reports whether a snapshot was stored
+// (false when the slot already had one). ErrLeaseLost when the claim is no
+// longer held: nothing is written then.
+func (c *ClanStore) CompleteSnapshotJob(ctx context.Context, job SnapshotJob, clan ClanDetails, legible bool, now time.Time) (bool, error) {
+	row, err := c.encodeSnapshot(ctx, job.ClanID, job.Kind, SnapshotOf(clan, job.Slot))
+	if err != nil {
+		return false, err
+	}
+	var stored bool
+	err = c.inTx(ctx, func(tx *gorm.DB) error {
+		if err := fenced(tx, job, `state = ?, lease_owner = '', last_error = '', finished_at = ?`, JobDone, now.UnixMilli()); err != nil {
+			return err
+		}
+		if stored, err = insertSnapshot(tx, row); err != nil {
+			return err
+		}
+		return recordCheck(tx, job.ClanID, clan.Name, legible, now.UTC())
+	})
+	return stored, err
+}
+
+// RetrySnapshotJob gives a claimed job back after a failed try, due again
+// at retryAt, with the reason kept for the log of a later miss.
+func (c *ClanStore) RetrySnapshotJob(ctx context.Context, job SnapshotJob, retryAt time.Time, reason string) error {
+	return c.inTx(ctx, func(tx *gorm.DB) error {
+		return fenced(tx, job, `state = ?, lease_owner = '', due_at = ?, last_error = ?`, JobPending, retryAt.UnixMilli(), reason)
+	})
+}
+
+// MissSnapshotJob records a claimed job as missed at once: a failure that
+// retrying within the window cannot fix (the clan is gone upstream).
+func (c *ClanStore) MissSnapshotJob(ctx context.Context, job SnapshotJob, now time.Time, reason string) error {
+	return c.inTx(ctx, func(tx *gorm.DB) error {
+		return fenced(tx, job, `state = ?, lease_owner = '', finished_at = ?, last_error = ?`, JobMissed, now.UnixMilli(), reason)
+	})
+}
+
+// ReleaseSnapshotJob gives a claimed job back untried (the scheduler is
+// stopping), due at once for another replica.
+func (c *ClanStore) ReleaseSnapshotJob(ctx context.Context, job SnapshotJob, now time.Time) error {
+	return c.inTx(ctx, func(tx *gorm.DB) error {
+		return fenced(tx, job, `state = ?, lease_owner = '', due_at = ?`, JobPending, now.UnixMilli())
+	})
+}
+
+// SnapshotJobStatus returns the stored job of (clan, kind, slot), or
+// ErrNotFound.
+func (c *ClanStore) SnapshotJobStatus(ctx context.Context, clanID int64, kind SnapshotKind, slot time.Time) (SnapshotJobStatus, error) {
+	var rows []SnapshotJobStatus
+	err := c.store.DB(ctx).Raw(`SELECT clan_id, kind, slot, state, attempts, due_at, deadline_at, lease_owner, last_error
+		FROM snapshot_jobs WHERE clan_id = ? AND kind = ? AND slot = ?`, clanID, kind, slot.Unix()).Scan(&rows).Error
+	if err != nil {
+		return SnapshotJobStatus{}, fmt.Errorf("read snapshot job: %w", c.store.Translate(err))
+	}
+	if len(rows) == 0 {
+		return SnapshotJobStatus{}, ErrNotFound
+	}
+	return rows[0], nil
+}
+
+// markSlotTaken records that the slot's snapshot was stored outside a job
+// (by a track request): a pending job becomes done, a missing one is
+// created done, a running one is left to its claimant (whose snapshot
+// insert then changes nothing).
+func markSlotTaken(tx *gorm.DB, clanID int64, kind SnapshotKind, slot, now time.Time) error {
+	err := tx.Exec(`INSERT INTO snapshot_jobs (clan_id, kind, slot, state, attempts, due_at, deadline_at, finished_at)
+		VALUES (?, ?, ?, ?, 0, ?, ?, ?)
+		ON CONFLICT (clan_id, kind, slot) DO UPDATE SET state = excluded.state, finished_at = excluded.finished_at
+		WHERE snapshot_jobs.state = ?`,
+		clanID, kind, slot.Unix(), JobDone, now.UnixMilli(), slot.Add(kind.Window()).UnixMilli(), now.UnixMilli(), JobPending).Error
+	if err != nil {
+		return fmt.Errorf("record slot taken: %w", err)
+	}
+	return nil
+}
+
+// dropPendingJobs deletes the pending jobs of a clan (of one kind when
+// kind is set): it was untracked, or its weekly collection switched off.
+func dropPendingJobs(tx *gorm.DB, clanID int64, kind *SnapshotKind) error {
+	query, args := `DELETE FROM snapshot_jobs WHERE clan_id = ? AND state = ?`, []any{clanID, JobPending}
+	if kind != nil {
+		query, args = query+` AND kind = ?`, append(args, *kind)
+	}
+	if err := tx.Exec(query, args...).Error; err != nil {
+		return fmt.Errorf("drop pending snapshot jobs: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,112 @@
+package models_test
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/dbtest"
+)
+
+func TestPruneHistory(t *testing.T) {
+	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+		ctx := context.Background()
+		clans := models.NewClanStore(store)
+		now := trackedAt
+		id := trackFixture(t, clans, "2CCCP", now).Clan.ID
+		if _, err := clans.SetWeekly(ctx, "2CCCP", true); err != nil {
+			t.Fatal(err)
+		}
+		old := []string{"2025-01-15T04:00:00Z", "2025-02-10T08:00:00Z"}
+		kept := []string{"2025-02-20T12:00:00Z", "2025-03-05T00:00:00Z"}
+		for _, slot := range append(slices.Clone(old), kept...) {
+			for _, kind := range []models.SnapshotKind{models.SnapshotFourHourly, models.SnapshotWeekly} {
+				if _, err := clans.SaveSnapshot(ctx, id, kind, models.SnapshotOf(clanFixture("2CCCP", 50, 3), at(slot))); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		oldJobSlot := at("2025-01-15T04:00:00Z")
+		if _, err := clans.PlanSnapshotJobs(ctx, models.SnapshotFourHourly, oldJobSlot, oldJobSlot); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := clans.ExpireSnapshotJobs(ctx, oldJobSlot.AddDate(0, 0, 1)); err != nil {
+			t.Fatal(err)
+		}
+
+		cutoff := at("2025-02-15T00:00:00Z")
+		report, err := clans.PruneHistory(ctx, cutoff, cutoff)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantRows := int64(4) // both kinds of both old slots
+		if store.Dialect() == models.DialectPostgres {
+			wantRows = 2 // January went with its partition
+			if !reflect.DeepEqual(report.DroppedPartitions, []string{"clan_snapshots_p202501"}) {
+				t.Errorf("dropped partitions %v, want January 2025 only", report.DroppedPartitions)
+			}
+			partitions, err := clans.SnapshotPartitions(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if slices.Contains(partitions, "clan_snapshots_p202501") || !slices.Contains(partitions, "clan_snapshots_p202502") {
+				t.Errorf("partitions after pruning: %v", partitions)
+			}
+		}
+		if report.DeletedSnapshots != wantRows || report.DeletedJobs != 1 {
+			t.Errorf("report = %+v, want %d rows and 1 job deleted", report, wantRows)
+		}
+		for _, kind := range []models.SnapshotKind{models.SnapshotFourHourly, models.SnapshotWeekly} {
+			history, err := clans.ClanHistory(ctx, "2CCCP", kind, at("2024-01-01T00:00:00Z"), now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []string{"2025-02-20-12-00", "2025-03-05-00-00"}
+			if kind == models.SnapshotFourHourly {
+				want = append(want, "2026-03-10-08-00")
+			}
+			if got := historyKeys(history); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s history after pruning: %v, want %v", kind, got, want)
+			}
+		}
+		if _, err := clans.SnapshotJobStatus(ctx, id, models.SnapshotFourHourly, oldJobSlot); !errors.Is(err, models.ErrNotFound) {
+			t.Errorf("old finished job kept: %v", err)
+		}
+		again, err := clans.PruneHistory(ctx, cutoff, cutoff)
+		if err != nil || again.DeletedSnapshots != 0 || len(again.DroppedPartitions) != 0 {
+			t.Errorf("second pass = %+v, %v; want nothing left to do", again, err)
+		}
+		// A snapshot in a dropped month can be written again: the partition
+		// is recreated on demand.
+		if _, err := clans.SaveSnapshot(ctx, id, models.SnapshotFourHourly, models.SnapshotOf(clanFixture("2CCCP", 50, 3), at(old[0]))); err != nil {
+			t.Fatalf("write into a dropped month: %v", err)
+		}
+	})
+}
+
+func TestEnsureSnapshotPartitionsConcurrently(t *testing.T) {
+	store := dbtest.Open(t, models.DialectPostgres)
+	ctx := context.Background()
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			errs <- models.NewClanStore(store).EnsureSnapshotPartitions(ctx, at("2026-11-20T00:00:00Z"), at("2027-02-01T00:00:00Z"))
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	partitions, err := models.NewClanStore(store).SnapshotPartitions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"clan_snapshots_p202611", "clan_snapshots_p202612", "clan_snapshots_p202701", "clan_snapshots_p202702"}
+	if !reflect.DeepEqual(partitions, want) {
+		t.Fatalf("partitions = %v, want %v", partitions, want)
+	}
+}

@@ -1,0 +1,125 @@
+package scheduler
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/crownsdev/crowns/models"
+)
+
+// Defaults of Config.
+const (
+	DefaultConcurrency    = 4
+	DefaultRatePerSecond  = 5
+	DefaultTickInterval   = 30 * time.Second
+	DefaultLease          = 2 * time.Minute
+	DefaultFetchTimeout   = 30 * time.Second
+	DefaultBackoffMin     = 15 * time.Second
+	DefaultBackoffMax     = 10 * time.Minute
+	DefaultRetentionDays  = 400
+	DefaultRetentionEvery = 6 * time.Hour
+	DefaultJobRetention   = 35 * 24 * time.Hour
+)
+
+// writeTimeout bounds the database writes that finish a job; they run
+// even while the scheduler is stopping.
+const writeTimeout = 30 * time.Second
+
+// Config tunes a Scheduler. Zero values take the defaults above; only
+// TrackAddress is required.
+type Config struct {
+	// TrackAddress is the address a clan description must contain; every
+	// fetch records whether it still does (the clan's "legible").
+	TrackAddress string
+	// Owner names this replica in job leases; default host-pid-random.
+	Owner string
+	// Concurrency bounds this process's upstream fetches in flight.
+	Concurrency int
+	// RatePerSecond bounds this process's upstream fetches per second
+	// (with a burst of Concurrency). Replicas each have their own budget.
+	RatePerSecond float64
+	// TickInterval is how often Run ticks.
+	TickInterval time.Duration
+	// Lease is how long a claimed job is this replica's; after it another
+	// replica may take the job over. Must exceed FetchTimeout.
+	Lease time.Duration
+	// FetchTimeout bounds one upstream fetch.
+	FetchTimeout time.Duration
+	// BackoffMin and BackoffMax bound the wait before retrying a failed
+	// fetch: it doubles per attempt, with jitter, between the two.
+	BackoffMin, BackoffMax time.Duration
+	// RetentionDays is how many days of history are kept.
+	RetentionDays int
+	// RetentionEvery is how often a tick prunes old history.
+	RetentionEvery time.Duration
+	// JobRetention is how long finished jobs (done or missed, the record of
+	// a missed slot) are kept.
+	JobRetention time.Duration
+	Clock        models.Clock
+	Logger       *slog.Logger
+}
+
+// withDefaults fills the zero values and checks the rest.
+func (c Config) withDefaults() (Config, error) {
+	setDefault(&c.Concurrency, DefaultConcurrency)
+	setDefault(&c.RatePerSecond, DefaultRatePerSecond)
+	setDefault(&c.TickInterval, DefaultTickInterval)
+	setDefault(&c.Lease, DefaultLease)
+	setDefault(&c.FetchTimeout, DefaultFetchTimeout)
+	setDefault(&c.BackoffMin, DefaultBackoffMin)
+	setDefault(&c.BackoffMax, DefaultBackoffMax)
+	setDefault(&c.RetentionDays, DefaultRetentionDays)
+	setDefault(&c.RetentionEvery, DefaultRetentionEvery)
+	setDefault(&c.JobRetention, DefaultJobRetention)
+	if c.Clock == nil {
+		c.Clock = models.SystemClock{}
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Owner == "" {
+		c.Owner = defaultOwner()
+	}
+	var problems []string
+	if strings.TrimSpace(c.TrackAddress) == "" {
+		problems = append(problems, "TrackAddress is required")
+	}
+	if c.Concurrency < 0 || c.RatePerSecond < 0 || c.RetentionDays < 0 {
+		problems = append(problems, "Concurrency, RatePerSecond and RetentionDays must not be negative")
+	}
+	if c.Lease <= c.FetchTimeout {
+		problems = append(problems, fmt.Sprintf("Lease (%s) must exceed FetchTimeout (%s)", c.Lease, c.FetchTimeout))
+	}
+	if c.BackoffMax < c.BackoffMin {
+		problems = append(problems, "BackoffMax must not be less than BackoffMin")
+	}
+	if len(problems) > 0 {
+		return c, errors.New("scheduler: " + strings.Join(problems, "; "))
+	}
+	return c, nil
+}
+
+func setDefault[T comparable](field *T, def T) {
+	var zero T
+	if *field == zero {
+		*field = def
+	}
+}
+
+// defaultOwner names this process: host, pid and a random suffix (a
+// restarted process is a new owner).
+func defaultOwner() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "crowns"
+	}
+	suffix := make([]byte, 4)
+	_, _ = rand.Read(suffix)
+	return fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(suffix))
+}

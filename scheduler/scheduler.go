@@ -1,0 +1,194 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/crownsdev/crowns/models"
+)
+
+// Scheduler takes the 4-hourly and weekly clan snapshots and prunes old
+// history. Several Schedulers (in one process or many) may share one
+// database.
+type Scheduler struct {
+	clans   *models.ClanStore
+	source  ClanSource
+	cfg     Config
+	log     *slog.Logger
+	limiter *rate.Limiter
+
+	tickMu    sync.Mutex // one Tick at a time
+	lastPrune time.Time  // guarded by tickMu
+}
+
+// TickReport says what one Tick did.
+type TickReport struct {
+	// Planned counts jobs created for the current slots.
+	Planned int64
+	// Missed counts jobs whose window ended without a snapshot.
+	Missed int
+	// Stored counts snapshots stored; AlreadyStored jobs whose slot had a
+	// snapshot already (taken by a track request).
+	Stored, AlreadyStored int
+	// Retried counts failed fetches due to be tried again.
+	Retried int
+	// Failed counts jobs that ended in an error this tick: a clan gone
+	// upstream, a lost lease or a failed database write.
+	Failed int
+	// Pruned is the retention pass of this tick, if one was due.
+	Pruned *models.PruneReport
+}
+
+// New builds a scheduler that stores through clans and fetches from
+// source.
+func New(clans *models.ClanStore, source ClanSource, cfg Config) (*Scheduler, error) {
+	if clans == nil || source == nil {
+		return nil, errors.New("scheduler: a clan store and a clan source are required")
+	}
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	return &Scheduler{
+		clans:   clans,
+		source:  source,
+		cfg:     cfg,
+		log:     cfg.Logger.With("component", "scheduler", "owner", cfg.Owner),
+		limiter: rate.NewLimiter(rate.Limit(cfg.RatePerSecond), cfg.Concurrency),
+	}, nil
+}
+
+// Run ticks at once and then every TickInterval until ctx ends. When ctx
+// ends it stops claiming jobs, gives back the ones whose fetch it cancels,
+// finishes the writes under way and returns.
+func (s *Scheduler) Run(ctx context.Context) error {
+	s.log.Info("scheduler started", "tickInterval", s.cfg.TickInterval, "concurrency", s.cfg.Concurrency,
+		"ratePerSecond", s.cfg.RatePerSecond, "retentionDays", s.cfg.RetentionDays)
+	ticker := time.NewTicker(s.cfg.TickInterval)
+	defer ticker.Stop()
+	for {
+		if _, err := s.Tick(ctx); err != nil && ctx.Err() == nil {
+			s.log.Error("scheduler tick failed; trying again next tick", "error", err)
+		}
+		select {
+		case <-ctx.Done():
+			s.log.Info("scheduler stopped")
+			return nil
+		case <-ticker.C:
+		}
+	}
+}
+
+// Tick does one pass at the clock's time: make sure this month's and next
+// month's snapshot partitions exist, plan the jobs of the current slots
+// (a slot whose window has ended is never planned: after downtime only the
+// current slot is caught up), record expired jobs as missed, run every due
+// job, and prune old history when due. It returns when no job is due.
+func (s *Scheduler) Tick(ctx context.Context) (TickReport, error) {
+	s.tickMu.Lock()
+	defer s.tickMu.Unlock()
+	var report TickReport
+	now := s.cfg.Clock.Now()
+	if err := s.clans.EnsureSnapshotPartitions(ctx, now, now.AddDate(0, 1, 0)); err != nil {
+		return report, err
+	}
+	for _, kind := range []models.SnapshotKind{models.SnapshotFourHourly, models.SnapshotWeekly} {
+		slot := kind.SlotAt(now)
+		if !now.Before(slot.Add(kind.Window())) {
+			continue
+		}
+		planned, err := s.clans.PlanSnapshotJobs(ctx, kind, slot, now)
+		if err != nil {
+			return report, err
+		}
+		if planned > 0 {
+			s.log.Info("snapshot slot planned", "kind", kind.String(), "slot", slot, "jobs", planned)
+		}
+		report.Planned += planned
+	}
+	missed, err := s.clans.ExpireSnapshotJobs(ctx, now)
+	for _, m := range missed {
+		s.log.Warn("snapshot slot missed: its window ended without a snapshot", "clan", m.Tag, "kind", m.Kind.String(),
+			"slot", time.Unix(m.Slot, 0).UTC(), "attempts", m.Attempts, "lastError", m.LastError)
+	}
+	report.Missed = len(missed)
+	if err != nil {
+		return report, err
+	}
+	s.runDueJobs(ctx, &report)
+	if ctx.Err() != nil {
+		return report, ctx.Err()
+	}
+	return report, s.pruneIfDue(ctx, now, &report)
+}
+
+// runDueJobs runs Concurrency workers that claim and run due jobs, paced
+// by the rate limiter, until none is due or ctx ends.
+func (s *Scheduler) runDueJobs(ctx context.Context, report *TickReport) {
+	var counts [outcomeCount]atomic.Int64
+	var wg sync.WaitGroup
+	for range s.cfg.Concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				if err := s.limiter.Wait(ctx); err != nil {
+					return
+				}
+				job, ok, err := s.claim(ctx)
+				if err != nil {
+					s.log.Error("claiming a snapshot job failed", "error", err)
+					return
+				}
+				if !ok {
+					return
+				}
+				counts[s.runJob(ctx, job)].Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	report.Stored += int(counts[outcomeStored].Load())
+	report.AlreadyStored += int(counts[outcomeAlreadyStored].Load())
+	report.Retried += int(counts[outcomeRetry].Load())
+	report.Failed += int(counts[outcomeFailed].Load())
+}
+
+// claim takes one due job. The claim is not cancelled with ctx: a claim
+// the database committed must reach this process, or the job would sit
+// leased to nobody until its lease expired.
+func (s *Scheduler) claim(ctx context.Context) (models.SnapshotJob, bool, error) {
+	if ctx.Err() != nil {
+		return models.SnapshotJob{}, false, nil
+	}
+	claimCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+	defer cancel()
+	return s.clans.ClaimSnapshotJob(claimCtx, s.cfg.Owner, s.cfg.Clock.Now(), s.cfg.Lease)
+}
+
+// pruneIfDue removes history older than RetentionDays and finished jobs
+// older than JobRetention, at most once per RetentionEvery.
+func (s *Scheduler) pruneIfDue(ctx context.Context, now time.Time, report *TickReport) error {
+	if !s.lastPrune.IsZero() && now.Sub(s.lastPrune) < s.cfg.RetentionEvery {
+		return nil
+	}
+	snapshotsBefore := now.AddDate(0, 0, -s.cfg.RetentionDays)
+	pruned, err := s.clans.PruneHistory(ctx, snapshotsBefore, now.Add(-s.cfg.JobRetention))
+	if err != nil {
+		s.log.Error("pruning old history failed", "before", snapshotsBefore, "error", err)
+		return err
+	}
+	s.lastPrune = now
+	report.Pruned = &pruned
+	if pruned.DeletedSnapshots > 0 || len(pruned.DroppedPartitions) > 0 || pruned.DeletedJobs > 0 {
+		s.log.Info("old history pruned", "before", snapshotsBefore, "droppedPartitions", pruned.DroppedPartitions,
+			"deletedSnapshots", pruned.DeletedSnapshots, "deletedJobs", pruned.DeletedJobs)
+	}
+	return nil
+}

@@ -1,0 +1,257 @@
+package scheduler_test
+
+import (
+	"context"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/dbtest"
+)
+
+func TestTickSnapshotsEveryTrackedClanKeyedBySlot(t *testing.T) {
+	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+		e := newEnv(t, store, 3)
+		e.trackAll(t) // stores the 08:00 slot from the track requests
+		if report := e.tick(t); report.Stored != 0 || report.Planned != 0 {
+			t.Fatalf("tick in the tracked slot = %+v, want nothing to do", report)
+		}
+		e.clock.Set(start.Add(2*time.Hour + 37*time.Minute)) // 12:07, inside the 12:00 slot
+		report := e.tick(t)
+		if report.Planned != 3 || report.Stored != 3 || report.Missed != 0 {
+			t.Fatalf("tick at 12:07 = %+v, want 3 planned and stored", report)
+		}
+		if again := e.tick(t); again.Stored != 0 || again.Planned != 0 {
+			t.Fatalf("repeated tick = %+v, want nothing more", again)
+		}
+		slots := []time.Time{at("2026-03-10T08:00:00Z"), at("2026-03-10T12:00:00Z")}
+		for _, tag := range e.world.trackable {
+			history := e.history(t, tag, models.SnapshotFourHourly, 0)
+			want := models.ClanHistory{}
+			for _, slot := range slots {
+				if n := e.world.fetchCount(tag, slot); n != 1 {
+					t.Errorf("%s fetched %d times in slot %s, want 1", tag, n, slot)
+				}
+				want = append(want, models.SnapshotOf(e.world.servedAt(t, tag, slot), slot))
+			}
+			if !reflect.DeepEqual(history, want) {
+				t.Errorf("history of %s is not what the world served at those slots:\n got %v\nwant %v", tag, historySlots(history), historySlots(want))
+			}
+		}
+	})
+}
+
+func TestCatchUpAfterDowntimeTakesOnlyTheCurrentSlot(t *testing.T) {
+	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+		e := newEnv(t, store, 2)
+		e.trackAll(t)
+		e.clock.Set(at("2026-03-10T12:00:00Z"))
+		ctx := context.Background()
+		// The 12:00 slot is planned, then the process goes down before
+		// running it.
+		if _, err := e.clans.PlanSnapshotJobs(ctx, models.SnapshotFourHourly, e.clock.Now(), e.clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		e.clock.Set(at("2026-03-12T13:10:00Z")) // two days later
+		report := e.tick(t)
+		if report.Missed != 2 || report.Stored != 2 || report.Planned != 2 {
+			t.Fatalf("tick after downtime = %+v, want the 12:00 jobs of March 10 missed and the current slot of both clans stored", report)
+		}
+		for _, tag := range e.world.trackable {
+			got := historySlots(e.history(t, tag, models.SnapshotFourHourly, 3))
+			want := []string{"2026-03-10-08-00", "2026-03-12-12-00"}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s history after downtime = %v, want %v (nothing filled in between)", tag, got, want)
+			}
+		}
+		clan, _ := e.clans.TrackedClan(ctx, e.world.trackable[0])
+		status, err := e.clans.SnapshotJobStatus(ctx, clan.ID, models.SnapshotFourHourly, at("2026-03-10T12:00:00Z"))
+		if err != nil || status.State != models.JobMissed || status.Attempts != 0 {
+			t.Fatalf("job of the slot lost to downtime = %+v, %v; want missed without a try", status, err)
+		}
+	})
+}
+
+func TestFailingUpstreamThroughTheWindowRecordsAMissedSlot(t *testing.T) {
+	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+		e := newEnv(t, store, 2)
+		e.trackAll(t)
+		down, up := e.world.trackable[0], e.world.trackable[1]
+		e.world.failTag(down, true)
+		slot := at("2026-03-10T12:00:00Z")
+		e.clock.Set(slot.Add(time.Minute))
+		report := e.tick(t)
+		if report.Stored != 1 || report.Retried != 1 {
+			t.Fatalf("first tick = %+v, want one stored and one retry", report)
+		}
+		var tries int
+		deadline := slot.Add(4 * time.Hour)
+		for e.clock.Now().Add(10 * time.Minute).Before(deadline) {
+			e.clock.Advance(10 * time.Minute) // BackoffMax: every retry is due by then
+			report = e.tick(t)
+			tries += report.Retried
+			if report.Stored != 0 || report.Missed != 0 {
+				t.Fatalf("tick at %s inside the window = %+v, want only retries", e.clock.Now(), report)
+			}
+		}
+		e.clock.Set(deadline)
+		report = e.tick(t)
+		if report.Missed != 1 {
+			t.Fatalf("tick at the window's end = %+v, want the slot of %s missed", report, down)
+		}
+		if tries < 20 {
+			t.Errorf("the failing clan was retried %d times in 4 hours, want a retry at least every 10 minutes", tries)
+		}
+		ctx := context.Background()
+		clan, _ := e.clans.TrackedClan(ctx, down)
+		status, err := e.clans.SnapshotJobStatus(ctx, clan.ID, models.SnapshotFourHourly, slot)
+		if err != nil || status.State != models.JobMissed || status.LastError == "" {
+			t.Fatalf("job = %+v, %v; want missed with the upstream error kept", status, err)
+		}
+		if got := historySlots(e.history(t, down, models.SnapshotFourHourly, 0)); !reflect.DeepEqual(got, []string{"2026-03-10-08-00"}) {
+			t.Errorf("history of the failing clan = %v, want only the track snapshot", got)
+		}
+		if got := historySlots(e.history(t, up, models.SnapshotFourHourly, 0)); len(got) != 3 {
+			t.Errorf("history of the healthy clan = %v, want 08:00, 12:00 and 16:00", got)
+		}
+	})
+}
+
+func TestRetrySucceedsWithinTheWindow(t *testing.T) {
+	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+		e := newEnv(t, store, 1)
+		e.trackAll(t)
+		tag := e.world.trackable[0]
+		e.world.failTag(tag, true)
+		slot := at("2026-03-10T12:00:00Z")
+		e.clock.Set(slot.Add(time.Minute))
+		if report := e.tick(t); report.Retried != 1 {
+			t.Fatalf("tick = %+v, want a retry", report)
+		}
+		e.clock.Advance(30 * time.Second)
+		if report := e.tick(t); report.Retried != 0 || report.Stored != 0 {
+			t.Fatalf("tick before the backoff ended = %+v, want no try", report)
+		}
+		e.world.failTag(tag, false)
+		e.clock.Advance(time.Minute) // past BackoffMin, the first backoff's longest wait
+		if report := e.tick(t); report.Stored != 1 {
+			t.Fatalf("tick after the upstream came back = %+v, want the snapshot stored", report)
+		}
+		history := e.history(t, tag, models.SnapshotFourHourly, 0)
+		if len(history) != 2 || !history[1].Slot.Equal(slot) {
+			t.Fatalf("history = %v, want the retried snapshot keyed by its slot 12:00", historySlots(history))
+		}
+	})
+}
+
+func TestWeeklySnapshotsAndWindow(t *testing.T) {
+	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+		ctx := context.Background()
+		e := newEnv(t, store, 2)
+		e.trackAll(t)
+		weeklyTag, plainTag := e.world.trackable[0], e.world.trackable[1]
+		if _, err := e.clans.SetWeekly(ctx, weeklyTag, true); err != nil {
+			t.Fatal(err)
+		}
+		monday := at("2026-03-16T23:00:00Z")
+		e.clock.Set(monday.Add(5 * time.Minute))
+		report := e.tick(t)
+		if report.Stored != 3 { // the 20:00 slot of both clans and one weekly
+			t.Fatalf("tick on Monday 23:05 = %+v, want 3 snapshots", report)
+		}
+		weekly := e.history(t, weeklyTag, models.SnapshotWeekly, 0)
+		if got := historySlots(weekly); !reflect.DeepEqual(got, []string{"2026-03-16-23-00"}) {
+			t.Fatalf("weekly history = %v, want Monday 23:00", got)
+		}
+		if !reflect.DeepEqual(weekly[0], models.SnapshotOf(e.world.servedAt(t, weeklyTag, at("2026-03-16T20:00:00Z")), monday)) {
+			t.Error("weekly snapshot differs from what the world served")
+		}
+		if _, err := e.clans.ClanHistory(ctx, plainTag, models.SnapshotWeekly, monday, monday); err != models.ErrWeeklyNotEnabled {
+			t.Fatalf("weekly history of %s: %v, want ErrWeeklyNotEnabled", plainTag, err)
+		}
+		// Weekly collection switched on after the window (Tuesday 03:00)
+		// waits for the next Monday.
+		if _, err := e.clans.SetWeekly(ctx, plainTag, true); err != nil {
+			t.Fatal(err)
+		}
+		e.clock.Set(monday.Add(4 * time.Hour))
+		if report := e.tick(t); report.Stored != 2 {
+			t.Fatalf("tick at Tuesday 03:00 = %+v, want only the two 00:00 snapshots", report)
+		}
+		if got := e.history(t, plainTag, models.SnapshotWeekly, 7); len(got) != 0 {
+			t.Fatalf("weekly history after the window = %v, want none", historySlots(got))
+		}
+		e.clock.Set(monday.AddDate(0, 0, 7).Add(time.Minute))
+		e.tick(t)
+		if got := historySlots(e.history(t, plainTag, models.SnapshotWeekly, 0)); !reflect.DeepEqual(got, []string{"2026-03-23-23-00"}) {
+			t.Fatalf("weekly history next Monday = %v", got)
+		}
+	})
+}
+
+func TestEachFetchUpdatesLegible(t *testing.T) {
+	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+		ctx := context.Background()
+		e := newEnv(t, store, 1)
+		if _, err := e.tracker.TrackAsOperator(ctx, e.world.untrackable); err != nil {
+			t.Fatal(err)
+		}
+		e.trackAll(t)
+		tag := e.world.trackable[0]
+		tests := []struct {
+			tag         string
+			description string
+			before      bool
+			after       bool
+		}{
+			{e.world.untrackable, "now with CROWNS.EXAMPLE in it", false, true},
+			{tag, "the address is gone", true, false},
+		}
+		for _, tt := range tests {
+			if status, _ := e.clans.TrackingStatus(ctx, tt.tag); !status.Active || status.Legible != tt.before {
+				t.Fatalf("%s before: %+v, want legible %v", tt.tag, status, tt.before)
+			}
+			e.world.describe(tt.tag, tt.description)
+		}
+		e.clock.Set(at("2026-03-10T12:01:00Z"))
+		e.tick(t)
+		for _, tt := range tests {
+			if status, _ := e.clans.TrackingStatus(ctx, tt.tag); !status.Active || status.Legible != tt.after || status.SnapshotCount != 2 {
+				t.Fatalf("%s after a fetch of the new description: %+v, want still tracked, legible %v, 2 snapshots", tt.tag, status, tt.after)
+			}
+		}
+	})
+}
+
+func TestTickPrunesOldHistory(t *testing.T) {
+	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+		ctx := context.Background()
+		e := newEnv(t, store, 1)
+		e.trackAll(t)
+		tag := e.world.trackable[0]
+		clan, _ := e.clans.TrackedClan(ctx, tag)
+		old := at("2025-01-06T04:00:00Z")
+		if _, err := e.clans.SaveSnapshot(ctx, clan.ID, models.SnapshotFourHourly, models.SnapshotOf(e.world.servedAt(t, tag, at("2026-03-10T08:00:00Z")), old)); err != nil {
+			t.Fatal(err)
+		}
+		report := e.tick(t)
+		if report.Pruned == nil || report.Pruned.DeletedSnapshots+int64(len(report.Pruned.DroppedPartitions)) == 0 {
+			t.Fatalf("tick = %+v, want the 2025-01-06 snapshot pruned (retention 400 days)", report.Pruned)
+		}
+		if got := historySlots(e.history(t, tag, models.SnapshotFourHourly, 365+100)); !reflect.DeepEqual(got, []string{"2026-03-10-08-00"}) {
+			t.Fatalf("history after pruning = %v", got)
+		}
+		if again := e.tick(t); again.Pruned != nil {
+			t.Fatalf("retention ran again within RetentionEvery: %+v", again.Pruned)
+		}
+	})
+}
+
+func at(value string) time.Time {
+	t, err := time.Parse(time.RFC3339, value)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}

@@ -1,0 +1,21 @@
+package scheduler
+
+import (
+	"context"
+	"strings"
+
+	"github.com/crownsdev/crowns/models"
+)
+
+// ClanSource is the game upstream as the scheduler uses it: a clan with
+// its member list, or models.ErrNotFound, or an error wrapping
+// models.ErrUnavailable when the upstream cannot answer now.
+type ClanSource interface {
+	Clan(ctx context.Context, tag string) (models.ClanDetails, error)
+}
+
+// hasAddress reports whether a clan description contains the tracking
+// address, ignoring case.
+func hasAddress(description, address string) bool {
+	return strings.Contains(strings.ToLower(description), strings.ToLower(address))
+}

@@ -1,0 +1,89 @@
+package scheduler_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/dbtest"
+)
+
+func TestTrackClan(t *testing.T) {
+	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+		ctx := context.Background()
+		e := newEnv(t, store, 2)
+		failing := e.world.trackable[1]
+		e.world.failTag(failing, true)
+		tests := []struct {
+			name    string
+			tag     string
+			check   func(error) bool
+			tracked bool
+		}{
+			{"address in the description", e.world.trackable[0], func(err error) bool { return err == nil }, true},
+			{"address missing", e.world.untrackable, func(err error) bool {
+				var missing *models.AddressMissingError
+				return errors.As(err, &missing) && missing.Address == trackAddress &&
+					err.Error() == "clan should have 'crowns.example' in description"
+			}, false},
+			{"unknown clan", "9999", func(err error) bool { return errors.Is(err, models.ErrNotFound) }, false},
+			{"upstream down", failing, func(err error) bool { return errors.Is(err, models.ErrUnavailable) }, false},
+		}
+		for _, tt := range tests {
+			err := e.tracker.TrackClan(ctx, tt.tag, 42)
+			if !tt.check(err) {
+				t.Errorf("%s: TrackClan = %v", tt.name, err)
+			}
+			status, _ := e.clans.TrackingStatus(ctx, tt.tag)
+			if status.Active != tt.tracked || status.Available != tt.tracked {
+				t.Errorf("%s: status %+v, want tracked=%v with its snapshot", tt.name, status, tt.tracked)
+			}
+		}
+		clan, err := e.clans.TrackedClan(ctx, e.world.trackable[0])
+		if err != nil || clan.TrackedByKeyID == nil || *clan.TrackedByKeyID != 42 || clan.TrackedBy != models.TrackedByKey || clan.Override {
+			t.Fatalf("tracked clan = %+v, %v; want recorded as asked by key 42", clan, err)
+		}
+	})
+}
+
+func TestTrackingTwiceAsksTheUpstreamOnce(t *testing.T) {
+	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+		ctx := context.Background()
+		e := newEnv(t, store, 1)
+		tag := e.world.trackable[0]
+		for range 3 {
+			if err := e.tracker.TrackClan(ctx, tag, 7); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n := e.world.fetchCount(tag, at("2026-03-10T08:00:00Z")); n != 1 {
+			t.Fatalf("upstream asked %d times, want 1", n)
+		}
+		if status, _ := e.clans.TrackingStatus(ctx, tag); status.SnapshotCount != 1 {
+			t.Fatalf("snapshots = %d, want 1", status.SnapshotCount)
+		}
+	})
+}
+
+func TestTrackAsOperatorOverridesTheAddressCheck(t *testing.T) {
+	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+		ctx := context.Background()
+		e := newEnv(t, store, 0)
+		result, err := e.tracker.TrackAsOperator(ctx, e.world.untrackable)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if result.AlreadyTracked || !result.SnapshotStored || !result.Clan.Override || result.Clan.TrackedBy != models.TrackedByOperator ||
+			result.Clan.Legible || result.Clan.TrackedByKeyID != nil {
+			t.Fatalf("operator track = %+v, want an override, not legible, snapshot stored", result)
+		}
+		again, err := e.tracker.TrackAsOperator(ctx, e.world.untrackable)
+		if err != nil || !again.AlreadyTracked {
+			t.Fatalf("second operator track = %+v, %v; want already tracked", again, err)
+		}
+		if _, err := e.tracker.TrackAsOperator(ctx, "9999"); !errors.Is(err, models.ErrNotFound) {
+			t.Fatalf("operator track of an unknown clan: %v, want ErrNotFound", err)
+		}
+	})
+}
