@@ -32,7 +32,7 @@ func (r *TournamentRefresher) discoverIfDue(ctx context.Context, report *Tournam
 		return err
 	}
 	report.Discovered = len(uniqueTags(found))
-	r.log.Debug("tournaments discovered", "found", report.Discovered, "terms", len(r.cfg.SearchTerms))
+	r.log.Info("tournament search round done", "found", report.Discovered, "terms", len(r.cfg.SearchTerms))
 	return nil
 }
 
