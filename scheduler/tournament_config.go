@@ -95,15 +95,7 @@ func (c TournamentRefresherConfig) withDefaults() (TournamentRefresherConfig, er
 	setDefault(&c.FetchTimeout, DefaultTournamentFetchTimeout)
 	setDefault(&c.Retention, DefaultTournamentRetention)
 	setDefault(&c.PruneEvery, DefaultTournamentPruneEvery)
-	if c.Clock == nil {
-		c.Clock = models.SystemClock{}
-	}
-	if c.Logger == nil {
-		c.Logger = slog.New(slog.DiscardHandler)
-	}
-	if c.Owner == "" {
-		c.Owner = defaultOwner()
-	}
+	fillWorkerDefaults(&c.Clock, &c.Logger, &c.Owner)
 	var problems []string
 	terms := make([]string, len(c.SearchTerms))
 	for i, term := range c.SearchTerms {

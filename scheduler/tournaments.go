@@ -87,19 +87,11 @@ func (r *TournamentRefresher) Run(ctx context.Context) error {
 	r.log.Info("tournament refresher started", "tickInterval", r.cfg.TickInterval,
 		"refreshesPerMinute", r.cfg.RefreshesPerMinute, "staleAfter", r.cfg.StaleAfter,
 		"discoverEvery", r.cfg.DiscoverEvery, "searchTerms", r.cfg.SearchTerms, "retention", r.cfg.Retention)
-	ticker := time.NewTicker(r.cfg.TickInterval)
-	defer ticker.Stop()
-	for {
-		if _, err := r.Tick(ctx); err != nil && ctx.Err() == nil {
-			r.log.Error("tournament refresh tick failed; trying again next tick", "error", err)
-		}
-		select {
-		case <-ctx.Done():
-			r.log.Info("tournament refresher stopped")
-			return nil
-		case <-ticker.C:
-		}
-	}
+	tickEvery(ctx, r.cfg.TickInterval, r.log, "tournament refresher", func(ctx context.Context) error {
+		_, err := r.Tick(ctx)
+		return err
+	})
+	return nil
 }
 
 // Tick does one pass at the clock's time: the discovery searches when

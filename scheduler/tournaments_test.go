@@ -309,12 +309,5 @@ func TestRunTicksAtOnceAndStopsWhenCancelled(t *testing.T) {
 		t.Fatal("Run did not tick at once")
 	}
 	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("Run returned %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Run did not stop when cancelled")
-	}
+	expectRunReturnsNil(t, done)
 }

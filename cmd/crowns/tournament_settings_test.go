@@ -47,15 +47,9 @@ func TestTournamentSettings(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg, err := loadConfig(func(name string) string { return tt.env[name] })
-			if tt.problem != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.problem) {
-					t.Fatalf("loadConfig error %v, want %q", err, tt.problem)
-				}
+			cfg, ok := loadConfigExpecting(t, tt.env, tt.problem)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			got := cfg.TournamentRefresh
 			if !slices.Equal(got.SearchTerms, tt.want.SearchTerms) || got.RefreshInterval != tt.want.RefreshInterval ||
