@@ -55,6 +55,9 @@ func (t *TournamentStore) SaveDiscoveredTournaments(ctx context.Context, found [
 }
 
 func (t *TournamentStore) save(ctx context.Context, tournaments []TournamentDetails, seenAt time.Time, lookedUp bool) error {
+	if len(tournaments) == 0 {
+		return nil
+	}
 	seen := make(map[string]bool, len(tournaments))
 	err := t.store.DB(ctx).Transaction(func(tx *gorm.DB) error {
 		for _, tournament := range tournaments {
