@@ -35,7 +35,11 @@ func TestConcurrentMissesShareOneCall(t *testing.T) {
 		}()
 	}
 	// Every caller is blocked on the one shared call before it is let go.
+	deadline := time.Now().Add(time.Minute)
 	for cache.waiting.Load() < callers {
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d of %d callers reached the shared call", cache.waiting.Load(), callers)
+		}
 		time.Sleep(time.Millisecond)
 	}
 	close(release)
