@@ -147,17 +147,3 @@ func (p *inflaters) writePlain(w io.Writer, a *cachedAnswer) error {
 	}
 	return nil
 }
-
-// plainBody returns the plain body of a, inflated when it is kept
-// compressed only.
-func (p *inflaters) plainBody(a *cachedAnswer) ([]byte, error) {
-	if a.plain != nil || a.gzipped == nil {
-		return a.plain, nil
-	}
-	var buf bytes.Buffer
-	buf.Grow(a.length)
-	if err := p.writePlain(&buf, a); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}

@@ -40,6 +40,11 @@ type harness struct {
 	world    *sandbox.World
 	upstream *countingUpstream
 	logs     *syncBuffer
+	// tournaments is the tournament store the server saves lookups in and
+	// answers the lists from.
+	tournaments *models.TournamentStore
+	// deps are the dependencies the server was built with.
+	deps api.Dependencies
 }
 
 // harnessOptions adjust the server a harness builds.
@@ -89,6 +94,7 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
+	h.tournaments = models.NewTournamentStore(h.store)
 
 	cfg := api.Config{
 		SupportInfo:   testSupportInfo,
@@ -102,7 +108,9 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	if opts.config != nil {
 		opts.config(&cfg)
 	}
-	server, err := api.New(cfg, api.Dependencies{Keys: service, Game: game, Health: h.store, Tracker: tracker, History: h.clans})
+	h.deps = api.Dependencies{Keys: service, Game: game, Health: h.store, Tracker: tracker, History: h.clans,
+		TournamentSource: client, TournamentStore: h.tournaments}
+	server, err := api.New(cfg, h.deps)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -89,6 +89,10 @@ type Dependencies struct {
 	// Tracker and History serve clan tracking and history.
 	Tracker ClanTracker
 	History ClanHistoryReader
+	// TournamentSource and TournamentStore are required only when
+	// Config.Tournaments is on.
+	TournamentSource TournamentSource
+	TournamentStore  TournamentStore
 }
 
 // Server is the Fiber application with its middleware state.
@@ -116,6 +120,9 @@ type Server struct {
 func New(cfg Config, deps Dependencies) (*Server, error) {
 	if deps.Keys == nil || deps.Game == nil || deps.Health == nil || deps.Tracker == nil || deps.History == nil {
 		return nil, errors.New("api: Keys, Game, Health, Tracker and History dependencies are required")
+	}
+	if cfg.Tournaments && (deps.TournamentSource == nil || deps.TournamentStore == nil) {
+		return nil, errors.New("api: TournamentSource and TournamentStore are required when tournaments are on")
 	}
 	if cfg.RatePerSecond <= 0 || cfg.RateBurst <= 0 {
 		return nil, errors.New("api: rate limit must be positive")

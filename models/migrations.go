@@ -7,5 +7,6 @@ func migrations() []migration {
 		{version: 1, name: "developer_keys", statements: developerKeysSchema},
 		{version: 2, name: "bot_cursors", statements: botCursorsSchema},
 		{version: 3, name: "clan_tracking", statements: clanTrackingSchema},
+		{version: 4, name: "tournaments", statements: tournamentsSchema},
 	}
 }

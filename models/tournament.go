@@ -2,6 +2,20 @@ package models
 
 import "time"
 
+// Tournament types as the upstream client spells them.
+const (
+	TournamentTypeOpen              = "open"
+	TournamentTypePasswordProtected = "passwordProtected"
+)
+
+// Tournament statuses as the upstream client spells them; a tournament
+// goes through them in this order.
+const (
+	TournamentInPreparation = "inPreparation"
+	TournamentInProgress    = "inProgress"
+	TournamentEnded         = "ended"
+)
+
 // TournamentDetails is a tournament as the game upstream describes it. Times
 // are zero when the upstream gave none.
 type TournamentDetails struct {
@@ -29,4 +43,23 @@ type TournamentMember struct {
 	Name  string
 	Score int
 	Rank  int
+}
+
+// nextStatusChange is when the tournament's status is due to move on: the
+// end of its preparation while in preparation, the end of its duration
+// while in progress (counted from its start when known); zero once it has
+// ended or when its status is unknown.
+func (t TournamentDetails) nextStatusChange() time.Time {
+	preparation := time.Duration(t.PreparationDuration) * time.Second
+	duration := time.Duration(t.Duration) * time.Second
+	switch t.Status {
+	case TournamentInPreparation:
+		return t.CreatedTime.Add(preparation)
+	case TournamentInProgress:
+		if !t.StartedTime.IsZero() {
+			return t.StartedTime.Add(duration)
+		}
+		return t.CreatedTime.Add(preparation + duration)
+	}
+	return time.Time{}
 }

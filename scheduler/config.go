@@ -77,15 +77,7 @@ func (c Config) withDefaults() (Config, error) {
 	setDefault(&c.RetentionDays, DefaultRetentionDays)
 	setDefault(&c.RetentionEvery, DefaultRetentionEvery)
 	setDefault(&c.JobRetention, DefaultJobRetention)
-	if c.Clock == nil {
-		c.Clock = models.SystemClock{}
-	}
-	if c.Logger == nil {
-		c.Logger = slog.New(slog.DiscardHandler)
-	}
-	if c.Owner == "" {
-		c.Owner = defaultOwner()
-	}
+	fillWorkerDefaults(&c.Clock, &c.Logger, &c.Owner)
 	var problems []string
 	if strings.TrimSpace(c.TrackAddress) == "" {
 		problems = append(problems, "TrackAddress is required")

@@ -1,5 +1,5 @@
-// Package scheduler takes the periodic clan snapshots of Crowns and starts
-// tracking clans on request.
+// Package scheduler is the periodic work of Crowns: clan snapshots and
+// clan tracking on request, and the refresh of known tournaments.
 //
 // Every tracked clan is snapshotted at each 4-hourly slot (00, 04, 08, 12,
 // 16, 20 UTC) and, when weekly collection is enabled, at each weekly slot
@@ -16,4 +16,14 @@
 // current slots, record expired jobs as missed, run every due job, prune
 // old history when due), so tests drive it deterministically; Scheduler.Run
 // ticks on a real ticker until its context ends.
+//
+// TournamentRefresher keeps the known tournaments current: it discovers
+// tournaments by searching the game upstream for configured terms, looks
+// up again those that have not ended (when they grow stale, and as soon as
+// their status is due to move on from preparation to progress to the
+// end), forgets those the upstream no longer knows, and drops ended ones
+// after a retention period. Its work is shared through the database too:
+// the searches and the retention pass are periodic tasks one replica
+// claims per period, and each lookup is leased to one replica.
+// TournamentRefresher.Tick and Run work like the Scheduler's.
 package scheduler

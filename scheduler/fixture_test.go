@@ -88,3 +88,17 @@ func historySlots(history models.ClanHistory) []string {
 	}
 	return keys
 }
+
+// expectRunReturnsNil waits for a Run's result on done: nil, within half
+// a minute of its context ending.
+func expectRunReturnsNil(t *testing.T, done <-chan error) {
+	t.Helper()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Run returned %v, want nil on shutdown", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Run did not return after its context ended")
+	}
+}

@@ -68,22 +68,13 @@ func New(clans *models.ClanStore, source ClanSource, cfg Config) (*Scheduler, er
 // ends it stops claiming jobs, gives back the ones whose fetch it cancels,
 // finishes the writes under way and returns.
 func (s *Scheduler) Run(ctx context.Context) error {
-	ctx = models.AsBackground(ctx)
 	s.log.Info("scheduler started", "tickInterval", s.cfg.TickInterval, "concurrency", s.cfg.Concurrency,
 		"ratePerSecond", s.cfg.RatePerSecond, "retentionDays", s.cfg.RetentionDays)
-	ticker := time.NewTicker(s.cfg.TickInterval)
-	defer ticker.Stop()
-	for {
-		if _, err := s.Tick(ctx); err != nil && ctx.Err() == nil {
-			s.log.Error("scheduler tick failed; trying again next tick", "error", err)
-		}
-		select {
-		case <-ctx.Done():
-			s.log.Info("scheduler stopped")
-			return nil
-		case <-ticker.C:
-		}
-	}
+	tickEvery(ctx, s.cfg.TickInterval, s.log, "scheduler", func(ctx context.Context) error {
+		_, err := s.Tick(ctx)
+		return err
+	})
+	return nil
 }
 
 // Tick does one pass at the clock's time: make sure this month's and next

@@ -36,6 +36,7 @@ type config struct {
 	CacheBytes           int64
 	Roles                roles
 	Tournaments          bool
+	TournamentRefresh    tournamentSettings
 	HistoryRetentionDays int
 	DiscordToken         string
 	DiscordGuildID       string
@@ -104,6 +105,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		CacheBytes:           int64(r.integer("CROWNS_CACHE_MB", 64, 1, 1<<20)) << 20,
 		Roles:                r.roles("CROWNS_ROLES", "api,bot,scheduler"),
 		Tournaments:          r.onOff("CROWNS_TOURNAMENTS", false),
+		TournamentRefresh:    r.tournamentSettings(),
 		HistoryRetentionDays: r.integer("CROWNS_HISTORY_RETENTION_DAYS", 400, 1, 100_000),
 		DiscordToken:         r.str("CROWNS_DISCORD_TOKEN", ""),
 		DiscordGuildID:       r.str("CROWNS_DISCORD_GUILD_ID", ""),
@@ -181,6 +183,7 @@ func (c config) print(w io.Writer) {
 		{"cache", fmt.Sprintf("ttl %s, history ttl %s, %d MiB", c.CacheTTL, c.HistoryCacheTTL, c.CacheBytes>>20)},
 		{"roles", c.Roles.String()},
 		{"tournaments", onOff(c.Tournaments)},
+		{"tournament refresh", c.tournamentRefreshSummary()},
 		{"history retention", fmt.Sprintf("%d days", c.HistoryRetentionDays)},
 		{"snapshot fetches", fmt.Sprintf("%g/s, %d at a time", c.SnapshotRatePerSecond, c.SnapshotConcurrency)},
 		{"discord", discordSummary(c)},

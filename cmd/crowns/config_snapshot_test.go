@@ -1,9 +1,6 @@
 package main
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
 func TestSnapshotFetchSettings(t *testing.T) {
 	tests := []struct {
@@ -24,15 +21,9 @@ func TestSnapshotFetchSettings(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg, err := loadConfig(func(name string) string { return tt.env[name] })
-			if tt.problem != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.problem) {
-					t.Fatalf("loadConfig error %v, want %q", err, tt.problem)
-				}
+			cfg, ok := loadConfigExpecting(t, tt.env, tt.problem)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if cfg.SnapshotRatePerSecond != tt.rate || cfg.SnapshotConcurrency != tt.concurrency {
 				t.Fatalf("rate %g, concurrency %d; want %g, %d", cfg.SnapshotRatePerSecond, cfg.SnapshotConcurrency, tt.rate, tt.concurrency)

@@ -98,6 +98,13 @@ func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger) (n *n
 			return n, err
 		}
 	}
+	if cfg.Roles.Scheduler && cfg.Tournaments {
+		refresher, err := newTournamentRefresher(cfg, n.store, n.game.client, env.clock, log)
+		if err != nil {
+			return n, fmt.Errorf("tournament refresher: %w", err)
+		}
+		n.goBackground(func() { _ = refresher.Run(backgroundCtx) })
+	}
 	if cfg.Roles.API {
 		if err = n.startAPI(ctx, cfg, env, log); err != nil {
 			return n, err
@@ -139,7 +146,8 @@ func (n *node) startAPI(ctx context.Context, cfg config, env cli, log *slog.Logg
 		DisableAccessLog: !cfg.AccessLog,
 		Clock:            env.clock,
 		Logger:           log,
-	}, api.Dependencies{Keys: n.keys, Game: n.game.client, Health: n.store, Tracker: tracker, History: n.clans})
+	}, api.Dependencies{Keys: n.keys, Game: n.game.client, Health: n.store, Tracker: tracker, History: n.clans,
+		TournamentSource: n.game.client, TournamentStore: models.NewTournamentStore(n.store)})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestTournamentSettings(t *testing.T) {
+	defaults := tournamentSettings{
+		SearchTerms:     []string{"cup", "clash", "battle", "league", "arena", "open", "brawl", "masters", "showdown", "championship", "tournament", "free", "royale"},
+		RefreshInterval: 10 * time.Minute, RefreshPerMinute: 60, DiscoveryInterval: 15 * time.Minute, Retention: 72 * time.Hour,
+	}
+	tests := []struct {
+		name    string
+		env     map[string]string
+		want    tournamentSettings
+		problem string
+	}{
+		{"defaults", nil, defaults, ""},
+		{"set", map[string]string{
+			"CROWNS_TOURNAMENT_SEARCH_TERMS":       " Weekly Cup , ,finale,",
+			"CROWNS_TOURNAMENT_REFRESH_INTERVAL":   "5m",
+			"CROWNS_TOURNAMENT_REFRESH_PER_MINUTE": "300",
+			"CROWNS_TOURNAMENT_DISCOVERY_INTERVAL": "1h",
+			"CROWNS_TOURNAMENT_RETENTION":          "168h",
+		}, tournamentSettings{SearchTerms: []string{"Weekly Cup", "finale"}, RefreshInterval: 5 * time.Minute, RefreshPerMinute: 300,
+			DiscoveryInterval: time.Hour, Retention: 168 * time.Hour}, ""},
+		{"blank terms keep the defaults", map[string]string{"CROWNS_TOURNAMENT_SEARCH_TERMS": " , "}, defaults, ""},
+		{"a short term", map[string]string{"CROWNS_TOURNAMENT_SEARCH_TERMS": "cup,ab"}, tournamentSettings{},
+			`CROWNS_TOURNAMENT_SEARCH_TERMS: "ab" is shorter than 3 characters`},
+		{"too many terms", map[string]string{"CROWNS_TOURNAMENT_SEARCH_TERMS": strings.Repeat("cup,", 51)}, tournamentSettings{},
+			"CROWNS_TOURNAMENT_SEARCH_TERMS lists more than 50 terms"},
+		{"refresh too often", map[string]string{"CROWNS_TOURNAMENT_REFRESH_INTERVAL": "30s"}, tournamentSettings{},
+			"CROWNS_TOURNAMENT_REFRESH_INTERVAL must be at least 1m"},
+		{"refresh interval not a duration", map[string]string{"CROWNS_TOURNAMENT_REFRESH_INTERVAL": "often"}, tournamentSettings{},
+			`CROWNS_TOURNAMENT_REFRESH_INTERVAL must be a duration such as 3m or 10s, got "often"`},
+		{"no lookups", map[string]string{"CROWNS_TOURNAMENT_REFRESH_PER_MINUTE": "0"}, tournamentSettings{},
+			`CROWNS_TOURNAMENT_REFRESH_PER_MINUTE must be a whole number from 1 to 6000, got "0"`},
+		{"search too often", map[string]string{"CROWNS_TOURNAMENT_DISCOVERY_INTERVAL": "10s"}, tournamentSettings{},
+			"CROWNS_TOURNAMENT_DISCOVERY_INTERVAL must be at least 1m"},
+		{"retention too short", map[string]string{"CROWNS_TOURNAMENT_RETENTION": "30m"}, tournamentSettings{},
+			"CROWNS_TOURNAMENT_RETENTION must be at least 1h"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, ok := loadConfigExpecting(t, tt.env, tt.problem)
+			if !ok {
+				return
+			}
+			got := cfg.TournamentRefresh
+			if !slices.Equal(got.SearchTerms, tt.want.SearchTerms) || got.RefreshInterval != tt.want.RefreshInterval ||
+				got.RefreshPerMinute != tt.want.RefreshPerMinute || got.DiscoveryInterval != tt.want.DiscoveryInterval || got.Retention != tt.want.Retention {
+				t.Fatalf("settings %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestTournamentRefreshIsPrinted(t *testing.T) {
+	for _, tt := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{nil, "tournament refresh    off (CROWNS_TOURNAMENTS is off)"},
+		{map[string]string{"CROWNS_TOURNAMENTS": "on", "CROWNS_ROLES": "api"}, "tournament refresh    off (role scheduler not selected)"},
+		{map[string]string{"CROWNS_TOURNAMENTS": "on", "CROWNS_TOURNAMENT_SEARCH_TERMS": "cup,league"},
+			"tournament refresh    search cup,league every 15m0s; look up at most 60/min, stale after 10m0s; keep ended 72h0m0s"},
+	} {
+		cfg, err := loadConfig(func(name string) string { return tt.env[name] })
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		cfg.print(&out)
+		if !strings.Contains(out.String(), tt.want) {
+			t.Errorf("printed configuration lacks %q:\n%s", tt.want, out.String())
+		}
+	}
+}
+
+func TestServeWithTournamentsOnFillsTheLists(t *testing.T) {
+	n := startServe(t, map[string]string{"CROWNS_DATA_DIR": t.TempDir(), "CROWNS_TOURNAMENTS": "on"})
+	select {
+	case <-n.stdout.seen:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("no welcome on the first start:\n%s", n.stdout.String())
+	}
+	key := "Bearer " + printedKey.FindString(n.stdout.String())
+	waitForLog(t, n.stderr, "tournament search round done")
+	for _, list := range []string{"known", "1k", "full", "open", "inprep", "joinable"} {
+		var tournaments []map[string]any
+		if code := getJSON(t, n.url("/tournaments/"+list), key, &tournaments); code != http.StatusOK || len(tournaments) == 0 {
+			t.Fatalf("/tournaments/%s right after the first search round: status %d, %d tournaments", list, code, len(tournaments))
+		}
+		if list == "known" {
+			var one map[string]any
+			if code := getJSON(t, n.url("/tournament/"+tournaments[0]["tag"].(string)), key, &one); code != http.StatusOK || one["members"] == nil {
+				t.Fatalf("a known tournament: status %d, %v", code, one)
+			}
+		}
+	}
+}

@@ -1,0 +1,344 @@
+package models_test
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/dbtest"
+)
+
+// tournamentEpoch is when the test tournaments are created.
+var tournamentEpoch = time.Date(2026, 5, 4, 12, 0, 0, 0, time.UTC)
+
+// testTournament is a tournament created at tournamentEpoch with an hour of
+// preparation and two of play, in the given state.
+func testTournament(tag, kind, status string, players, places int) models.TournamentDetails {
+	t := models.TournamentDetails{
+		Tag: tag, Type: kind, Status: status, Name: "Cup " + tag, Description: "about " + tag,
+		Capacity: players, MaxCapacity: places, PreparationDuration: 3600, Duration: 7200,
+		CreatedTime: tournamentEpoch,
+	}
+	if status != models.TournamentInPreparation {
+		t.StartedTime = tournamentEpoch.Add(time.Hour)
+	}
+	if status == models.TournamentEnded {
+		t.EndedTime = tournamentEpoch.Add(3 * time.Hour)
+		t.EndedTimeRaw = "20260504T150000.000Z"
+	}
+	return t
+}
+
+// tagOf is the n-th test tag: valid game tag characters only.
+func tagOf(n int) string {
+	const digits = "0289CGJLPQRUVY"
+	tag := []byte("2P")
+	for range 3 {
+		tag = append(tag, digits[n%len(digits)])
+		n /= len(digits)
+	}
+	return string(tag)
+}
+
+func listTags(t *testing.T, store *models.TournamentStore, conditions ...models.TournamentCondition) []string {
+	t.Helper()
+	records, err := store.ListTournaments(context.Background(), conditions, models.MaxTournamentListLength)
+	if err != nil {
+		t.Fatalf("list %v: %v", conditions, err)
+	}
+	tags := make([]string, len(records))
+	for i, r := range records {
+		tags[i] = r.Tag
+	}
+	return tags
+}
+
+func TestLookedUpTournamentIsStoredAsSeen(t *testing.T) {
+	dbtest.EachEngine(t, func(t *testing.T, db *models.Store) {
+		ctx := context.Background()
+		store := models.NewTournamentStore(db)
+		for i, want := range []models.TournamentDetails{
+			testTournament(tagOf(1), models.TournamentTypeOpen, models.TournamentInPreparation, 3, 50),
+			testTournament(tagOf(2), models.TournamentTypePasswordProtected, models.TournamentInProgress, 1000, 1000),
+			testTournament(tagOf(3), models.TournamentTypeOpen, models.TournamentEnded, 7, 100),
+		} {
+			seen := tournamentEpoch.Add(time.Duration(i) * time.Minute)
+			if err := store.SaveLookedUpTournament(ctx, want, seen); err != nil {
+				t.Fatal(err)
+			}
+			records, err := store.ListTournaments(ctx, nil, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want.EndedTimeRaw = ""
+			got := records[0]
+			if len(records) != 1 || !got.UpdatedAt.Equal(seen) || fmt.Sprint(got.TournamentDetails) != fmt.Sprint(want) {
+				t.Fatalf("stored %+v (updated %s),\nwant %+v (updated %s)", got.TournamentDetails, got.UpdatedAt, want, seen)
+			}
+		}
+	})
+}
+
+func TestSearchResultsKeepKnownTimesAndReplaceTheRest(t *testing.T) {
+	dbtest.EachEngine(t, func(t *testing.T, db *models.Store) {
+		ctx := context.Background()
+		store := models.NewTournamentStore(db)
+		full := testTournament(tagOf(4), models.TournamentTypeOpen, models.TournamentInProgress, 10, 50)
+		if err := store.SaveLookedUpTournament(ctx, full, tournamentEpoch.Add(90*time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		header := full
+		header.StartedTime, header.Capacity, header.Name = time.Time{}, 12, "renamed"
+		later := tournamentEpoch.Add(100 * time.Minute)
+		if err := store.SaveDiscoveredTournaments(ctx, []models.TournamentDetails{header, header}, later); err != nil {
+			t.Fatal(err)
+		}
+		records, err := store.ListTournaments(ctx, nil, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := records[0]
+		if len(records) != 1 || !got.StartedTime.Equal(full.StartedTime) || got.Capacity != 12 || got.Name != "renamed" || !got.UpdatedAt.Equal(later) {
+			t.Fatalf("after a search result: %d records, %+v", len(records), got)
+		}
+	})
+}
+
+// predicateOracle says, independently of the SQL, whether a predicate
+// holds for a tournament.
+func predicateOracle(p models.TournamentPredicate, t models.TournamentDetails) bool {
+	switch p {
+	case models.TournamentThousand:
+		return t.MaxCapacity == 1000
+	case models.TournamentOpen:
+		return t.Type == models.TournamentTypeOpen
+	case models.TournamentFull:
+		return t.Capacity == t.MaxCapacity
+	case models.TournamentInPrep:
+		return t.Status == models.TournamentInPreparation
+	case models.TournamentJoinable:
+		return t.Type == models.TournamentTypeOpen && t.Capacity < t.MaxCapacity && t.Status != models.TournamentEnded
+	}
+	panic("unknown predicate " + p)
+}
+
+func TestListsMeetEveryConditionNewestFirst(t *testing.T) {
+	dbtest.EachEngine(t, func(t *testing.T, db *models.Store) {
+		ctx := context.Background()
+		store := models.NewTournamentStore(db)
+		// Every combination of size, type, fullness and status, each seen
+		// a minute after the previous one.
+		var all []models.TournamentDetails
+		for _, places := range []int{50, 1000} {
+			for _, kind := range []string{models.TournamentTypeOpen, models.TournamentTypePasswordProtected} {
+				for _, players := range []int{places, places / 2} {
+					for _, status := range []string{models.TournamentInPreparation, models.TournamentInProgress, models.TournamentEnded} {
+						tournament := testTournament(tagOf(len(all)), kind, status, players, places)
+						if err := store.SaveLookedUpTournament(ctx, tournament, tournamentEpoch.Add(time.Duration(len(all))*time.Minute)); err != nil {
+							t.Fatal(err)
+						}
+						all = append(all, tournament)
+					}
+				}
+			}
+		}
+		expect := func(conditions ...models.TournamentCondition) []string {
+			var tags []string
+			for _, tournament := range slices.Backward(all) {
+				meets := true
+				for _, c := range conditions {
+					meets = meets && predicateOracle(c.Predicate, tournament) == c.Holds
+				}
+				if meets {
+					tags = append(tags, tournament.Tag)
+				}
+			}
+			return tags
+		}
+		check := func(conditions ...models.TournamentCondition) {
+			t.Helper()
+			got, want := listTags(t, store, conditions...), expect(conditions...)
+			if !slices.Equal(got, want) {
+				t.Errorf("%v: got %v, want %v", conditions, got, want)
+			}
+		}
+		check()
+		predicates := models.TournamentPredicates()
+		for i, p := range predicates {
+			for _, holds := range []bool{true, false} {
+				if len(expect(models.TournamentCondition{Predicate: p, Holds: holds})) == 0 {
+					t.Fatalf("the fixture has no tournament where %s is %v", p, holds)
+				}
+				check(models.TournamentCondition{Predicate: p, Holds: holds})
+				for _, q := range predicates[i+1:] {
+					for _, alsoHolds := range []bool{true, false} {
+						check(models.TournamentCondition{Predicate: p, Holds: holds}, models.TournamentCondition{Predicate: q, Holds: alsoHolds})
+					}
+				}
+			}
+		}
+		contradiction := listTags(t, store, models.TournamentCondition{Predicate: models.TournamentFull, Holds: true},
+			models.TournamentCondition{Predicate: models.TournamentFull, Holds: false})
+		if len(contradiction) != 0 {
+			t.Errorf("full and not full: %v", contradiction)
+		}
+		if _, err := store.ListTournaments(ctx, []models.TournamentCondition{{Predicate: "tiny", Holds: true}}, 10); err == nil {
+			t.Error("an unknown predicate was accepted")
+		}
+	})
+}
+
+func TestListsHoldAtMostAHundred(t *testing.T) {
+	dbtest.EachEngine(t, func(t *testing.T, db *models.Store) {
+		ctx := context.Background()
+		store := models.NewTournamentStore(db)
+		var found []models.TournamentDetails
+		for n := range 130 {
+			found = append(found, testTournament(tagOf(n), models.TournamentTypeOpen, models.TournamentInProgress, 1, 50))
+		}
+		if err := store.SaveDiscoveredTournaments(ctx, found, tournamentEpoch); err != nil {
+			t.Fatal(err)
+		}
+		records, err := store.ListTournaments(ctx, nil, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(records) != models.MaxTournamentListLength {
+			t.Fatalf("%d records, want %d", len(records), models.MaxTournamentListLength)
+		}
+		if !slices.IsSortedFunc(records, func(a, b models.TournamentRecord) int { return cmp.Compare(a.Tag, b.Tag) }) {
+			t.Fatal("records seen at the same time are not in tag order")
+		}
+	})
+}
+
+func TestRefreshClaimsTakeDueTournamentsOnce(t *testing.T) {
+	dbtest.EachEngine(t, func(t *testing.T, db *models.Store) {
+		ctx := context.Background()
+		store := models.NewTournamentStore(db)
+		// Seen at epoch+30m: preparing (due to start at epoch+1h), running
+		// (due to end at epoch+3h), ended, and one only found by search.
+		seen := tournamentEpoch.Add(30 * time.Minute)
+		preparing := testTournament("2PPA0", models.TournamentTypeOpen, models.TournamentInPreparation, 1, 50)
+		running := testTournament("2PPA2", models.TournamentTypeOpen, models.TournamentInProgress, 1, 50)
+		ended := testTournament("2PPA8", models.TournamentTypeOpen, models.TournamentEnded, 1, 50)
+		searched := testTournament("2PPA9", models.TournamentTypeOpen, models.TournamentEnded, 1, 50)
+		for _, tournament := range []models.TournamentDetails{preparing, running, ended} {
+			if err := store.SaveLookedUpTournament(ctx, tournament, seen); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := store.SaveDiscoveredTournaments(ctx, []models.TournamentDetails{searched}, seen); err != nil {
+			t.Fatal(err)
+		}
+		claim := func(owner string, at time.Time, limit int) []string {
+			t.Helper()
+			tags, err := store.ClaimTournamentRefreshes(ctx, models.TournamentRefreshClaim{
+				Owner: owner, Now: at, StaleAfter: time.Hour, Lease: 5 * time.Minute, Limit: limit,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			slices.Sort(tags)
+			return tags
+		}
+		steps := []struct {
+			name  string
+			owner string
+			at    time.Time
+			limit int
+			want  []string
+		}{
+			{"only the search result is due at first", "a", tournamentEpoch.Add(31 * time.Minute), 10, []string{"2PPA9"}},
+			{"a leased tournament is not claimed again", "b", tournamentEpoch.Add(32 * time.Minute), 10, nil},
+			{"the lease ends", "b", tournamentEpoch.Add(37 * time.Minute), 10, []string{"2PPA9"}},
+			{"the start is due, limited to one", "a", tournamentEpoch.Add(61 * time.Minute), 1, []string{"2PPA0"}},
+			{"the search result again", "b", tournamentEpoch.Add(62 * time.Minute), 10, []string{"2PPA9"}},
+			{"stale, and the leases ended; never the ended one", "a", tournamentEpoch.Add(91 * time.Minute), 10, []string{"2PPA0", "2PPA2", "2PPA9"}},
+		}
+		for _, step := range steps {
+			if got := claim(step.owner, step.at, step.limit); !slices.Equal(got, step.want) {
+				t.Fatalf("%s: claimed %v, want %v", step.name, got, step.want)
+			}
+		}
+		// Saving releases the lease; a tournament seen after its status
+		// was due is not due again until it is stale.
+		refreshedAt := tournamentEpoch.Add(92 * time.Minute)
+		if err := store.SaveLookedUpTournament(ctx, preparing, refreshedAt); err != nil {
+			t.Fatal(err)
+		}
+		if got := claim("c", refreshedAt.Add(time.Minute), 10); len(got) != 0 {
+			t.Fatalf("after saving, claimed %v", got)
+		}
+		if got := claim("c", refreshedAt.Add(time.Hour), 10); !slices.Equal(got, []string{"2PPA0", "2PPA2", "2PPA9"}) {
+			t.Fatalf("an hour later, claimed %v", got)
+		}
+	})
+}
+
+func TestPruneAndDeleteForgetTournaments(t *testing.T) {
+	dbtest.EachEngine(t, func(t *testing.T, db *models.Store) {
+		ctx := context.Background()
+		store := models.NewTournamentStore(db)
+		ended := testTournament("2PPC0", models.TournamentTypeOpen, models.TournamentEnded, 1, 50) // ended at epoch+3h
+		running := testTournament("2PPC2", models.TournamentTypeOpen, models.TournamentInProgress, 1, 50)
+		gone := testTournament("2PPC8", models.TournamentTypeOpen, models.TournamentInProgress, 1, 50)
+		for _, tournament := range []models.TournamentDetails{ended, running, gone} {
+			if err := store.SaveLookedUpTournament(ctx, tournament, tournamentEpoch.Add(5*time.Hour)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := store.DeleteTournament(ctx, "2PPC8"); err != nil {
+			t.Fatal(err)
+		}
+		if err := store.DeleteTournament(ctx, "2PPC9"); err != nil {
+			t.Fatalf("deleting an unknown tag: %v", err)
+		}
+		for _, step := range []struct {
+			cutoff time.Time
+			pruned int64
+			left   []string
+		}{
+			{tournamentEpoch.Add(3 * time.Hour), 0, []string{"2PPC0", "2PPC2"}},
+			{tournamentEpoch.Add(4 * time.Hour), 1, []string{"2PPC2"}},
+			{tournamentEpoch.Add(6 * time.Hour), 1, nil},
+		} {
+			pruned, err := store.PruneTournaments(ctx, step.cutoff)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if left := listTags(t, store); pruned != step.pruned || !slices.Equal(left, step.left) {
+				t.Fatalf("cutoff %s: pruned %d, left %v; want %d, %v", step.cutoff, pruned, left, step.pruned, step.left)
+			}
+		}
+	})
+}
+
+func TestPeriodicTaskIsClaimedOncePerPeriod(t *testing.T) {
+	dbtest.EachEngine(t, func(t *testing.T, db *models.Store) {
+		ctx := context.Background()
+		for _, step := range []struct {
+			name, task, owner string
+			at                time.Duration
+			want              bool
+		}{
+			{"first run", "search", "a", 0, true},
+			{"another replica in the same period", "search", "b", time.Minute, false},
+			{"another task is independent", "prune", "b", time.Minute, true},
+			{"the next period", "search", "b", 10 * time.Minute, true},
+			{"the first replica in that period", "search", "a", 11 * time.Minute, false},
+		} {
+			got, err := db.ClaimPeriodicTask(ctx, step.task, step.owner, tournamentEpoch.Add(step.at), 10*time.Minute)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != step.want {
+				t.Fatalf("%s: claimed %v, want %v", step.name, got, step.want)
+			}
+		}
+	})
+}

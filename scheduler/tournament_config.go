@@ -1,0 +1,121 @@
+package scheduler
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/crownsdev/crowns/models"
+)
+
+// Defaults of TournamentRefresherConfig.
+const (
+	DefaultTournamentSearchLimit        = 100
+	DefaultTournamentDiscoverEvery      = 15 * time.Minute
+	DefaultTournamentStaleAfter         = 10 * time.Minute
+	DefaultTournamentRefreshesPerMinute = 60
+	DefaultTournamentTickInterval       = 30 * time.Second
+	DefaultTournamentConcurrency        = 4
+	DefaultTournamentLease              = 2 * time.Minute
+	DefaultTournamentFetchTimeout       = 20 * time.Second
+	DefaultTournamentRetention          = 72 * time.Hour
+	DefaultTournamentPruneEvery         = time.Hour
+)
+
+// MinTournamentSearchTermLength is the shortest name the game API
+// searches for.
+const MinTournamentSearchTermLength = 3
+
+// DefaultTournamentSearchTerms are the words searched for when no terms
+// are configured: words common in tournament names, which also find every
+// tournament of the sandbox world.
+func DefaultTournamentSearchTerms() []string {
+	return []string{"cup", "clash", "battle", "league", "arena", "open", "brawl", "masters", "showdown",
+		"championship", "tournament", "free", "royale"}
+}
+
+// TournamentRefresherConfig tunes a TournamentRefresher. Zero values take
+// the defaults above.
+type TournamentRefresherConfig struct {
+	// SearchTerms are the names searched for upstream to discover new
+	// tournaments, each at least MinTournamentSearchTermLength characters.
+	SearchTerms []string
+	// SearchLimit is how many results one search asks for.
+	SearchLimit int
+	// DiscoverEvery is how often the searches run, by one replica.
+	DiscoverEvery time.Duration
+	// StaleAfter is how long a tournament that has not ended may go
+	// without a sighting before it is looked up again; it is also looked
+	// up as soon as its status is due to move on.
+	StaleAfter time.Duration
+	// RefreshesPerMinute bounds this replica's lookups of known
+	// tournaments: each tick takes at most its share of a minute.
+	RefreshesPerMinute int
+	// TickInterval is how often Run ticks.
+	TickInterval time.Duration
+	// Concurrency bounds this replica's lookups in flight.
+	Concurrency int
+	// Lease is how long a claimed tournament is this replica's; a failed
+	// lookup is tried again, by any replica, once it ends. Must exceed
+	// FetchTimeout.
+	Lease time.Duration
+	// FetchTimeout bounds one lookup.
+	FetchTimeout time.Duration
+	// Retention is how long a tournament is kept after it ended (or,
+	// whatever its status, after it was last seen).
+	Retention time.Duration
+	// PruneEvery is how often the retention pass runs, by one replica.
+	PruneEvery time.Duration
+	// Owner names this replica in leases; default host-pid-random.
+	Owner  string
+	Clock  models.Clock
+	Logger *slog.Logger
+}
+
+// refreshesPerTick is how many lookups one tick may claim.
+func (c TournamentRefresherConfig) refreshesPerTick() int {
+	return max(1, int(int64(c.RefreshesPerMinute)*int64(c.TickInterval)/int64(time.Minute)))
+}
+
+// withDefaults fills the zero values and checks the rest.
+func (c TournamentRefresherConfig) withDefaults() (TournamentRefresherConfig, error) {
+	if len(c.SearchTerms) == 0 {
+		c.SearchTerms = DefaultTournamentSearchTerms()
+	}
+	setDefault(&c.SearchLimit, DefaultTournamentSearchLimit)
+	setDefault(&c.DiscoverEvery, DefaultTournamentDiscoverEvery)
+	setDefault(&c.StaleAfter, DefaultTournamentStaleAfter)
+	setDefault(&c.RefreshesPerMinute, DefaultTournamentRefreshesPerMinute)
+	setDefault(&c.TickInterval, DefaultTournamentTickInterval)
+	setDefault(&c.Concurrency, DefaultTournamentConcurrency)
+	setDefault(&c.Lease, DefaultTournamentLease)
+	setDefault(&c.FetchTimeout, DefaultTournamentFetchTimeout)
+	setDefault(&c.Retention, DefaultTournamentRetention)
+	setDefault(&c.PruneEvery, DefaultTournamentPruneEvery)
+	fillWorkerDefaults(&c.Clock, &c.Logger, &c.Owner)
+	var problems []string
+	terms := make([]string, len(c.SearchTerms))
+	for i, term := range c.SearchTerms {
+		terms[i] = strings.TrimSpace(term)
+		if utf8.RuneCountInString(terms[i]) < MinTournamentSearchTermLength {
+			problems = append(problems, fmt.Sprintf("search term %q is shorter than %d characters", term, MinTournamentSearchTermLength))
+		}
+	}
+	c.SearchTerms = terms
+	if c.SearchLimit < 0 || c.RefreshesPerMinute < 0 || c.Concurrency < 0 {
+		problems = append(problems, "SearchLimit, RefreshesPerMinute and Concurrency must not be negative")
+	}
+	if c.DiscoverEvery < 0 || c.StaleAfter < 0 || c.TickInterval < 0 || c.Retention < 0 || c.PruneEvery < 0 {
+		problems = append(problems, "DiscoverEvery, StaleAfter, TickInterval, Retention and PruneEvery must not be negative")
+	}
+	if c.Lease <= c.FetchTimeout {
+		problems = append(problems, fmt.Sprintf("Lease (%s) must exceed FetchTimeout (%s)", c.Lease, c.FetchTimeout))
+	}
+	if len(problems) > 0 {
+		return c, errors.New("tournament refresher: " + strings.Join(problems, "; "))
+	}
+	return c, nil
+}

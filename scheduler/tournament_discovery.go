@@ -1,0 +1,62 @@
+package scheduler
+
+import (
+	"context"
+
+	"github.com/crownsdev/crowns/models"
+)
+
+// discoverIfDue runs the discovery searches when this replica claims the
+// current period: each configured term is searched for once, and every
+// tournament found is stored (those never looked up in full become due for
+// a lookup). A failed search is logged and waits for the next period.
+func (r *TournamentRefresher) discoverIfDue(ctx context.Context, report *TournamentTickReport) error {
+	claimed, err := r.db.ClaimPeriodicTask(ctx, tournamentDiscoveryTask, r.cfg.Owner, r.cfg.Clock.Now(), r.cfg.DiscoverEvery)
+	if err != nil || !claimed {
+		return err
+	}
+	report.Searched = true
+	var found []models.TournamentDetails
+	for _, term := range r.cfg.SearchTerms {
+		results, err := r.source.SearchTournaments(ctx, term, r.cfg.SearchLimit)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			r.log.Warn("tournament search failed; searched again next period", "term", term, "error", err)
+			continue
+		}
+		found = append(found, results...)
+	}
+	if err := r.tournaments.SaveDiscoveredTournaments(ctx, found, r.cfg.Clock.Now()); err != nil {
+		return err
+	}
+	report.Discovered = len(uniqueTags(found))
+	r.log.Info("tournament search round done", "found", report.Discovered, "terms", len(r.cfg.SearchTerms))
+	return nil
+}
+
+// uniqueTags is the set of tags of tournaments.
+func uniqueTags(tournaments []models.TournamentDetails) map[string]bool {
+	tags := make(map[string]bool, len(tournaments))
+	for _, t := range tournaments {
+		tags[t.Tag] = true
+	}
+	return tags
+}
+
+// pruneIfDue runs the retention pass when this replica claims the
+// current period: tournaments that ended more than Retention ago, and any
+// not seen for that long, are dropped.
+func (r *TournamentRefresher) pruneIfDue(ctx context.Context, report *TournamentTickReport) error {
+	now := r.cfg.Clock.Now()
+	claimed, err := r.db.ClaimPeriodicTask(ctx, tournamentRetentionTask, r.cfg.Owner, now, r.cfg.PruneEvery)
+	if err != nil || !claimed {
+		return err
+	}
+	report.Pruned, err = r.tournaments.PruneTournaments(ctx, now.Add(-r.cfg.Retention))
+	if report.Pruned > 0 {
+		r.log.Info("ended tournaments pruned", "count", report.Pruned, "retention", r.cfg.Retention)
+	}
+	return err
+}

@@ -1,0 +1,313 @@
+package scheduler_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/scheduler"
+)
+
+func holds(p models.TournamentPredicate, value bool) models.TournamentCondition {
+	return models.TournamentCondition{Predicate: p, Holds: value}
+}
+
+func TestDiscoveryPopulatesTheLists(t *testing.T) {
+	dbtest.EachEngine(t, func(t *testing.T, db *models.Store) {
+		clock := models.NewManualClock(tournamentStart)
+		u := newTournamentUpstream(t, clock)
+		refresher := newTournamentRefresher(t, db, u, tournamentRefresherConfig(clock, "a", nil))
+
+		first := tickTournaments(t, refresher)
+		worldTags := u.world.TournamentTags()
+		stored := storedTags(t, db)
+		if !first.Searched || first.Discovered != len(worldTags) || len(stored) != len(worldTags) {
+			t.Fatalf("first tick %+v stored %d tournaments; the world has %d", first, len(stored), len(worldTags))
+		}
+		for _, tag := range worldTags {
+			if !stored[tag] {
+				t.Fatalf("the default search terms did not find %s", tag)
+			}
+		}
+		for _, term := range scheduler.DefaultTournamentSearchTerms() {
+			if n := u.searches(term); n != 1 {
+				t.Fatalf("searched %q %d times, want once", term, n)
+			}
+		}
+		// Found by search, each was then looked up in full in the same tick.
+		if first.Refreshed != len(worldTags) || first.Failed != 0 {
+			t.Fatalf("first tick refreshed %d, failed %d; want all %d", first.Refreshed, first.Failed, len(worldTags))
+		}
+		for _, tag := range worldTags {
+			row, _ := storedTournament(t, db, tag)
+			if started := row.Status != models.TournamentInPreparation; (row.StartTime != nil) != started {
+				t.Fatalf("%s %s has start time %v", tag, row.Status, row.StartTime)
+			}
+		}
+		for _, p := range models.TournamentPredicates() {
+			if len(knownTags(t, db, holds(p, true))) == 0 {
+				t.Errorf("the %s list is empty after discovery", p)
+			}
+		}
+
+		if again := tickTournaments(t, refresher); again.Searched || again.Refreshed != 0 {
+			t.Fatalf("an immediate second tick did %+v", again)
+		}
+		clock.Advance(scheduler.DefaultTournamentDiscoverEvery)
+		if later := tickTournaments(t, refresher); !later.Searched || u.searches("cup") != 2 {
+			t.Fatalf("a discovery period later: %+v, %d searches for cup", later, u.searches("cup"))
+		}
+	})
+}
+
+func TestRefreshMovesATournamentBetweenLists(t *testing.T) {
+	dbtest.EachEngine(t, func(t *testing.T, db *models.Store) {
+		ctx := context.Background()
+		clock := models.NewManualClock(tournamentStart)
+		u := newTournamentUpstream(t, clock)
+		var preparing models.TournamentDetails
+		for _, tag := range u.world.TournamentTags() {
+			if preparing = u.tournament(t, tag); preparing.Status == models.TournamentInPreparation {
+				break
+			}
+		}
+		if preparing.Status != models.TournamentInPreparation {
+			t.Fatal("no tournament in preparation in the sandbox")
+		}
+		tag := preparing.Tag
+		// Looked up through the API, say.
+		if err := models.NewTournamentStore(db).SaveLookedUpTournament(ctx, preparing, clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		// Stale only after a day: the lookups below are those due to the
+		// status moving on.
+		cfg := tournamentRefresherConfig(clock, "a", noSearchTerms)
+		cfg.StaleAfter = 24 * time.Hour
+		refresher := newTournamentRefresher(t, db, u, cfg)
+		inprep := holds(models.TournamentInPrep, true)
+		notInprep := holds(models.TournamentInPrep, false)
+		ended := holds(models.TournamentJoinable, false)
+
+		started := preparing.CreatedTime.Add(time.Duration(preparing.PreparationDuration) * time.Second)
+		over := started.Add(time.Duration(preparing.Duration) * time.Second)
+		steps := []struct {
+			name      string
+			at        time.Time
+			refreshed int
+			status    string
+			inLists   [][]models.TournamentCondition
+			notIn     [][]models.TournamentCondition
+		}{
+			{"nothing due yet", clock.Now(), 0, models.TournamentInPreparation,
+				[][]models.TournamentCondition{nil, {inprep}}, [][]models.TournamentCondition{{notInprep}}},
+			{"just after the start", started.Add(time.Minute), 1, models.TournamentInProgress,
+				[][]models.TournamentCondition{nil, {notInprep}}, [][]models.TournamentCondition{{inprep}}},
+			{"just after the end", over.Add(time.Minute), 1, models.TournamentEnded,
+				[][]models.TournamentCondition{nil, {notInprep, ended}}, [][]models.TournamentCondition{{inprep}, {holds(models.TournamentJoinable, true)}}},
+			{"ended ones are not looked up again", over.Add(25 * time.Hour), 0, models.TournamentEnded, nil, nil},
+		}
+		for _, step := range steps {
+			clock.Set(step.at)
+			before := u.lookups(tag)
+			report := tickTournaments(t, refresher)
+			if report.Refreshed != step.refreshed || u.lookups(tag)-before != step.refreshed {
+				t.Fatalf("%s: %+v, %d lookups; want %d", step.name, report, u.lookups(tag)-before, step.refreshed)
+			}
+			row, ok := storedTournament(t, db, tag)
+			if !ok || row.Status != step.status {
+				t.Fatalf("%s: stored %v %+v, want status %s", step.name, ok, row, step.status)
+			}
+			for _, conditions := range step.inLists {
+				if !slices.Contains(knownTags(t, db, conditions...), tag) {
+					t.Errorf("%s: not in the list %v", step.name, conditions)
+				}
+			}
+			for _, conditions := range step.notIn {
+				if slices.Contains(knownTags(t, db, conditions...), tag) {
+					t.Errorf("%s: still in the list %v", step.name, conditions)
+				}
+			}
+		}
+		row, _ := storedTournament(t, db, tag)
+		if row.StartTime == nil || *row.StartTime != started.Unix() || row.EndTime == nil || *row.EndTime != over.Unix() {
+			t.Fatalf("stored times %v, %v; want %d, %d", row.StartTime, row.EndTime, started.Unix(), over.Unix())
+		}
+
+		clock.Set(over.Add(scheduler.DefaultTournamentRetention + scheduler.DefaultTournamentPruneEvery))
+		if report := tickTournaments(t, refresher); report.Pruned != 1 {
+			t.Fatalf("after the retention: %+v", report)
+		}
+		if _, ok := storedTournament(t, db, tag); ok {
+			t.Fatal("the ended tournament outlived the retention")
+		}
+	})
+}
+
+func TestRefreshesPerTickAreBounded(t *testing.T) {
+	dbtest.EachEngine(t, func(t *testing.T, db *models.Store) {
+		clock := models.NewManualClock(tournamentStart)
+		u := newTournamentUpstream(t, clock)
+		cfg := tournamentRefresherConfig(clock, "a", nil)
+		cfg.RefreshesPerMinute, cfg.TickInterval = 10, 30*time.Second
+		refresher := newTournamentRefresher(t, db, u, cfg)
+		total := 0
+		for tick := range 3 {
+			report := tickTournaments(t, refresher)
+			if report.Refreshed != 5 {
+				t.Fatalf("tick %d refreshed %d, want 5 (10 a minute, ticks of 30s)", tick, report.Refreshed)
+			}
+			total += report.Refreshed
+			clock.Advance(30 * time.Second)
+		}
+		lookups := 0
+		for tag := range storedTags(t, db) {
+			lookups += u.lookups(tag)
+		}
+		if lookups != total {
+			t.Fatalf("%d lookups upstream for %d refreshes", lookups, total)
+		}
+	})
+}
+
+func TestTwoReplicasShareTheWork(t *testing.T) {
+	for _, engine := range dbtest.Engines() {
+		t.Run(string(engine), func(t *testing.T) {
+			stores := openTournamentReplicas(t, engine, 2)
+			clock := models.NewManualClock(tournamentStart)
+			u := newTournamentUpstream(t, clock)
+			replicas := make([]*scheduler.TournamentRefresher, len(stores))
+			for i, store := range stores {
+				cfg := tournamentRefresherConfig(clock, string(rune('a'+i)), nil)
+				cfg.RefreshesPerMinute = 60 // 30 a tick: several rounds
+				replicas[i] = newTournamentRefresher(t, store, u, cfg)
+			}
+			searched, refreshed := 0, 0
+			for round := 0; ; round++ {
+				reports := make([]scheduler.TournamentTickReport, len(replicas))
+				var wg sync.WaitGroup
+				for i, replica := range replicas {
+					wg.Go(func() { reports[i] = tickTournaments(t, replica) })
+				}
+				wg.Wait()
+				done := 0
+				for _, report := range reports {
+					if report.Searched {
+						searched++
+					}
+					refreshed += report.Refreshed
+					done += report.Refreshed
+				}
+				if done == 0 && round > 0 {
+					break
+				}
+				if round > 50 {
+					t.Fatal("the replicas never run out of work")
+				}
+			}
+			if searched != 1 {
+				t.Fatalf("%d replicas searched in one period, want 1", searched)
+			}
+			for _, term := range scheduler.DefaultTournamentSearchTerms() {
+				if n := u.searches(term); n != 1 {
+					t.Fatalf("%q searched %d times", term, n)
+				}
+			}
+			stored := storedTags(t, stores[0])
+			for tag := range stored {
+				if n := u.lookups(tag); n != 1 {
+					t.Fatalf("%s looked up %d times by two replicas, want once", tag, n)
+				}
+			}
+			if refreshed != len(stored) {
+				t.Fatalf("%d refreshes for %d tournaments", refreshed, len(stored))
+			}
+		})
+	}
+}
+
+func TestGoneAndFailingLookups(t *testing.T) {
+	dbtest.EachEngine(t, func(t *testing.T, db *models.Store) {
+		ctx := context.Background()
+		clock := models.NewManualClock(tournamentStart)
+		u := newTournamentUpstream(t, clock)
+		store := models.NewTournamentStore(db)
+		real := u.tournament(t, u.world.TournamentTags()[0])
+		gone := real
+		gone.Tag = "2PPCC" // not a sandbox tag
+		if err := store.SaveDiscoveredTournaments(ctx, []models.TournamentDetails{real, gone}, clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		u.failLookups(real.Tag, true)
+		refresher := newTournamentRefresher(t, db, u, tournamentRefresherConfig(clock, "a", noSearchTerms))
+
+		if report := tickTournaments(t, refresher); report.Gone != 1 || report.Failed != 1 || report.Refreshed != 0 {
+			t.Fatalf("first tick: %+v", report)
+		}
+		if _, ok := storedTournament(t, db, gone.Tag); ok {
+			t.Fatal("a tournament gone upstream is still known")
+		}
+		if _, ok := storedTournament(t, db, real.Tag); !ok {
+			t.Fatal("a failed lookup dropped the tournament")
+		}
+		clock.Advance(time.Minute)
+		if report := tickTournaments(t, refresher); report.Failed != 0 || u.lookups(real.Tag) != 2 {
+			t.Fatalf("within the lease: %+v, %d lookups (1 by the test, 1 failed)", report, u.lookups(real.Tag))
+		}
+		u.failLookups(real.Tag, false)
+		clock.Advance(2 * time.Minute)
+		if report := tickTournaments(t, refresher); report.Refreshed != 1 {
+			t.Fatalf("after the lease: %+v", report)
+		}
+	})
+}
+
+func TestNewTournamentRefresherRejectsBadConfig(t *testing.T) {
+	db := dbtest.Open(t, models.DialectSQLite)
+	u := newTournamentUpstream(t, models.NewManualClock(tournamentStart))
+	for _, tt := range []struct {
+		name    string
+		change  func(*scheduler.TournamentRefresherConfig)
+		problem string
+	}{
+		{"short search term", func(c *scheduler.TournamentRefresherConfig) { c.SearchTerms = []string{"cup", " ab "} }, `search term " ab "`},
+		{"lease within the fetch timeout", func(c *scheduler.TournamentRefresherConfig) { c.Lease = c.FetchTimeout }, "Lease"},
+		{"negative budget", func(c *scheduler.TournamentRefresherConfig) { c.RefreshesPerMinute = -1 }, "RefreshesPerMinute"},
+		{"negative retention", func(c *scheduler.TournamentRefresherConfig) { c.Retention = -time.Hour }, "Retention"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := tournamentRefresherConfig(models.SystemClock{}, "a", nil)
+			tt.change(&cfg)
+			_, err := scheduler.NewTournamentRefresher(db, u.client, cfg)
+			if err == nil || !strings.Contains(err.Error(), tt.problem) {
+				t.Fatalf("error %v, want one naming %s", err, tt.problem)
+			}
+		})
+	}
+	if _, err := scheduler.NewTournamentRefresher(nil, u.client, scheduler.TournamentRefresherConfig{}); err == nil {
+		t.Fatal("no database accepted")
+	}
+}
+
+func TestRunTicksAtOnceAndStopsWhenCancelled(t *testing.T) {
+	db := dbtest.Open(t, models.DialectSQLite)
+	clock := models.NewManualClock(tournamentStart)
+	u := newTournamentUpstream(t, clock)
+	searched := make(chan struct{})
+	u.onSearch = func() { close(searched) }
+	refresher := newTournamentRefresher(t, db, u, tournamentRefresherConfig(clock, "a", []string{"cup"}))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- refresher.Run(ctx) }()
+	select {
+	case <-searched:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not tick at once")
+	}
+	cancel()
+	expectRunReturnsNil(t, done)
+}

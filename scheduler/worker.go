@@ -1,0 +1,44 @@
+package scheduler
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/crownsdev/crowns/models"
+)
+
+// fillWorkerDefaults gives a periodic worker's configuration the system
+// clock, a discarding logger and a fresh owner name where they are unset.
+func fillWorkerDefaults(clock *models.Clock, logger **slog.Logger, owner *string) {
+	if *clock == nil {
+		*clock = models.SystemClock{}
+	}
+	if *logger == nil {
+		*logger = slog.New(slog.DiscardHandler)
+	}
+	if *owner == "" {
+		*owner = defaultOwner()
+	}
+}
+
+// tickEvery calls tick at once and then every interval until ctx ends. A
+// failed tick is logged (unless ctx ended) and the next one tried; name
+// says whose ticks they are in the log. Ticks are background work: their
+// statements are counted apart (models.AsBackground).
+func tickEvery(ctx context.Context, interval time.Duration, log *slog.Logger, name string, tick func(context.Context) error) {
+	ctx = models.AsBackground(ctx)
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
+	for {
+		if err := tick(ctx); err != nil && ctx.Err() == nil {
+			log.Error(name+" tick failed; trying again next tick", "error", err)
+		}
+		select {
+		case <-ctx.Done():
+			log.Info(name + " stopped")
+			return
+		case <-ticker.C:
+		}
+	}
+}
