@@ -8,5 +8,6 @@ func migrations() []migration {
 		{version: 2, name: "bot_cursors", statements: botCursorsSchema},
 		{version: 3, name: "clan_tracking", statements: clanTrackingSchema},
 		{version: 4, name: "tournaments", statements: tournamentsSchema},
+		{version: 5, name: "snapshot_job_order", statements: snapshotJobOrderSchema},
 	}
 }

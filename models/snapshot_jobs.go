@@ -121,13 +121,24 @@ func (c *ClanStore) ExpireSnapshotJobs(ctx context.Context, now time.Time) ([]Mi
 	return missed, nil
 }
 
-// ClaimSnapshotJob takes one due job (pending and due, or running with an
-// expired lease) whose window is still open and whose clan is still
-// tracked for its schedule, leases it to owner until now+lease, and
-// returns it; ok is false when nothing is due. On PostgreSQL concurrent
-// claimants skip each other's locked rows (FOR UPDATE SKIP LOCKED); on
-// SQLite the single writer makes the statement atomic.
+// ClaimSnapshotJob is ClaimSnapshotJobs of one job; ok is false when
+// nothing is due.
 func (c *ClanStore) ClaimSnapshotJob(ctx context.Context, owner string, now time.Time, lease time.Duration) (SnapshotJob, bool, error) {
+	jobs, err := c.ClaimSnapshotJobs(ctx, owner, now, lease, 1)
+	if err != nil || len(jobs) == 0 {
+		return SnapshotJob{}, false, err
+	}
+	return jobs[0], true, nil
+}
+
+// ClaimSnapshotJobs takes up to limit due jobs (pending and due, or
+// running with an expired lease) whose window is still open and whose
+// clan is still tracked for its schedule, earliest due first, leases them
+// to owner until now+lease in one statement, and returns them; none when
+// nothing is due. On PostgreSQL concurrent claimants skip each other's
+// locked rows (FOR UPDATE SKIP LOCKED); on SQLite the single writer makes
+// the statement atomic.
+func (c *ClanStore) ClaimSnapshotJobs(ctx context.Context, owner string, now time.Time, lease time.Duration, limit int) ([]SnapshotJob, error) {
 	ms := now.UnixMilli()
 	lock := ``
 	if c.store.Dialect() == DialectPostgres {
@@ -146,25 +157,25 @@ func (c *ClanStore) ClaimSnapshotJob(ctx context.Context, owner string, now time
 			SELECT j.clan_id, j.kind, j.slot FROM snapshot_jobs j JOIN tracked_clans c ON c.id = j.clan_id
 			WHERE j.state IN (?, ?) AND j.due_at <= ? AND j.deadline_at > ?
 				AND c.active AND (j.kind = ? OR c.weekly)
-			ORDER BY j.due_at, j.slot LIMIT 1`+lock+`)
+			ORDER BY j.due_at, j.slot LIMIT ?`+lock+`)
 		RETURNING clan_id, (SELECT tag FROM tracked_clans WHERE id = clan_id) AS tag, kind, slot, deadline_at, attempts`,
-		JobRunning, owner, now.Add(lease).UnixMilli(), JobPending, JobRunning, ms, ms, SnapshotFourHourly).Scan(&claimed).Error
+		JobRunning, owner, now.Add(lease).UnixMilli(), JobPending, JobRunning, ms, ms, SnapshotFourHourly, limit).Scan(&claimed).Error
 	if err != nil {
-		return SnapshotJob{}, false, fmt.Errorf("claim snapshot job: %w", c.store.Translate(err))
+		return nil, fmt.Errorf("claim snapshot jobs: %w", c.store.Translate(err))
 	}
-	if len(claimed) == 0 {
-		return SnapshotJob{}, false, nil
+	jobs := make([]SnapshotJob, len(claimed))
+	for i, j := range claimed {
+		jobs[i] = SnapshotJob{
+			ClanID:   j.ClanID,
+			Tag:      j.Tag,
+			Kind:     j.Kind,
+			Slot:     time.Unix(j.Slot, 0).UTC(),
+			Deadline: time.UnixMilli(j.DeadlineAt).UTC(),
+			Attempts: j.Attempts,
+			Owner:    owner,
+		}
 	}
-	j := claimed[0]
-	return SnapshotJob{
-		ClanID:   j.ClanID,
-		Tag:      j.Tag,
-		Kind:     j.Kind,
-		Slot:     time.Unix(j.Slot, 0).UTC(),
-		Deadline: time.UnixMilli(j.DeadlineAt).UTC(),
-		Attempts: j.Attempts,
-		Owner:    owner,
-	}, true, nil
+	return jobs, nil
 }
 
 // fenced finishes a claimed job: set (with its arguments) is applied only

@@ -184,3 +184,45 @@ func TestJobsOfUntrackedClansAreNotClaimed(t *testing.T) {
 		}
 	})
 }
+
+func TestSnapshotJobsAreClaimedInBatchesEarliestFirst(t *testing.T) {
+	eachClanStore(t, func(t *testing.T, ctx context.Context, clans *models.ClanStore) {
+		tags := []string{"2CCCP", "8LLL", "9QQQ", "CGJ2", "PPRR"}
+		for _, tag := range tags {
+			trackFixture(t, clans, tag, trackedAt)
+		}
+		now := at("2026-03-10T12:00:05Z")
+		slot := models.SnapshotFourHourly.SlotAt(now)
+		if planned, err := clans.PlanSnapshotJobs(ctx, models.SnapshotFourHourly, slot, now); err != nil || planned != 5 {
+			t.Fatalf("plan = %d, %v; want 5 jobs", planned, err)
+		}
+		// The job of 9QQQ failed once and is due again later than the others.
+		first, ok := claim(t, clans, "a", now)
+		if !ok {
+			t.Fatal("nothing to claim")
+		}
+		if err := clans.RetrySnapshotJob(ctx, first, now.Add(time.Second), "upstream unavailable"); err != nil {
+			t.Fatal(err)
+		}
+		later := now.Add(2 * time.Second)
+		claimed := map[string]bool{}
+		for _, want := range []int{3, 2, 0} {
+			batch, err := clans.ClaimSnapshotJobs(ctx, "b", later, lease, 3)
+			if err != nil || len(batch) != want {
+				t.Fatalf("claimed %d jobs (%v), want %d", len(batch), err, want)
+			}
+			for _, job := range batch {
+				if claimed[job.Tag] || job.Owner != "b" {
+					t.Fatalf("job %+v claimed twice or by another owner", job)
+				}
+				claimed[job.Tag] = true
+			}
+			if want == 3 && claimed[first.Tag] {
+				t.Fatalf("the job due later (%s) came in the first batch", first.Tag)
+			}
+		}
+		if len(claimed) != len(tags) {
+			t.Fatalf("claimed %v, want every job once", claimed)
+		}
+	})
+}

@@ -120,31 +120,38 @@ func (s *Scheduler) Tick(ctx context.Context) (TickReport, error) {
 	return report, s.pruneIfDue(ctx, now, &report)
 }
 
-// runDueJobs runs Concurrency workers that claim and run due jobs, paced
-// by the rate limiter, until none is due or ctx ends.
+// runDueJobs claims due jobs in batches of Concurrency and hands them to
+// Concurrency workers, which fetch (paced by the rate limiter) and store,
+// until none is due or ctx ends. Every claimed job reaches a worker: when
+// ctx ends, the workers give back what they cannot run.
 func (s *Scheduler) runDueJobs(ctx context.Context, report *TickReport) {
 	var counts [outcomeCount]atomic.Int64
+	jobs := make(chan models.SnapshotJob)
 	var wg sync.WaitGroup
 	for range s.cfg.Concurrency {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for ctx.Err() == nil {
-				if err := s.limiter.Wait(ctx); err != nil {
-					return
-				}
-				job, ok, err := s.claim(ctx)
-				if err != nil {
-					s.log.Error("claiming a snapshot job failed", "error", err)
-					return
-				}
-				if !ok {
-					return
-				}
+			for job := range jobs {
+				_ = s.limiter.Wait(ctx) // fails only when ctx ends; runJob then gives the job back
 				counts[s.runJob(ctx, job)].Add(1)
 			}
 		}()
 	}
+	for ctx.Err() == nil {
+		batch, err := s.claim(ctx)
+		if err != nil {
+			s.log.Error("claiming snapshot jobs failed", "error", err)
+			break
+		}
+		if len(batch) == 0 {
+			break
+		}
+		for _, job := range batch {
+			jobs <- job
+		}
+	}
+	close(jobs)
 	wg.Wait()
 	report.Stored += int(counts[outcomeStored].Load())
 	report.AlreadyStored += int(counts[outcomeAlreadyStored].Load())
@@ -152,16 +159,14 @@ func (s *Scheduler) runDueJobs(ctx context.Context, report *TickReport) {
 	report.Failed += int(counts[outcomeFailed].Load())
 }
 
-// claim takes one due job. The claim is not cancelled with ctx: a claim
-// the database committed must reach this process, or the job would sit
-// leased to nobody until its lease expired.
-func (s *Scheduler) claim(ctx context.Context) (models.SnapshotJob, bool, error) {
-	if ctx.Err() != nil {
-		return models.SnapshotJob{}, false, nil
-	}
+// claim takes a batch of due jobs, one per worker. The claim is not
+// cancelled with ctx: a claim the database committed must reach this
+// process, or the jobs would sit leased to nobody until their lease
+// expired.
+func (s *Scheduler) claim(ctx context.Context) ([]models.SnapshotJob, error) {
 	claimCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
 	defer cancel()
-	return s.clans.ClaimSnapshotJob(claimCtx, s.cfg.Owner, s.cfg.Clock.Now(), s.cfg.Lease)
+	return s.clans.ClaimSnapshotJobs(claimCtx, s.cfg.Owner, s.cfg.Clock.Now(), s.cfg.Lease, s.cfg.Concurrency)
 }
 
 // pruneIfDue removes history older than RetentionDays and finished jobs
