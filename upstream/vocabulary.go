@@ -5,7 +5,15 @@ import "strings"
 // vocabularyKey folds an enum value for comparison, so that "inviteOnly",
 // "INVITE_ONLY", "invite only" and "inviteonly" read the same.
 func vocabularyKey(value string) string {
-	return strings.ToLower(strings.NewReplacer("_", "", " ", "").Replace(value))
+	return strings.ToLower(strings.Map(dropSeparator, value))
+}
+
+// dropSeparator drops the underscores and spaces of an enum value.
+func dropSeparator(r rune) rune {
+	if r == '_' || r == ' ' {
+		return -1
+	}
+	return r
 }
 
 // matchSpelling finds the one of spellings that reads the same as the
