@@ -17,16 +17,26 @@ type bareServer struct {
 	listen net.Listener
 }
 
-// startBareServer serves each body of bodies (path → bytes) as a JSON
-// answer on a free loopback port, with the API's Fiber configuration
-// (timeouts, buffers): the difference to the API is then what its
-// middleware and handlers cost.
-func startBareServer(bodies map[string][]byte) (*bareServer, error) {
+// bareRoute is a route of the bare server: its path pattern, the fixed
+// body it answers and extra headers.
+type bareRoute struct {
+	path    string
+	body    []byte
+	headers [][2]string
+}
+
+// startBareServer serves routes as JSON answers on a free loopback port,
+// with the API's Fiber configuration (timeouts, buffers): the difference
+// to the API is then what its middleware and handlers cost.
+func startBareServer(routes []bareRoute) (*bareServer, error) {
 	app := fiber.New(api.FiberConfig())
-	for path, body := range bodies {
-		app.Get(path, func(c *fiber.Ctx) error {
+	for _, route := range routes {
+		app.Get(route.path, func(c *fiber.Ctx) error {
 			c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
-			return c.Send(body)
+			for _, h := range route.headers {
+				c.Set(h[0], h[1])
+			}
+			return c.Send(route.body)
 		})
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

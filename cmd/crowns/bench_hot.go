@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/valyala/fasthttp"
+
 	"github.com/crownsdev/crowns/keys"
 )
 
@@ -33,6 +35,8 @@ type benchRoute struct {
 	name     string
 	requests []loadRequest
 	want     int
+	// bare routes are asked of the bare server.
+	bare bool
 }
 
 // hotBench is one run of the hot-route bench.
@@ -104,13 +108,21 @@ func (b *hotBench) run(ctx context.Context) error {
 	for _, route := range []benchRoute{history, battles, search} {
 		sizes[route.name] = b.warm(ctx, b.crowns, route).meanBody()
 	}
+	headers, err := answerHeaders(history.requests[0])
+	if err != nil {
+		return err
+	}
 	// The bare server has Crowns' routes and gets the very same requests
 	// (paths, keys, headers); it answers fixed bytes of the sizes Crowns
-	// answers.
-	bare, err := startBareServer(map[string][]byte{
-		"/clan/search":         fixedBody(sizes[search.name]),
-		"/player/:tag/battles": fixedBody(sizes[battles.name]),
-		"/clan/:tag/history":   fixedBody(sizes[history.name]),
+	// answers. Under /headers it also sends the headers of a Crowns
+	// history answer (rate limits, ETag, request id...): what the
+	// contract's headers alone cost.
+	historyBody := fixedBody(sizes[history.name])
+	bare, err := startBareServer([]bareRoute{
+		{path: "/clan/search", body: fixedBody(sizes[search.name])},
+		{path: "/player/:tag/battles", body: fixedBody(sizes[battles.name])},
+		{path: "/clan/:tag/history", body: historyBody},
+		{path: "/headers/clan/:tag/history", body: historyBody, headers: headers},
 	})
 	if err != nil {
 		return err
@@ -132,6 +144,11 @@ func (b *hotBench) run(ctx context.Context) error {
 	bareBattles.name = "bare, battles size"
 	bareHistory := b.historyRoute(bare.addr(), devKeys, tags, true)
 	bareHistory.name = "bare, history size"
+	bareHeaders := b.historyRoute(bare.addr()+"/headers", devKeys, tags, true)
+	bareHeaders.name = "bare, history size, Crowns' headers"
+	for _, route := range []*benchRoute{&bareSmall, &bareBattles, &bareHistory, &bareHeaders} {
+		route.bare = true
+	}
 
 	stopProfile, err := startCPUProfile(b.req.cpuProfile)
 	if err != nil {
@@ -140,9 +157,10 @@ func (b *hotBench) run(ctx context.Context) error {
 	for _, group := range []benchGroup{
 		{baseline: bareSmall, routes: []benchRoute{search, unknown, malformed}, want: []float64{targetSmallRatio, targetSmallRatio, targetSmallRatio}},
 		{baseline: bareBattles, routes: []benchRoute{battles}, want: []float64{targetLargeRatio}},
-		// The identity client has no target: the rare client that does not
-		// take gzip gets large answers inflated on the fly.
-		{baseline: bareHistory, routes: []benchRoute{history, identity}, want: []float64{targetLargeRatio, 0}},
+		// The bare route with Crowns' headers and the identity client have
+		// no target: the first shows what the headers alone cost; the rare
+		// client that does not take gzip gets answers inflated on the fly.
+		{baseline: bareHistory, routes: []benchRoute{bareHeaders, history, identity}, want: []float64{0, targetLargeRatio, 0}},
 	} {
 		b.measureGroup(ctx, bareLoad, group)
 	}
@@ -198,9 +216,14 @@ func (b *hotBench) measureGroup(ctx context.Context, bare *loadClient, g benchGr
 	rounds := max(1, int(b.req.duration/benchSlice))
 	slice := b.req.duration / time.Duration(rounds)
 	benchProgress(b.env, "%s: %d rounds of %s each", strings.Join(names, ", "), rounds, slice)
-	b.warm(ctx, bare, g.baseline)
-	for _, route := range g.routes {
-		b.warm(ctx, b.crowns, route)
+	clientOf := func(route benchRoute) *loadClient {
+		if route.bare {
+			return bare
+		}
+		return b.crowns
+	}
+	for _, route := range members {
+		b.warm(ctx, clientOf(route), route)
 	}
 	outcomes := make([]loadOutcome, len(members))
 	queries := make([]int64, len(members))
@@ -208,12 +231,8 @@ func (b *hotBench) measureGroup(ctx context.Context, bare *loadClient, g benchGr
 	store := b.node.store
 	for range rounds {
 		for i, m := range members {
-			client := b.crowns
-			if i == 0 {
-				client = bare
-			}
 			q, bg := store.QueryCount(), store.BackgroundQueryCount()
-			outcomes[i].add(client.drive(ctx, m.requests, m.want, slice, 0))
+			outcomes[i].add(clientOf(m).drive(ctx, m.requests, m.want, slice, 0))
 			bg = store.BackgroundQueryCount() - bg
 			background[i] += bg
 			queries[i] += store.QueryCount() - q - bg
@@ -221,8 +240,12 @@ func (b *hotBench) measureGroup(ctx context.Context, bare *loadClient, g benchGr
 	}
 	baseline := b.report.row(g.baseline.name, "bare", exampleOf(g.baseline), outcomes[0], 0, background[0])
 	for i, route := range g.routes {
-		row := b.report.row(route.name, "crowns", exampleOf(route), outcomes[i+1], queries[i+1], background[i+1])
-		row.countsForQueryCheck = true
+		server := "crowns"
+		if route.bare {
+			server = "bare"
+		}
+		row := b.report.row(route.name, server, exampleOf(route), outcomes[i+1], queries[i+1], background[i+1])
+		row.countsForQueryCheck = !route.bare
 		row.compare(baseline, g.want[i])
 		row.Informational = g.want[i] == 0
 	}
@@ -234,6 +257,29 @@ func (o loadOutcome) meanBody() int64 {
 		return o.bodyBytes / ok
 	}
 	return 0
+}
+
+// answerHeaders are the headers of Crowns' answer to req, but for those
+// every answer has (Date, Content-Length, Content-Type, Server).
+func answerHeaders(req loadRequest) ([][2]string, error) {
+	request, response := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(request)
+	defer fasthttp.ReleaseResponse(response)
+	request.SetRequestURIBytes(req.uri)
+	request.Header.Set("auth", req.key)
+	request.Header.Set(fasthttp.HeaderAcceptEncoding, "gzip")
+	if err := fasthttp.Do(request, response); err != nil {
+		return nil, fmt.Errorf("read the headers of a history answer: %w", err)
+	}
+	var headers [][2]string
+	response.Header.VisitAll(func(key, value []byte) {
+		switch string(key) {
+		case fasthttp.HeaderDate, fasthttp.HeaderContentLength, fasthttp.HeaderContentType, fasthttp.HeaderServer:
+			return
+		}
+		headers = append(headers, [2]string{string(key), string(value)})
+	})
+	return headers, nil
 }
 
 // exampleOf is the path of the first request of a route.
