@@ -14,7 +14,7 @@ import (
 var benchRoutes = []string{
 	"bare small", "clan search (cached)", "401, unknown key", "401, malformed key",
 	"bare, battles size", "player battles (cached)",
-	"bare, history size", "bare, history size, Crowns' headers", "history (days=7)", "history, identity client",
+	"bare, history size", "history (days=7)", "history, identity client",
 }
 
 func TestBenchRunsEndToEndInATinyConfiguration(t *testing.T) {
