@@ -46,7 +46,10 @@ type config struct {
 	LogLevel             string
 	LogFormat            string
 	// AccessLog writes a log line per request.
-	AccessLog       bool
+	AccessLog bool
+	// GCPercent is the Go collector's heap growth target (GOGC), applied
+	// unless GOGC itself is set.
+	GCPercent       int
 	ShutdownTimeout time.Duration
 
 	// SnapshotRatePerSecond and SnapshotConcurrency bound this process's
@@ -80,7 +83,12 @@ const (
 	defaultDataDir      = "./crowns-data"
 	defaultUpstreamURL  = "https://api.clashroyale.com/v1"
 	defaultTrackAddress = "crowns.example"
-	defaultSupportInfo  = "See the Crowns README for the API reference, or ask in the developer-key channel of the community server."
+	// defaultGCPercent: most of a busy process's heap is long-lived caches
+	// (rendered answers, key verdicts, the player dictionary), so a heap
+	// goal of 1.5 times the live heap instead of Go's 2 keeps resident
+	// memory about a quarter lower for a little more collector work.
+	defaultGCPercent   = 50
+	defaultSupportInfo = "See the Crowns README for the API reference, or ask in the developer-key channel of the community server."
 )
 
 // loadConfig reads the configuration from getenv and validates it; every
@@ -115,6 +123,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		LogLevel:             r.oneOf("CROWNS_LOG_LEVEL", "info", "debug", "info", "warn", "error"),
 		LogFormat:            r.oneOf("CROWNS_LOG_FORMAT", "text", "text", "json"),
 		AccessLog:            r.onOff("CROWNS_ACCESS_LOG", true),
+		GCPercent:            r.integer("CROWNS_GC_PERCENT", defaultGCPercent, 10, 1000),
 		ShutdownTimeout:      r.duration("CROWNS_SHUTDOWN_TIMEOUT", 20*time.Second),
 
 		SnapshotRatePerSecond: r.float("CROWNS_SNAPSHOT_RATE_PER_SECOND", 5),
@@ -188,6 +197,7 @@ func (c config) print(w io.Writer) {
 		{"snapshot fetches", fmt.Sprintf("%g/s, %d at a time", c.SnapshotRatePerSecond, c.SnapshotConcurrency)},
 		{"discord", discordSummary(c)},
 		{"log", c.LogLevel + ", " + c.LogFormat + ", access log " + onOff(c.AccessLog)},
+		{"gc percent", strconv.Itoa(c.GCPercent) + " (unless GOGC is set)"},
 	}
 	fmt.Fprintln(w, "crowns configuration:")
 	for _, row := range rows {

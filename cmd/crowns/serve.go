@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"runtime/debug"
 	"sync"
 
 	"github.com/crownsdev/crowns/api"
@@ -65,6 +66,9 @@ type node struct {
 // startNode opens the database, builds every part of the selected roles
 // and starts them. On failure it undoes what it started.
 func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger) (n *node, err error) {
+	if env.getenv("GOGC") == "" {
+		debug.SetGCPercent(cfg.GCPercent)
+	}
 	n = &node{failures: make(chan error, 4)}
 	backgroundCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	n.background = cancel
