@@ -214,25 +214,13 @@ func TestLargeHistoryAnswersServeGzipAndIdentityClientsAlike(t *testing.T) {
 
 func TestHistoryCacheHearsOfChangesInAnotherProcessOnPostgres(t *testing.T) {
 	ctx := context.Background()
-	cfg := dbtest.Config(t, models.DialectPostgres)
-	writerStore := openStore(t, cfg)
-	if _, err := writerStore.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	e := newTrackingEnv(t, openStore(t, cfg), withHistoryCache)
+	writerStore, readerStore := dbtest.OpenTwins(t)
+	e := newTrackingEnv(t, readerStore, withHistoryCache)
 	writer := models.NewClanStore(writerStore)
 	heard := make(chan models.ClanChange, 64)
 	// Subscribed after the API: called once the API has dropped its answers.
 	t.Cleanup(e.clans.SubscribeClanChanges(func(change models.ClanChange) { heard <- change }))
-	listenCtx, stop := context.WithCancel(ctx)
-	listening := make(chan error, 1)
-	go func() { listening <- e.clans.ListenForClanChanges(listenCtx) }()
-	t.Cleanup(func() {
-		stop()
-		if err := <-listening; err != nil {
-			t.Error(err)
-		}
-	})
+	dbtest.ListenForClanChanges(t, e.clans)
 	awaitChange(t, heard, func(c models.ClanChange) bool { return c.All })
 
 	tag := e.withAddress
@@ -260,34 +248,8 @@ func TestHistoryCacheHearsOfChangesInAnotherProcessOnPostgres(t *testing.T) {
 	e.expectCachedAnswer(t, path, http.StatusOK, string(e.storeAnswer(t, tag, models.SnapshotFourHourly, 1)))
 }
 
-// changeDeadline bounds the wait for a change from another process:
-// generous, as it is reached only when something is broken.
-const changeDeadline = 20 * time.Second
-
 // awaitChange waits for a change matching want.
 func awaitChange(t *testing.T, heard <-chan models.ClanChange, want func(models.ClanChange) bool) {
 	t.Helper()
-	deadline := time.After(changeDeadline)
-	for {
-		select {
-		case change := <-heard:
-			if want(change) {
-				return
-			}
-		case <-deadline:
-			t.Fatalf("the expected clan change was not heard of within %s", changeDeadline)
-		}
-	}
-}
-
-// openStore opens a store on the database of cfg, as another process
-// would.
-func openStore(t *testing.T, cfg models.DatabaseConfig) *models.Store {
-	t.Helper()
-	store, err := models.Open(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
-	return store
+	dbtest.AwaitClanChange(t, heard, "expected clan change", want)
 }

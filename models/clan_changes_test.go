@@ -11,10 +11,6 @@ import (
 	"github.com/crownsdev/crowns/models/dbtest"
 )
 
-// changeDeadline bounds the wait for a notification from another process:
-// generous, as it is only reached when something is broken.
-const changeDeadline = 20 * time.Second
-
 // changeRecorder collects the clan changes a ClanStore announces.
 type changeRecorder struct {
 	mu      sync.Mutex
@@ -46,20 +42,10 @@ func (r *changeRecorder) take() []models.ClanChange {
 	return out
 }
 
-// await waits for a change matching want, bounded by changeDeadline.
+// await waits for a change matching want.
 func (r *changeRecorder) await(t *testing.T, what string, want func(models.ClanChange) bool) {
 	t.Helper()
-	deadline := time.After(changeDeadline)
-	for {
-		select {
-		case change := <-r.arrived:
-			if want(change) {
-				return
-			}
-		case <-deadline:
-			t.Fatalf("no %s within %s", what, changeDeadline)
-		}
-	}
+	dbtest.AwaitClanChange(t, r.arrived, what, want)
 }
 
 func isTag(tag string) func(models.ClanChange) bool {
@@ -133,43 +119,12 @@ func claimOne(t *testing.T, ctx context.Context, clans *models.ClanStore, tag st
 	return job
 }
 
-// openTwin opens a second store on the database of cfg: another process.
-func openTwin(t *testing.T, cfg models.DatabaseConfig) *models.Store {
-	t.Helper()
-	store, err := models.Open(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
-	return store
-}
-
-// listen runs the change listener of clans until the test ends.
-func listen(t *testing.T, clans *models.ClanStore) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- clans.ListenForClanChanges(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("listener: %v", err)
-		}
-	})
-}
-
 func TestClanChangesReachAnotherProcessOnPostgres(t *testing.T) {
-	ctx := context.Background()
-	cfg := dbtest.Config(t, models.DialectPostgres)
-	writerStore := openTwin(t, cfg)
-	if _, err := writerStore.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	readerStore := openTwin(t, cfg)
+	writerStore, readerStore := dbtest.OpenTwins(t)
 	writer, reader := models.NewClanStore(writerStore), models.NewClanStore(readerStore)
 	writerChanges, readerChanges := recordChanges(t, writer), recordChanges(t, reader)
-	listen(t, writer)
-	listen(t, reader)
+	dbtest.ListenForClanChanges(t, writer)
+	dbtest.ListenForClanChanges(t, reader)
 	writerChanges.await(t, "first announcement of the writer's listener", isAll)
 	readerChanges.await(t, "first announcement of the reader's listener", isAll)
 
@@ -189,15 +144,10 @@ func TestClanChangesReachAnotherProcessOnPostgres(t *testing.T) {
 
 func TestClanChangeListenerReconnects(t *testing.T) {
 	ctx := context.Background()
-	cfg := dbtest.Config(t, models.DialectPostgres)
-	writerStore := openTwin(t, cfg)
-	if _, err := writerStore.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	readerStore := openTwin(t, cfg)
+	writerStore, readerStore := dbtest.OpenTwins(t)
 	writer, reader := models.NewClanStore(writerStore), models.NewClanStore(readerStore)
 	readerChanges := recordChanges(t, reader)
-	listen(t, reader)
+	dbtest.ListenForClanChanges(t, reader)
 	readerChanges.await(t, "first announcement of the listener", isAll)
 
 	// A broken connection is replaced, and the reconnection announces a

@@ -1,6 +1,7 @@
 // Package dbtest gives each test an isolated, migrated database: a SQLite
 // file in the test's temporary directory, and a fresh PostgreSQL schema when
-// PostgreSQL is reachable.
+// PostgreSQL is reachable; and, for tests of what crosses processes, two
+// stores on one schema with their clan change listeners.
 //
 // PostgreSQL is found through CROWNS_TEST_POSTGRES_URL (default
 // postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable). When it is
