@@ -29,6 +29,7 @@ func BenchmarkServeCached(b *testing.B) {
 		c.HistoryCacheTTL = time.Hour
 		// Access-log lines formatted as in production, then dropped.
 		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+		c.AccessLog = api.NewAccessLog(io.Discard, false)
 	}})
 	key := h.issue("40")
 	unknown, err := keys.NewKey()

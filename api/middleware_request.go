@@ -80,7 +80,7 @@ func (s *Server) requestContext(c *fiber.Ctx) error {
 	c.Locals(localRequest, st)
 	c.Set(headerRequestID, st.id)
 
-	ctx := newRequestDeadline(s.cfg.RequestTimeout)
+	ctx := newRequestDeadline(start.Add(s.cfg.RequestTimeout))
 	defer ctx.end(context.Canceled)
 	c.SetUserContext(ctx)
 
@@ -99,20 +99,25 @@ func (s *Server) requestContext(c *fiber.Ctx) error {
 	if (s.cfg.DisableAccessLog && level < slog.LevelWarn) || !handler.Enabled(ctx, level) {
 		return nil
 	}
+	end := time.Now()
+	entry := accessEntry{
+		time:          end,
+		requestID:     st.id,
+		method:        c.Method(),
+		route:         routeOf(c),
+		status:        status,
+		latency:       end.Sub(start),
+		keyID:         st.identity.KeyID,
+		authenticated: st.authenticated,
+	}
+	if level == slog.LevelInfo && s.cfg.AccessLog != nil && s.cfg.AccessLog.write(&entry) {
+		return nil
+	}
 	// The record is built here rather than by Logger.LogAttrs, which would
 	// look up the caller's frame for every line; no handler of ours shows
 	// it.
-	record := slog.NewRecord(time.Now(), level, "request", 0)
-	record.AddAttrs(
-		slog.String("requestId", st.id),
-		slog.String("method", c.Method()),
-		slog.String("route", routeOf(c)),
-		slog.Int("status", status),
-		slog.Duration("latency", time.Since(start)),
-	)
-	if st.authenticated {
-		record.AddAttrs(slog.Int64("keyId", st.identity.KeyID))
-	}
+	record := slog.NewRecord(end, level, accessLogMessage, 0)
+	entry.attrs(&record)
 	_ = handler.Handle(ctx, record)
 	return nil
 }

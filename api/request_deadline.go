@@ -19,8 +19,8 @@ type requestDeadline struct {
 	timer *time.Timer
 }
 
-func newRequestDeadline(timeout time.Duration) *requestDeadline {
-	return &requestDeadline{deadline: time.Now().Add(timeout)}
+func newRequestDeadline(deadline time.Time) *requestDeadline {
+	return &requestDeadline{deadline: deadline}
 }
 
 // Deadline is when the request's time is up.

@@ -77,8 +77,13 @@ type Config struct {
 	// DisableAccessLog drops the access-log line of every request (about
 	// 0.7 µs of formatting each); errors and 5xx answers are still logged.
 	DisableAccessLog bool
-	Clock            models.Clock
-	Logger           *slog.Logger
+	// AccessLog, when set, writes the INFO access-log lines in place of
+	// Logger (in the same format as Logger's handler, which must be
+	// slog's text or JSON handler over the same output); nil leaves every
+	// line to Logger.
+	AccessLog *AccessLog
+	Clock     models.Clock
+	Logger    *slog.Logger
 }
 
 // Dependencies are the parts of other roles the API calls.

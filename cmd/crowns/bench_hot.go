@@ -60,7 +60,7 @@ func runHotBench(ctx context.Context, env cli, cfg config, req benchRequest) err
 	defer logOut.Close()
 	log := newBufferedLogger(logOut, cfg)
 	benchProgress(env, "starting Crowns (%s) with the sandbox upstream", benchDatabaseName(cfg))
-	n, err := startNode(ctx, cfg, cli{getenv: env.getenv, stdout: io.Discard, stderr: env.stderr, clock: env.clock}, log)
+	n, err := startNode(ctx, cfg, cli{getenv: env.getenv, stdout: io.Discard, stderr: env.stderr, clock: env.clock}, log, newAccessLog(logOut, cfg))
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/crownsdev/crowns/api"
 )
 
 // logFlushInterval is how long a log line of crowns serve may wait in
@@ -107,4 +109,10 @@ func (h flushingHandler) WithGroup(name string) slog.Handler {
 // and level over out.
 func newBufferedLogger(out *bufferedLog, cfg config) *slog.Logger {
 	return slog.New(flushingHandler{Handler: logHandler(out, cfg), out: out})
+}
+
+// newAccessLog writes the API's access lines into out in cfg's format,
+// as the logger of newBufferedLogger would, only faster.
+func newAccessLog(out *bufferedLog, cfg config) *api.AccessLog {
+	return api.NewAccessLog(out, cfg.LogFormat == "json")
 }

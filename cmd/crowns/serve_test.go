@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -215,4 +216,54 @@ func issueKeyWithCLI(t *testing.T, env map[string]string) string {
 		t.Fatalf("keys issue: exit %d: %s", code, stderr.String())
 	}
 	return strings.TrimSpace(stdout.String())
+}
+
+// TestServeWritesAccessLinesInTheConfiguredFormat: the API's access lines
+// (written by its fast access log) are in the format of every other line.
+func TestServeWritesAccessLinesInTheConfiguredFormat(t *testing.T) {
+	for _, format := range []string{"text", "json"} {
+		t.Run(format, func(t *testing.T) {
+			n := startServe(t, map[string]string{"CROWNS_DATA_DIR": t.TempDir(), "CROWNS_LOG_FORMAT": format})
+			req, err := http.NewRequest(http.MethodGet, n.url("/healthz"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("X-Request-Id", "access-"+format)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			waitForLog(t, n.stderr, "access-"+format)
+			line := lineContaining(n.stderr.String(), "access-"+format)
+			if format == "text" {
+				want := "level=INFO msg=request requestId=access-text method=GET route=/healthz status=200 latency="
+				if !strings.HasPrefix(line, "time=") || !strings.Contains(line, want) {
+					t.Fatalf("access line %q, want %q", line, want)
+				}
+				return
+			}
+			var entry struct {
+				Level, Msg, RequestID, Method, Route string
+				Status                               int
+				Latency                              int64
+			}
+			if err := json.Unmarshal([]byte(line), &entry); err != nil {
+				t.Fatalf("access line %q is not JSON: %v", line, err)
+			}
+			if entry.Level != "INFO" || entry.Msg != "request" || entry.RequestID != "access-json" || entry.Route != "/healthz" || entry.Status != http.StatusOK || entry.Latency <= 0 {
+				t.Fatalf("access line %q: %+v", line, entry)
+			}
+		})
+	}
+}
+
+// lineContaining is the first line of text that contains s.
+func lineContaining(text, s string) string {
+	for line := range strings.Lines(text) {
+		if strings.Contains(line, s) {
+			return strings.TrimSpace(line)
+		}
+	}
+	return ""
 }
