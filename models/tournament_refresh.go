@@ -28,7 +28,8 @@ type TournamentRefreshClaim struct {
 // tournament is due, unless another replica holds a lease on it, when it
 // was never looked up in full (only found in search results), or when it
 // has not ended and either was not seen for claim.StaleAfter or was last
-// seen before its status was due to move on. On PostgreSQL concurrent
+// seen before its status was due to move on (or, as a search result
+// reported, moved on: see SaveDiscoveredTournaments). On PostgreSQL concurrent
 // claimants skip each other's locked rows (FOR UPDATE SKIP LOCKED); on
 // SQLite the single writer makes the statement atomic.
 func (t *TournamentStore) ClaimTournamentRefreshes(ctx context.Context, claim TournamentRefreshClaim) ([]string, error) {

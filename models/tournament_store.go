@@ -25,6 +25,12 @@ func NewTournamentStore(store *Store) *TournamentStore {
 // times once known are kept when the new sighting lacks them (a search
 // result has none); lookedUp records a full lookup, which only such a
 // lookup sets.
+//
+// A search result whose status differs from that of a tournament looked
+// up in full is not written (the row affected is none): its status
+// without the start or end time that goes with it would leave the row
+// inconsistent, ended with no end time say. markStatusMoved makes such a
+// row due for a lookup instead.
 const upsertTournament = `INSERT INTO tournaments (tag, type, status, name, description, capacity, max_capacity,
 		preparation_duration, duration, create_time, start_time, end_time, updated_at, looked_up_at,
 		expected_change_at, claimed_by, claimed_until)
@@ -38,7 +44,17 @@ const upsertTournament = `INSERT INTO tournaments (tag, type, status, name, desc
 		updated_at = excluded.updated_at,
 		looked_up_at = COALESCE(excluded.looked_up_at, tournaments.looked_up_at),
 		expected_change_at = excluded.expected_change_at,
-		claimed_by = '', claimed_until = NULL`
+		claimed_by = '', claimed_until = NULL
+	WHERE excluded.looked_up_at IS NOT NULL OR tournaments.looked_up_at IS NULL
+		OR excluded.status = tournaments.status`
+
+// markStatusMoved makes a tournament looked up in full, whose status a
+// search result at seenAt reported differently, due for a lookup at once:
+// its status is due to move on at seenAt, after its last sighting. The
+// row is otherwise left as the last lookup stored it, lease included. An
+// ended tournament stays as it is (it is never looked up again).
+const markStatusMoved = `UPDATE tournaments SET expected_change_at = ?
+	WHERE tag = ? AND looked_up_at IS NOT NULL AND status <> ? AND status <> ?`
 
 // SaveLookedUpTournament stores a tournament just looked up in full (with
 // its start and end times once it has them) at seenAt. Saving the same
@@ -49,7 +65,12 @@ func (t *TournamentStore) SaveLookedUpTournament(ctx context.Context, tournament
 
 // SaveDiscoveredTournaments stores tournaments found in search results at
 // seenAt, in one transaction. A tournament listed twice is stored once.
-// Those never looked up in full become due for a full lookup.
+// Those never looked up in full become due for a full lookup. A search
+// result never moves the status of a tournament looked up in full (it
+// lacks the start and end times that go with the new status): when it
+// reports another status, the stored tournament is left as it was and
+// becomes due for a full lookup at once, which moves its status and times
+// together.
 func (t *TournamentStore) SaveDiscoveredTournaments(ctx context.Context, found []TournamentDetails, seenAt time.Time) error {
 	return t.save(ctx, found, seenAt, false)
 }
@@ -65,8 +86,15 @@ func (t *TournamentStore) save(ctx context.Context, tournaments []TournamentDeta
 				continue
 			}
 			seen[tournament.Tag] = true
-			if err := tx.Exec(upsertTournament, tournamentRow(tournament, seenAt, lookedUp)...).Error; err != nil {
-				return fmt.Errorf("save tournament %s: %w", tournament.Tag, err)
+			res := tx.Exec(upsertTournament, tournamentRow(tournament, seenAt, lookedUp)...)
+			if res.Error != nil {
+				return fmt.Errorf("save tournament %s: %w", tournament.Tag, res.Error)
+			}
+			if res.RowsAffected == 0 && !lookedUp {
+				err := tx.Exec(markStatusMoved, seenAt.Unix(), tournament.Tag, tournament.Status, TournamentEnded).Error
+				if err != nil {
+					return fmt.Errorf("mark tournament %s due: %w", tournament.Tag, err)
+				}
 			}
 		}
 		return nil

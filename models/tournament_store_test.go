@@ -108,6 +108,113 @@ func TestSearchResultsKeepKnownTimesAndReplaceTheRest(t *testing.T) {
 	})
 }
 
+func TestSearchResultsNeverMoveALookedUpStatus(t *testing.T) {
+	dbtest.EachEngine(t, func(t *testing.T, db *models.Store) {
+		ctx := context.Background()
+		store := models.NewTournamentStore(db)
+		// Looked up at epoch+30m: preparing (due to start at epoch+1h),
+		// running (due to end at epoch+3h) and ended; and one only found
+		// by search, in preparation.
+		seen := tournamentEpoch.Add(30 * time.Minute)
+		preparing := testTournament("2PPG0", models.TournamentTypeOpen, models.TournamentInPreparation, 1, 50)
+		running := testTournament("2PPG2", models.TournamentTypeOpen, models.TournamentInProgress, 1, 50)
+		ended := testTournament("2PPG8", models.TournamentTypeOpen, models.TournamentEnded, 1, 50)
+		searched := testTournament("2PPG9", models.TournamentTypeOpen, models.TournamentInPreparation, 1, 50)
+		for _, tournament := range []models.TournamentDetails{preparing, running, ended} {
+			if err := store.SaveLookedUpTournament(ctx, tournament, seen); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := store.SaveDiscoveredTournaments(ctx, []models.TournamentDetails{searched}, seen); err != nil {
+			t.Fatal(err)
+		}
+		claim := func(owner string, at time.Time) []string {
+			t.Helper()
+			tags, err := store.ClaimTournamentRefreshes(ctx, models.TournamentRefreshClaim{
+				Owner: owner, Now: at, StaleAfter: time.Hour, Lease: 5 * time.Minute, Limit: 10,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			slices.Sort(tags)
+			return tags
+		}
+		if got := claim("a", seen.Add(time.Minute)); !slices.Equal(got, []string{"2PPG9"}) {
+			t.Fatalf("before the search, claimed %v", got)
+		}
+		stored := func() map[string]models.TournamentRecord {
+			t.Helper()
+			records, err := store.ListTournaments(ctx, nil, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			byTag := make(map[string]models.TournamentRecord, len(records))
+			for _, r := range records {
+				byTag[r.Tag] = r
+			}
+			return byTag
+		}
+		before := stored()
+
+		// At epoch+40m a search reports each one a status on (or, for the
+		// ended one, back), with no times and more players.
+		header := func(tournament models.TournamentDetails, status string) models.TournamentDetails {
+			tournament.Status, tournament.Capacity = status, 5
+			tournament.StartedTime, tournament.EndedTime, tournament.EndedTimeRaw = time.Time{}, time.Time{}, ""
+			return tournament
+		}
+		search := []models.TournamentDetails{
+			header(preparing, models.TournamentInProgress),
+			header(running, models.TournamentEnded),
+			header(ended, models.TournamentInProgress),
+			header(searched, models.TournamentEnded),
+		}
+		searchedAt := tournamentEpoch.Add(40 * time.Minute)
+		if err := store.SaveDiscoveredTournaments(ctx, search, searchedAt); err != nil {
+			t.Fatal(err)
+		}
+		after := stored()
+		for _, tag := range []string{"2PPG0", "2PPG2", "2PPG8"} {
+			if fmt.Sprint(after[tag]) != fmt.Sprint(before[tag]) {
+				t.Errorf("the search changed %s, looked up in full:\n%+v\nwas %+v", tag, after[tag], before[tag])
+			}
+		}
+		if got := after["2PPG9"]; got.Status != models.TournamentEnded || got.Capacity != 5 || !got.UpdatedAt.Equal(searchedAt) {
+			t.Errorf("the search did not replace 2PPG9, only ever found by search: %+v", got)
+		}
+		// The looked-up ones that have not ended are due at once, before
+		// their status was expected to move on; a search does not end
+		// the lease of one so claimed.
+		if got := claim("b", searchedAt.Add(time.Minute)); !slices.Equal(got, []string{"2PPG0", "2PPG2", "2PPG9"}) {
+			t.Fatalf("after the search, claimed %v", got)
+		}
+		if err := store.SaveDiscoveredTournaments(ctx, search[:3], searchedAt.Add(2*time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		if got := claim("c", searchedAt.Add(3*time.Minute)); len(got) != 0 {
+			t.Fatalf("within the leases, a second search made %v claimable", got)
+		}
+
+		// The lookup moves status and times together, and then a search
+		// reporting the same status is stored as usual.
+		lookedUp := testTournament("2PPG2", models.TournamentTypeOpen, models.TournamentEnded, 1, 50)
+		lookedUpAt := searchedAt.Add(4 * time.Minute)
+		if err := store.SaveLookedUpTournament(ctx, lookedUp, lookedUpAt); err != nil {
+			t.Fatal(err)
+		}
+		if got := stored()["2PPG2"]; got.Status != models.TournamentEnded || !got.StartedTime.Equal(lookedUp.StartedTime) ||
+			!got.EndedTime.Equal(lookedUp.EndedTime) || !got.UpdatedAt.Equal(lookedUpAt) {
+			t.Fatalf("after the lookup: %+v", got)
+		}
+		if err := store.SaveDiscoveredTournaments(ctx, []models.TournamentDetails{header(running, models.TournamentEnded)}, lookedUpAt.Add(time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		if got := stored()["2PPG2"]; got.Capacity != 5 || !got.EndedTime.Equal(lookedUp.EndedTime) || !got.UpdatedAt.Equal(lookedUpAt.Add(time.Minute)) {
+			t.Fatalf("a search agreeing with the lookup: %+v", got)
+		}
+	})
+}
+
 // predicateOracle says, independently of the SQL, whether a predicate
 // holds for a tournament.
 func predicateOracle(p models.TournamentPredicate, t models.TournamentDetails) bool {

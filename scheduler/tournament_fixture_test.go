@@ -106,6 +106,19 @@ func (u *tournamentUpstream) tournament(t *testing.T, tag string) models.Tournam
 	return details
 }
 
+// preparingTournament is a tournament of the sandbox in preparation now,
+// as the upstream answers it.
+func (u *tournamentUpstream) preparingTournament(t *testing.T) models.TournamentDetails {
+	t.Helper()
+	for _, tag := range u.world.TournamentTags() {
+		if details := u.tournament(t, tag); details.Status == models.TournamentInPreparation {
+			return details
+		}
+	}
+	t.Fatal("no tournament in preparation in the sandbox")
+	return models.TournamentDetails{}
+}
+
 // noSearchTerms finds nothing in the sandbox: for tests that decide
 // themselves which tournaments are known.
 var noSearchTerms = []string{"zzzzzz"}

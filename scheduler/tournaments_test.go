@@ -70,15 +70,7 @@ func TestRefreshMovesATournamentBetweenLists(t *testing.T) {
 		ctx := context.Background()
 		clock := models.NewManualClock(tournamentStart)
 		u := newTournamentUpstream(t, clock)
-		var preparing models.TournamentDetails
-		for _, tag := range u.world.TournamentTags() {
-			if preparing = u.tournament(t, tag); preparing.Status == models.TournamentInPreparation {
-				break
-			}
-		}
-		if preparing.Status != models.TournamentInPreparation {
-			t.Fatal("no tournament in preparation in the sandbox")
-		}
+		preparing := u.preparingTournament(t)
 		tag := preparing.Tag
 		// Looked up through the API, say.
 		if err := models.NewTournamentStore(db).SaveLookedUpTournament(ctx, preparing, clock.Now()); err != nil {

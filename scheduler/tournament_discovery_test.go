@@ -1,0 +1,117 @@
+package scheduler_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/dbtest"
+)
+
+// A search result carries no start or end time. When a search round sees
+// a looked-up tournament start, or end, before a refresh does, the list
+// still shows its status with the times that go with it: the refresh of
+// the same tick moves status and times together.
+func TestDiscoveryBetweenRefreshesKeepsStatusAndTimesTogether(t *testing.T) {
+	dbtest.EachEngine(t, func(t *testing.T, db *models.Store) {
+		ctx := context.Background()
+		clock := models.NewManualClock(tournamentStart)
+		u := newTournamentUpstream(t, clock)
+		preparing := u.preparingTournament(t)
+		tag := preparing.Tag
+		// Looked up through the API, say.
+		if err := models.NewTournamentStore(db).SaveLookedUpTournament(ctx, preparing, clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		// Every tick below runs a search round that finds the tournament
+		// (by its name) before the refresh; stale only after a day, so
+		// the lookups are those due to the status moving on.
+		cfg := tournamentRefresherConfig(clock, "a", []string{preparing.Name})
+		cfg.DiscoverEvery, cfg.StaleAfter = time.Minute, 24*time.Hour
+		refresher := newTournamentRefresher(t, db, u, cfg)
+
+		started := preparing.CreatedTime.Add(time.Duration(preparing.PreparationDuration) * time.Second)
+		over := started.Add(time.Duration(preparing.Duration) * time.Second)
+		steps := []struct {
+			name       string
+			at         time.Time
+			found      bool // by the search round
+			lookups    int
+			status     string
+			start, end time.Time
+		}{
+			{"in preparation", clock.Now(), true, 0, models.TournamentInPreparation, time.Time{}, time.Time{}},
+			{"the search sees it started", started.Add(time.Minute), true, 1, models.TournamentInProgress, started, time.Time{}},
+			{"the search sees it running", started.Add(30 * time.Minute), true, 0, models.TournamentInProgress, started, time.Time{}},
+			{"the search sees it ended", over.Add(time.Minute), true, 1, models.TournamentEnded, started, over},
+			{"ended a day ago", over.Add(25 * time.Hour), false, 0, models.TournamentEnded, started, over},
+		}
+		for _, step := range steps {
+			clock.Set(step.at)
+			before, searchesBefore := u.lookups(tag), u.searches(preparing.Name)
+			report := tickTournaments(t, refresher)
+			if !report.Searched || u.searches(preparing.Name) != searchesBefore+1 {
+				t.Fatalf("%s: no search round: %+v", step.name, report)
+			}
+			if found := searchFinds(t, u, preparing.Name, tag); found != step.found {
+				t.Fatalf("%s: the search finds the tournament: %v, want %v", step.name, found, step.found)
+			}
+			if got := u.lookups(tag) - before; got != step.lookups {
+				t.Fatalf("%s: %d lookups, want %d (%+v)", step.name, got, step.lookups, report)
+			}
+			item := listElement(t, db, tag)
+			if item.Status != step.status || !sameUnix(item.StartTime, step.start) || !sameUnix(item.EndTime, step.end) {
+				t.Fatalf("%s: listed as %s from %v to %v; want %s from %v to %v", step.name,
+					item.Status, unixText(item.StartTime), unixText(item.EndTime), step.status, step.start, step.end)
+			}
+		}
+	})
+}
+
+// searchFinds says whether searching upstream for term now finds tag.
+func searchFinds(t *testing.T, u *tournamentUpstream, term, tag string) bool {
+	t.Helper()
+	results, err := u.client.SearchTournaments(context.Background(), term, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, result := range results {
+		if result.Tag == tag {
+			return true
+		}
+	}
+	return false
+}
+
+// listElement is tag as the lists show it.
+func listElement(t *testing.T, db *models.Store, tag string) models.TournamentListItem {
+	t.Helper()
+	records, err := models.NewTournamentStore(db).ListTournaments(context.Background(), nil, models.MaxTournamentListLength)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, record := range records {
+		if record.Tag == tag {
+			return record.ListItem()
+		}
+	}
+	t.Fatalf("%s is not in the known list", tag)
+	return models.TournamentListItem{}
+}
+
+// sameUnix says whether seconds (nil for none) is want (zero for none).
+func sameUnix(seconds *int64, want time.Time) bool {
+	if seconds == nil || want.IsZero() {
+		return seconds == nil && want.IsZero()
+	}
+	return *seconds == want.Unix()
+}
+
+// unixText is seconds as a time, or "null".
+func unixText(seconds *int64) string {
+	if seconds == nil {
+		return "null"
+	}
+	return time.Unix(*seconds, 0).UTC().String()
+}
