@@ -1,6 +1,10 @@
 package bot
 
-import "github.com/bwmarrin/discordgo"
+import (
+	"context"
+
+	"github.com/bwmarrin/discordgo"
+)
 
 // answer is what the bot says back to one command, whichever way the
 // command came in.
@@ -47,4 +51,12 @@ func requesterOf(user *discordgo.User, member *discordgo.Member) requester {
 		name = member.Nick
 	}
 	return requester{userID: user.ID, displayName: name}
+}
+
+// answerContext bounds the answer to a command by AnswerTimeout, counted
+// from now. It keeps ctx's values but not its deadline or cancellation:
+// when the command's work used up the handler's budget (a direct message
+// Discord kept rate-limiting, say), the member still gets an answer.
+func (b *Bot) answerContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), b.cfg.AnswerTimeout)
 }

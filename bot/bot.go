@@ -72,7 +72,7 @@ func New(cfg Config, deps Dependencies) (*Bot, error) {
 
 // Run connects to Discord and serves the key desk until ctx ends, then
 // closes the gateway and waits for the commands in flight (each bounded
-// by HandlerTimeout). When Discord refuses the token or the privileged
+// by HandlerTimeout, plus AnswerTimeout for its answer). When Discord refuses the token or the privileged
 // intents, Run logs one instruction saying what to fix and returns nil at
 // once: a bot that cannot connect must not take the API down with it. An
 // unreachable gateway is retried until ctx ends. Run may be called once.
@@ -109,7 +109,8 @@ func (b *Bot) Run(ctx context.Context) error {
 // addHandlers routes gateway events to the Handle methods and returns the
 // function that unregisters them. Commands and member events get a
 // context that survives shutdown for at most HandlerTimeout, so a key
-// being issued is delivered; READY (reconciliation) ends with ctx.
+// being issued is delivered (a command's answer then has AnswerTimeout
+// of its own); READY (reconciliation) ends with ctx.
 func (b *Bot) addHandlers(ctx context.Context) func() {
 	bounded := func(handle func(context.Context)) {
 		b.dispatch(func() {

@@ -30,6 +30,19 @@ type Config struct {
 	// HandlerTimeout bounds the work of one command or member event
 	// (default 15s); shutdown waits for handlers in flight.
 	HandlerTimeout time.Duration
+	// DirectMessageTimeout bounds sending one key by direct message
+	// (opening the channel and posting), inside the handler's budget, so
+	// a direct message Discord keeps rate-limiting (discordgo waits and
+	// retries a 429 until the request's deadline) gives up in time to
+	// answer the member (default 5s).
+	DirectMessageTimeout time.Duration
+	// AnswerTimeout bounds the answer to a command: the slash-command
+	// answer, or the channel reply to a text command and deleting the
+	// command message. It starts when the answer is sent and does not
+	// share the handler's deadline, so a member whose command used up
+	// HandlerTimeout still hears back; a handler therefore lasts at most
+	// HandlerTimeout plus AnswerTimeout (default 5s).
+	AnswerTimeout time.Duration
 	// AuditPollInterval is how often the key-event outbox is read for
 	// the log channel (default 5s).
 	AuditPollInterval time.Duration
@@ -42,6 +55,8 @@ type Config struct {
 const (
 	DefaultPrefix            = "!key"
 	defaultHandlerTimeout    = 15 * time.Second
+	defaultDMTimeout         = 5 * time.Second
+	defaultAnswerTimeout     = 5 * time.Second
 	defaultAuditPollInterval = 5 * time.Second
 	defaultReconnectDelay    = 5 * time.Second
 	maxRetryDelay            = 5 * time.Minute
@@ -75,6 +90,12 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.HandlerTimeout <= 0 {
 		c.HandlerTimeout = defaultHandlerTimeout
+	}
+	if c.DirectMessageTimeout <= 0 {
+		c.DirectMessageTimeout = defaultDMTimeout
+	}
+	if c.AnswerTimeout <= 0 {
+		c.AnswerTimeout = defaultAnswerTimeout
 	}
 	if c.AuditPollInterval <= 0 {
 		c.AuditPollInterval = defaultAuditPollInterval

@@ -26,6 +26,12 @@ func TestDiscordFailuresGetAPoliteAnswerAndALogLine(t *testing.T) {
 			wantAnswer: "try `/key get` again in a few minutes", wantLog: "HTTP 500"},
 		{name: "direct message 500, text", via: "text", rule: discordtest.Rule{Method: "POST", Path: dmSend, Failure: discordtest.ServerError},
 			wantAnswer: "try `!key get` again in a few minutes", wantLog: "HTTP 500"},
+		{name: "direct message 403, not code 50007", via: "slash", rule: discordtest.Rule{Method: "POST", Path: dmSend, Failure: discordtest.Forbidden},
+			wantAnswer: "try `/key get` again in a few minutes", wantLog: "HTTP 403, code 50013"},
+		{name: "direct message 403, not code 50007, text", via: "text", rule: discordtest.Rule{Method: "POST", Path: dmSend, Failure: discordtest.Forbidden},
+			wantAnswer: "try `!key get` again in a few minutes", wantLog: "HTTP 403, code 50013"},
+		{name: "opening the direct message 403, not code 50007", via: "slash", rule: discordtest.Rule{Method: "POST", Path: "/users/@me/channels", Failure: discordtest.Forbidden},
+			wantAnswer: "try `/key get` again in a few minutes", wantLog: "HTTP 403, code 50013"},
 		{name: "opening the direct message 404", via: "slash", rule: discordtest.Rule{Method: "POST", Path: "/users/@me/channels", Failure: discordtest.NotFound},
 			wantAnswer: "again in a few minutes", wantLog: "HTTP 404"},
 		{name: "direct message rate limited once", via: "slash", rule: discordtest.Rule{Method: "POST", Path: dmSend, Failure: discordtest.RateLimited, Times: 1},
@@ -48,6 +54,7 @@ func TestDiscordFailuresGetAPoliteAnswerAndALogLine(t *testing.T) {
 			var answer string
 			if tt.via == "slash" {
 				i := d.slash(developerID, keyChannelID, 0, "key", "get")
+				d.assertEphemeral(i)
 				if tt.wantAnswer != "" {
 					answer = d.answerText(i)
 				}
@@ -63,6 +70,7 @@ func TestDiscordFailuresGetAPoliteAnswerAndALogLine(t *testing.T) {
 			if strings.Contains(answer, "crw_") {
 				t.Errorf("answer holds a key: %q", answer)
 			}
+			d.assertKeyOnlyInDirectMessages(developerID)
 			if tt.wantLog != "" && !strings.Contains(d.logs.String(), tt.wantLog) {
 				t.Errorf("logs lack %q:\n%s", tt.wantLog, d.logs.String())
 			}

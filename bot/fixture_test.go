@@ -57,6 +57,8 @@ type desk struct {
 	clock   *models.ManualClock
 	logs    *lockedBuffer
 	nextID  atomic.Int64
+	// handlerTimeout, when set, bounds each handler call as Run does.
+	handlerTimeout time.Duration
 }
 
 // deskOptions vary the bot of a desk.
@@ -65,10 +67,16 @@ type deskOptions struct {
 	prefix     string
 	// reconnectDelay is the bot's first wait before retrying the gateway.
 	reconnectDelay time.Duration
-	weekly         bot.WeeklyCollection
-	store          *models.Store
-	discord        *discordtest.Server
-	secret         []byte
+	// handlerTimeout, when set, is the bot's HandlerTimeout, and the desk
+	// calls every handler with a context of that deadline, as Run does;
+	// unset, handlers get a context without deadline.
+	handlerTimeout time.Duration
+	// directMessageTimeout is the bot's DirectMessageTimeout.
+	directMessageTimeout time.Duration
+	weekly               bot.WeeklyCollection
+	store                *models.Store
+	discord              *discordtest.Server
+	secret               []byte
 }
 
 func newDesk(t *testing.T, opts deskOptions) *desk {
@@ -103,20 +111,23 @@ func newDesk(t *testing.T, opts deskOptions) *desk {
 		t.Fatal(err)
 	}
 	b, err := bot.New(bot.Config{
-		Token:          "test-token",
-		GuildID:        guildID,
-		KeyChannelID:   keyChannelID,
-		LogChannelID:   opts.logChannel,
-		Prefix:         opts.prefix,
-		ReconnectDelay: opts.reconnectDelay,
-		Clock:          clock,
-		Logger:         logger,
-		HTTPClient:     discord.Client(),
+		Token:                "test-token",
+		GuildID:              guildID,
+		KeyChannelID:         keyChannelID,
+		LogChannelID:         opts.logChannel,
+		Prefix:               opts.prefix,
+		ReconnectDelay:       opts.reconnectDelay,
+		HandlerTimeout:       opts.handlerTimeout,
+		DirectMessageTimeout: opts.directMessageTimeout,
+		Clock:                clock,
+		Logger:               logger,
+		HTTPClient:           discord.Client(),
 	}, bot.Dependencies{Keys: service, Cursors: store, Weekly: opts.weekly})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &desk{t: t, bot: b, discord: discord, keys: service, store: store, api: server, clock: clock, logs: logs}
+	d := &desk{t: t, bot: b, discord: discord, keys: service, store: store, api: server, clock: clock, logs: logs,
+		handlerTimeout: opts.handlerTimeout}
 	d.nextID.Store(500000000000000000)
 	t.Cleanup(func() { d.assertNoKeyLeaked() })
 	return d
@@ -133,6 +144,18 @@ func newSecret(t *testing.T) []byte {
 
 func (d *desk) id() string { return strconv.FormatInt(d.nextID.Add(1), 10) }
 
+// handle calls a handler the way Run does: with a context of the desk's
+// handler timeout, when it has one.
+func (d *desk) handle(handler func(context.Context)) {
+	ctx := context.Background()
+	if d.handlerTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d.handlerTimeout)
+		defer cancel()
+	}
+	handler(ctx)
+}
+
 // slash runs a slash command as a member in a channel and returns the
 // interaction (its token finds the answer).
 func (d *desk) slash(userID, channelID string, permissions int64, command, sub string, options ...*discordgo.ApplicationCommandInteractionDataOption) *discordgo.Interaction {
@@ -145,7 +168,9 @@ func (d *desk) slash(userID, channelID string, permissions int64, command, sub s
 			{Name: sub, Type: discordgo.ApplicationCommandOptionSubCommand, Options: options},
 		}},
 	}
-	d.bot.HandleInteractionCreate(context.Background(), &discordgo.InteractionCreate{Interaction: i})
+	d.handle(func(ctx context.Context) {
+		d.bot.HandleInteractionCreate(ctx, &discordgo.InteractionCreate{Interaction: i})
+	})
 	return i
 }
 
@@ -158,7 +183,9 @@ func (d *desk) press(userID, owner string) *discordgo.Interaction {
 		Member: &discordgo.Member{User: &discordgo.User{ID: userID, Username: "user" + userID}},
 		Data:   discordgo.MessageComponentInteractionData{CustomID: "crowns:regenerate:" + owner, ComponentType: discordgo.ButtonComponent},
 	}
-	d.bot.HandleInteractionCreate(context.Background(), &discordgo.InteractionCreate{Interaction: i})
+	d.handle(func(ctx context.Context) {
+		d.bot.HandleInteractionCreate(ctx, &discordgo.InteractionCreate{Interaction: i})
+	})
 	return i
 }
 
@@ -168,7 +195,7 @@ func (d *desk) say(userID, channelID, content string) *discordgo.Message {
 	d.t.Helper()
 	m := &discordgo.Message{ID: d.id(), ChannelID: channelID, GuildID: guildID, Content: content,
 		Author: &discordgo.User{ID: userID, Username: "user" + userID}}
-	d.bot.HandleMessageCreate(context.Background(), &discordgo.MessageCreate{Message: m})
+	d.handle(func(ctx context.Context) { d.bot.HandleMessageCreate(ctx, &discordgo.MessageCreate{Message: m}) })
 	return m
 }
 
@@ -362,3 +389,38 @@ func (noGame) Clan(context.Context, string) (models.ClanDetails, error) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// assertEphemeral checks that an interaction was answered with one reply
+// only its member sees: the deferred reply of a slash command, or a
+// direct reply, carrying the ephemeral flag (64).
+func (d *desk) assertEphemeral(i *discordgo.Interaction) {
+	d.t.Helper()
+	callbacks := d.discord.RequestsTo("POST", "/interactions/"+i.ID+"/"+i.Token+"/callback")
+	if len(callbacks) != 1 {
+		d.t.Fatalf("interaction %s was acknowledged %d times, want 1", i.ID, len(callbacks))
+	}
+	var reply struct {
+		Type discordgo.InteractionResponseType `json:"type"`
+		Data *struct {
+			Flags discordgo.MessageFlags `json:"flags"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(callbacks[0].Body, &reply); err != nil {
+		d.t.Fatal(err)
+	}
+	if reply.Data == nil || reply.Data.Flags&discordgo.MessageFlagsEphemeral == 0 {
+		d.t.Errorf("interaction %s was acknowledged without the ephemeral flag: %s", i.ID, callbacks[0].Body)
+	}
+}
+
+// assertKeyOnlyInDirectMessages checks that every request body holding a
+// key is a direct message to userID (delivered or refused).
+func (d *desk) assertKeyOnlyInDirectMessages(userID string) {
+	d.t.Helper()
+	dmPath := "/channels/" + discordtest.DMChannelID(userID) + "/messages"
+	for _, r := range d.discord.Requests() {
+		if strings.Contains(string(r.Body), "crw_") && (r.Method != "POST" || r.Path != dmPath) {
+			d.t.Errorf("a key was sent to %s %s", r.Method, r.Path)
+		}
+	}
+}

@@ -100,8 +100,12 @@ func (b *Bot) answerButton(ctx context.Context, i *discordgo.Interaction) {
 }
 
 // editAnswer replaces the acknowledged interaction's message with the
-// answer, removing any earlier button and mentioning no one.
+// answer, removing any earlier button and mentioning no one. It has its
+// own deadline (see answerContext), so it goes out even when the work
+// before it used up ctx.
 func (b *Bot) editAnswer(ctx context.Context, i *discordgo.Interaction, a answer) {
+	ctx, cancel := b.answerContext(ctx)
+	defer cancel()
 	components := []discordgo.MessageComponent{}
 	if a.confirmFor != "" {
 		components = append(components, discordgo.ActionsRow{Components: []discordgo.MessageComponent{

@@ -96,8 +96,11 @@ func (b *Bot) deliver(ctx context.Context, who requester, key string, kind deliv
 }
 
 // sendDirectMessage opens (or reuses) the DM channel with a user and
-// posts text there, mentioning no one.
+// posts text there, mentioning no one, within DirectMessageTimeout: a
+// direct message Discord keeps rate-limiting must leave time to answer.
 func (b *Bot) sendDirectMessage(ctx context.Context, userID, text string) error {
+	ctx, cancel := context.WithTimeout(ctx, b.cfg.DirectMessageTimeout)
+	defer cancel()
 	channel, err := b.session.UserChannelCreate(userID, discordgo.WithContext(ctx))
 	if err != nil {
 		return err

@@ -63,7 +63,9 @@ func (b *Bot) HandleMessageCreate(ctx context.Context, event *discordgo.MessageC
 	}
 	style := b.textStyle()
 	if m.ChannelID != b.cfg.KeyChannelID {
-		b.say(ctx, m, answer{text: textUseKeyChannel(b.cfg.KeyChannelID, style)})
+		answerCtx, cancel := b.answerContext(ctx)
+		defer cancel()
+		b.say(answerCtx, m, answer{text: textUseKeyChannel(b.cfg.KeyChannelID, style)})
 		return
 	}
 	who := requesterOf(m.Author, m.Member)
@@ -76,14 +78,18 @@ func (b *Bot) HandleMessageCreate(ctx context.Context, event *discordgo.MessageC
 	default:
 		a = answer{text: textCommandHelpText(style)}
 	}
-	b.say(ctx, m, a)
-	if err := b.session.ChannelMessageDelete(m.ChannelID, m.ID, discordgo.WithContext(ctx)); err != nil {
-		b.logDiscordFailure(ctx, "delete a command message (the bot needs Manage Messages in the key channel)", err)
+	// The answer and the clean-up have their own deadline, so they go
+	// out even when the work above used up ctx.
+	answerCtx, cancel := b.answerContext(ctx)
+	defer cancel()
+	b.say(answerCtx, m, a)
+	if err := b.session.ChannelMessageDelete(m.ChannelID, m.ID, discordgo.WithContext(answerCtx)); err != nil {
+		b.logDiscordFailure(answerCtx, "delete a command message (the bot needs Manage Messages in the key channel)", err)
 	}
 }
 
 // say answers a text command in its channel, addressed to its author
-// and pinging no one else.
+// and pinging no one else, within ctx (from answerContext).
 func (b *Bot) say(ctx context.Context, m *discordgo.Message, a answer) {
 	_, err := b.session.ChannelMessageSendComplex(m.ChannelID, &discordgo.MessageSend{
 		Content:         textAddressed(m.Author.ID, a.text),
