@@ -70,6 +70,43 @@ func TestClanSearchFilters(t *testing.T) {
 	_ = json.Unmarshal(raw, &none)
 }
 
+func TestClanSearchCursorsTheGameAPIRejects(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	key := h.issue("36")
+	for i, tt := range []struct{ query, text string }{
+		{"name=royal&after=garbage", "invalid value for 'after': not a cursor from a previous page"},
+		{"name=royal&before=garbage", "invalid value for 'before': not a cursor from a previous page"},
+	} {
+		t.Run(tt.query, func(t *testing.T) {
+			expectError(t, h.get("/clan/search?"+tt.query, "auth", key), http.StatusBadRequest, tt.text)
+			// Only the game API can tell this cursor is not one of its own.
+			if got := h.upstream.count("/v1/clans"); got != i+1 {
+				t.Fatalf("the search reached the sandbox %d times in all, want %d", got, i+1)
+			}
+		})
+	}
+}
+
+func TestClanSearchFiltersTheGameAPIRejects(t *testing.T) {
+	refusing := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write([]byte(`{"reason":"badRequest","message":"Invalid search criteria"}`))
+	})
+	h := newHarness(t, harnessOptions{upstream: refusing})
+	key := h.issue("37")
+	for _, tt := range []struct{ query, text string }{
+		{"name=royal&minMembers=10", "invalid value for 'name': rejected by the game API"},
+		{"score=500&locationId=57000000", "invalid value for 'score': rejected by the game API"},
+		{"locationId=57000000&maxMembers=20", "invalid value for 'maxMembers': rejected by the game API"},
+		{"name=royal&after=eyJwb3MiOjJ9", "invalid value for 'after': not a cursor from a previous page"},
+	} {
+		t.Run(tt.query, func(t *testing.T) {
+			expectError(t, h.get("/clan/search?"+tt.query, "auth", key), http.StatusBadRequest, tt.text)
+		})
+	}
+}
+
 func TestPlayerBattles(t *testing.T) {
 	h := newHarness(t, harnessOptions{})
 	key := h.issue("32")

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -41,6 +42,9 @@ func (s *Server) handleClanSearch(c *fiber.Ctx) error {
 	answer, hit, err := s.cache.fetch(c.UserContext(), searchCacheKey(q), s.cfg.RequestTimeout,
 		func(ctx context.Context) (*cachedAnswer, error) {
 			page, err := s.deps.Game.SearchClans(ctx, q)
+			if errors.Is(err, models.ErrInvalid) {
+				return nil, rejectedSearch(q)
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -132,14 +136,50 @@ func cursorParam(c *fiber.Ctx, name string) (string, error) {
 		return "", nil
 	}
 	if raw == "" || len(raw) > searchCursorMax {
-		return "", models.InvalidParam(name, "not a cursor from a previous page")
+		return "", errNotACursor(name)
 	}
 	for _, r := range raw {
 		if r <= ' ' || r > '~' {
-			return "", models.InvalidParam(name, "not a cursor from a previous page")
+			return "", errNotACursor(name)
 		}
 	}
 	return raw, nil
+}
+
+// errNotACursor is the answer to a cursor param that no previous page
+// handed out: one this API can tell at sight, or one the game API refuses.
+func errNotACursor(param string) error {
+	return models.InvalidParam(param, "not a cursor from a previous page")
+}
+
+// rejectedSearch words a search the game API refused (its 400) in the
+// contract's terms, naming one parameter; the game API does not say which
+// one it disliked. The filters have passed parseClanSearch's own checks,
+// while a cursor is opaque here and only the game API can judge it, so a
+// refused search that carried a cursor (parseClanSearch lets at most one
+// through) is blamed on that cursor, with the answer a malformed cursor
+// gets. A refused search without a cursor is blamed on the first filter
+// it carried, in the order name, score, minMembers, maxMembers,
+// locationId; parseClanSearch guarantees there is one.
+func rejectedSearch(q models.ClanSearchQuery) error {
+	const refused = "rejected by the game API"
+	switch {
+	case q.After != "":
+		return errNotACursor("after")
+	case q.Before != "":
+		return errNotACursor("before")
+	case q.Name != "":
+		return models.InvalidParam("name", refused)
+	case q.MinScore >= 0:
+		return models.InvalidParam("score", refused)
+	case q.MinMembers > 0:
+		return models.InvalidParam("minMembers", refused)
+	case q.MaxMembers > 0:
+		return models.InvalidParam("maxMembers", refused)
+	case q.LocationID > 0:
+		return models.InvalidParam("locationId", refused)
+	}
+	return errSearchNeedsFilter
 }
 
 // searchCacheKey names the cached answer of a validated search: its

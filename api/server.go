@@ -19,7 +19,8 @@ type KeyVerifier interface {
 	Verify(ctx context.Context, raw string) (keys.Identity, error)
 }
 
-// GameData is the game upstream as the API uses it.
+// GameData is the game upstream as the API uses it. SearchClans returns a
+// models.ErrInvalid when the game API refuses the search (its 400).
 type GameData interface {
 	SearchClans(ctx context.Context, q models.ClanSearchQuery) (models.ClanSearchPage, error)
 	PlayerBattles(ctx context.Context, tag string) ([]models.Battle, error)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/upstream/sandbox"
 )
 
 var printedKey = regexp.MustCompile(`crw_[0-9A-Za-z]{36}`)
@@ -116,6 +117,33 @@ func TestServeOnPostgresPrintsNoKey(t *testing.T) {
 	}
 	if out := n.stdout.String(); out != "" {
 		t.Fatalf("a PostgreSQL deployment printed:\n%s", out)
+	}
+}
+
+// TestServeOnSQLiteWithAnUpstreamTokenPrintsNoKey: the welcome key belongs
+// to the zero-setup mode only; an upstream token means an operator set
+// things up, even on the embedded SQLite file.
+func TestServeOnSQLiteWithAnUpstreamTokenPrintsNoKey(t *testing.T) {
+	upstream := httptest.NewServer(sandbox.NewWorld(sandbox.Config{}).Handler())
+	defer upstream.Close()
+	env := map[string]string{
+		"CROWNS_DATA_DIR":       t.TempDir(),
+		"CROWNS_UPSTREAM_URL":   upstream.URL + "/v1",
+		"CROWNS_UPSTREAM_TOKEN": "token",
+	}
+	key := issueKeyWithCLI(t, env)
+	n := startServe(t, env)
+	if code := getJSON(t, n.url("/clan/search?name=royal&limit=2"), "Bearer "+key, nil); code != http.StatusOK {
+		t.Fatalf("search through the configured upstream: %d", code)
+	}
+	// The welcome would follow "API listening"; after a clean stop every
+	// line serve was going to write is written.
+	n.stop(t)
+	if out := n.stdout.String(); out != "" {
+		t.Fatalf("a deployment with an upstream token printed:\n%s", out)
+	}
+	if printed := printedKey.FindAllString(n.stderr.String(), -1); len(printed) > 0 {
+		t.Fatalf("keys %q reached the log:\n%s", printed, n.stderr.String())
 	}
 }
 

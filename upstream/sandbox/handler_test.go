@@ -102,6 +102,8 @@ func TestClanSearchRejectsBadQueries(t *testing.T) {
 		"minMembers=ten",
 		"name=royal&after=eyJwb3MiOjJ9&before=eyJwb3MiOjJ9",
 		"name=royal&after=not-a-marker",
+		"name=royal&after=garbage",
+		"name=royal&before=garbage",
 	} {
 		status, body := f.get(t, "/clans?"+query)
 		if status != http.StatusBadRequest {
