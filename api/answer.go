@@ -53,6 +53,16 @@ func newCachedAnswer(body []byte, headers ...[2]string) *cachedAnswer {
 	return a
 }
 
+// renewedAnswer is previous when body is what it was rendered from (the
+// same length and ETag), so that its compressed form is not made again;
+// otherwise a new answer of body.
+func renewedAnswer(previous *cachedAnswer, body []byte) *cachedAnswer {
+	if previous != nil && previous.refusal == nil && previous.length == len(body) && len(previous.headers) == 0 && previous.etag == etagOf(body) {
+		return previous
+	}
+	return newCachedAnswer(body)
+}
+
 // refusalAnswer caches a refusal.
 func refusalAnswer(err error) *cachedAnswer { return &cachedAnswer{refusal: err} }
 

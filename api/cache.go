@@ -81,11 +81,32 @@ func (c *responseCache) get(key string) (*cachedAnswer, bool) {
 	}
 	entry := el.Value.(*cacheEntry)
 	if !now.Before(entry.expires) {
-		c.remove(el)
+		// Kept until replaced or evicted: see expired.
 		return nil, false
 	}
 	c.order.MoveToFront(el)
 	return entry.answer, true
+}
+
+// expired returns the answer kept under key whose lifetime has ended, if
+// there is one: what the answer produced anew may turn out to equal, so
+// that its rendered forms can be taken over instead of made again. An
+// answer dropped with its group is gone, not expired.
+func (c *responseCache) expired(key string) *cachedAnswer {
+	if c.budget <= 0 {
+		return nil
+	}
+	now := c.clock.Now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.entries[key]
+	if !ok {
+		return nil
+	}
+	if entry := el.Value.(*cacheEntry); !now.Before(entry.expires) {
+		return entry.answer
+	}
+	return nil
 }
 
 // put stores an answer in its slot, evicting the least recently used to

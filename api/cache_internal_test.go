@@ -242,3 +242,43 @@ func TestEachSlotKeepsItsOwnLifetime(t *testing.T) {
 		t.Fatal("an answer with no TTL was stored")
 	}
 }
+
+// TestAnExpiredAnswerIsRenewedWhenNothingChanged: at the end of its TTL an
+// answer is no longer served, but is still there to be taken over by the
+// answer read anew when its body is the same (its compressed form is not
+// made again); a changed body, a refusal, or an answer dropped with its
+// group is never taken over.
+func TestAnExpiredAnswerIsRenewedWhenNothingChanged(t *testing.T) {
+	clock := models.NewManualClock(time.Unix(0, 0))
+	cache := newResponseCache(time.Minute, 1<<20, clock)
+	body := randomJSON(20_000)
+	slot := cacheSlot{key: "history/2PP/0/7/1", group: "2PP", ttl: time.Minute}
+	first := newCachedAnswer(body)
+	cache.put(slot, first, cache.generation(slot.group))
+	if cache.expired(slot.key) != nil {
+		t.Fatal("a fresh answer counts as expired")
+	}
+	clock.Advance(time.Minute)
+	if _, hit := cache.get(slot.key); hit {
+		t.Fatal("an answer was served past its TTL")
+	}
+	previous := cache.expired(slot.key)
+	if previous != first {
+		t.Fatal("the expired answer is gone")
+	}
+	if renewedAnswer(previous, bytes.Clone(body)) != first {
+		t.Fatal("an unchanged body was rendered anew")
+	}
+	changed := bytes.Clone(body)
+	changed[100]++
+	if renewed := renewedAnswer(previous, changed); renewed == first || renewed.etag == first.etag {
+		t.Fatal("a changed body took over the old answer")
+	}
+	if renewedAnswer(refusalAnswer(models.ErrNotTracked), []byte("{}")).refusal != nil {
+		t.Fatal("a refusal was taken over by a body")
+	}
+	cache.drop(slot.group)
+	if cache.expired(slot.key) != nil {
+		t.Fatal("an answer dropped with its clan can still be taken over")
+	}
+}

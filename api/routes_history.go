@@ -2,9 +2,7 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"strconv"
 	"time"
 
@@ -58,11 +56,9 @@ func (s *Server) sendHistory(c *fiber.Ctx, kind models.SnapshotKind) error {
 		case err != nil:
 			return nil, err
 		}
-		body, err := json.Marshal(history)
-		if err != nil {
-			return nil, fmt.Errorf("encode history: %w", err)
-		}
-		return newCachedAnswer(body), nil
+		// At the end of its TTL an answer is read again; when nothing
+		// changed, the answer it was is kept, compressed form and all.
+		return renewedAnswer(s.cache.expired(slot.key), history.AppendJSON(nil)), nil
 	})
 	if err != nil {
 		return err

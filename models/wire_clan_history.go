@@ -1,8 +1,7 @@
 package models
 
 import (
-	"bytes"
-	"encoding/json"
+	"strconv"
 	"time"
 )
 
@@ -33,23 +32,53 @@ type ClanHistory []HistorySnapshot
 
 // MarshalJSON writes the history as {"YYYY-MM-DD-HH-mm": snapshot, ...}.
 func (h ClanHistory) MarshalJSON() ([]byte, error) {
-	var buf bytes.Buffer
-	buf.WriteByte('{')
-	for i, snapshot := range h {
+	return h.AppendJSON(nil), nil
+}
+
+// AppendJSON appends the history's JSON to dst: byte for byte what
+// encoding/json writes for it, a good deal faster (a 7-day history of a
+// 50-member clan is rendered once per clan and day, and again whenever the
+// clan changes).
+func (h ClanHistory) AppendJSON(dst []byte) []byte {
+	dst = append(dst, '{')
+	for i := range h {
 		if i > 0 {
-			buf.WriteByte(',')
+			dst = append(dst, ',')
 		}
-		buf.WriteByte('"')
-		buf.WriteString(HistoryKey(snapshot.Slot))
-		buf.WriteString(`":`)
-		body, err := json.Marshal(snapshot)
-		if err != nil {
-			return nil, err
-		}
-		buf.Write(body)
+		dst = append(dst, '"')
+		dst = appendHistoryKey(dst, h[i].Slot)
+		dst = append(dst, `":`...)
+		dst = h[i].appendJSON(dst)
 	}
-	buf.WriteByte('}')
-	return buf.Bytes(), nil
+	return append(dst, '}')
+}
+
+// appendJSON appends the snapshot's legacy shape.
+func (s *HistorySnapshot) appendJSON(dst []byte) []byte {
+	dst = strconv.AppendInt(append(dst, `{"donations":`...), int64(s.Donations), 10)
+	dst = strconv.AppendInt(append(dst, `,"memberCount":`...), int64(s.MemberCount), 10)
+	if s.Members == nil {
+		return append(dst, `,"members":null}`...)
+	}
+	dst = append(dst, `,"members":[`...)
+	for i := range s.Members {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = s.Members[i].appendJSON(dst)
+	}
+	return append(dst, "]}"...)
+}
+
+// appendJSON appends the member's legacy shape.
+func (m *HistoryMember) appendJSON(dst []byte) []byte {
+	dst = strconv.AppendInt(append(dst, `{"clanRank":`...), int64(m.ClanRank), 10)
+	dst = strconv.AppendInt(append(dst, `,"crowns":`...), int64(m.Crowns), 10)
+	dst = strconv.AppendInt(append(dst, `,"donations":`...), int64(m.Donations), 10)
+	dst = appendJSONString(append(dst, `,"name":`...), m.Name)
+	dst = appendJSONString(append(dst, `,"tag":`...), m.Tag)
+	dst = strconv.AppendInt(append(dst, `,"trophies":`...), int64(m.Trophies), 10)
+	return append(dst, '}')
 }
 
 // ClanTracking is the answer of GET /clan/:tag/tracking. Active: the clan
