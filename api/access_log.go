@@ -37,7 +37,7 @@ func NewAccessLog(out io.Writer, json bool) *AccessLog {
 // accessEntry is what the access log says of one request.
 type accessEntry struct {
 	time          time.Time
-	requestID     string
+	requestID     []byte
 	method        string
 	route         string
 	status        int
@@ -49,7 +49,7 @@ type accessEntry struct {
 // attrs are the entry's attributes as the logger gets them.
 func (e *accessEntry) attrs(record *slog.Record) {
 	record.AddAttrs(
-		slog.String("requestId", e.requestID),
+		slog.String("requestId", string(e.requestID)),
 		slog.String("method", e.method),
 		slog.String("route", e.route),
 		slog.Int("status", e.status),
@@ -190,8 +190,8 @@ func (r *renderedSecond) appendNanos(b []byte, t time.Time) []byte {
 // plainValue reports whether s reads the same in both formats without
 // quoting or escaping: not empty, and only letters, digits and a few
 // punctuation marks that neither format treats specially.
-func plainValue(s string) bool {
-	if s == "" {
+func plainValue[S string | []byte](s S) bool {
+	if len(s) == 0 {
 		return false
 	}
 	for i := 0; i < len(s); i++ {

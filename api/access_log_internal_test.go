@@ -16,20 +16,20 @@ func TestAccessLogWritesWhatSlogWrites(t *testing.T) {
 	paris := time.FixedZone("CET", 3600)
 	entries := map[string]accessEntry{
 		"authenticated": {
-			time: time.Date(2026, 11, 22, 10, 24, 9, 123456789, time.UTC), requestID: "3fa1c09e-1k2j",
+			time: time.Date(2026, 11, 22, 10, 24, 9, 123456789, time.UTC), requestID: []byte("3fa1c09e-1k2j"),
 			method: "GET", route: "/clan/:tag/history", status: 200, latency: 1234567 * time.Nanosecond,
 			keyID: 42, authenticated: true,
 		},
 		"anonymous, whole second": {
-			time: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), requestID: "caller.id_42",
+			time: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), requestID: []byte("caller.id_42"),
 			method: "HEAD", route: "/healthz", status: 401, latency: 850 * time.Microsecond,
 		},
 		"other zone, monotonic reading": {
-			time: time.Now().In(paris), requestID: "a", method: "GET", route: "/player/:tag/battles",
+			time: time.Now().In(paris), requestID: []byte("a"), method: "GET", route: "/player/:tag/battles",
 			status: 304, latency: 3 * time.Second, keyID: 7, authenticated: true,
 		},
 		"unmatched path": {
-			time: time.Date(2026, 5, 31, 23, 59, 59, 999999999, time.UTC), requestID: "b",
+			time: time.Date(2026, 5, 31, 23, 59, 59, 999999999, time.UTC), requestID: []byte("b"),
 			method: "GET", route: "/nope/%20x~y+z@w", status: 404, latency: time.Millisecond,
 		},
 	}
@@ -58,7 +58,7 @@ func TestAccessLogWritesWhatSlogWrites(t *testing.T) {
 func TestAccessLogLeavesQuotedStringsToSlog(t *testing.T) {
 	for _, route := range []string{"", "/a b", `/a"b`, "/a=b", "/a\\b", "/é", "/a\nb", "/a<b"} {
 		var out bytes.Buffer
-		entry := accessEntry{time: time.Now(), requestID: "x", method: "GET", route: route, status: 404}
+		entry := accessEntry{time: time.Now(), requestID: []byte("x"), method: "GET", route: route, status: 404}
 		if NewAccessLog(&out, false).write(&entry) || out.Len() != 0 {
 			t.Errorf("route %q: written by the fast path: %q", route, out.String())
 		}
@@ -89,7 +89,7 @@ func TestAccessLogTimesMatchSlogAcrossSecondsAndZones(t *testing.T) {
 			for round := range 40 {
 				at = at.Add(steps[round%len(steps)])
 				fast.Reset()
-				entry := accessEntry{time: at, requestID: "t", method: "GET", route: "/healthz", status: 200, latency: time.Millisecond}
+				entry := accessEntry{time: at, requestID: []byte("t"), method: "GET", route: "/healthz", status: 200, latency: time.Millisecond}
 				if !log.write(&entry) {
 					t.Fatal("the fast path refused a plain entry")
 				}

@@ -32,9 +32,11 @@ type cachedAnswer struct {
 	// gzipped is the body compressed; nil when compression does not pay.
 	gzipped []byte
 	// length is the length of the plain body.
-	length  int
-	etag    string
-	headers [][2]string
+	length int
+	etag   string
+	// etagBytes is etag, as the response header takes it.
+	etagBytes []byte
+	headers   [][2]string
 	// refusal, when set, is the error this answer stands for; it has no
 	// body.
 	refusal error
@@ -43,7 +45,8 @@ type cachedAnswer struct {
 // newCachedAnswer renders body into an answer with its ETag, compressed
 // once when that pays; a large body is kept compressed only.
 func newCachedAnswer(body []byte, headers ...[2]string) *cachedAnswer {
-	a := &cachedAnswer{plain: body, length: len(body), etag: etagOf(body), headers: headers}
+	etag := etagOf(body)
+	a := &cachedAnswer{plain: body, length: len(body), etag: etag, etagBytes: []byte(etag), headers: headers}
 	if len(body) < minGzipSize {
 		return a
 	}
@@ -68,7 +71,7 @@ func refusalAnswer(err error) *cachedAnswer { return &cachedAnswer{refusal: err}
 
 // size is what the answer occupies in memory, roughly.
 func (a *cachedAnswer) size() int64 {
-	return int64(len(a.plain) + len(a.gzipped) + len(a.etag) + answerOverhead)
+	return int64(len(a.plain) + len(a.gzipped) + 2*len(a.etag) + answerOverhead)
 }
 
 // answerOverhead is the memory of an answer besides its bodies: the

@@ -27,10 +27,15 @@ const headerRequestID = "X-Request-Id"
 // once authenticated, whose key it carries. One per request, reused from
 // a pool: nothing may keep it past the request.
 type requestState struct {
-	id            string
+	// id is the request id, in idBuf.
+	id            []byte
+	idBuf         [maxRequestIDLength]byte
 	identity      keys.Identity
 	authenticated bool
 }
+
+// maxRequestIDLength bounds a caller's request id; ours are shorter.
+const maxRequestIDLength = 64
 
 // requestStates pools requestStates.
 type requestStates struct{ pool sync.Pool }
@@ -43,7 +48,7 @@ func (p *requestStates) get() *requestState {
 }
 
 func (p *requestStates) put(st *requestState) {
-	*st = requestState{}
+	st.id, st.identity, st.authenticated = nil, keys.Identity{}, false
 	p.pool.Put(st)
 }
 
@@ -61,10 +66,9 @@ func newRequestIDs() *requestIDs {
 	return &requestIDs{prefix: hex.EncodeToString(b) + "-"}
 }
 
-// newID returns the next id, like "3fa1c09e-1k2j".
-func (r *requestIDs) newID() string {
-	var buf [32]byte
-	return string(strconv.AppendUint(append(buf[:0], r.prefix...), r.next.Add(1), 36))
+// appendNewID appends the next id, like "3fa1c09e-1k2j".
+func (r *requestIDs) appendNewID(dst []byte) []byte {
+	return strconv.AppendUint(append(dst, r.prefix...), r.next.Add(1), 36)
 }
 
 // requestContext gives the request an id, a deadline and an access-log
@@ -73,12 +77,13 @@ func (s *Server) requestContext(c *fiber.Ctx) error {
 	start := time.Now()
 	st := s.states.get()
 	defer s.states.put(st)
-	st.id = incomingRequestID(c.Get(headerRequestID))
-	if st.id == "" {
-		st.id = s.requestIDs.newID()
+	if incoming := c.Request().Header.Peek(headerRequestID); plainRequestID(incoming) {
+		st.id = append(st.idBuf[:0], incoming...)
+	} else {
+		st.id = s.requestIDs.appendNewID(st.idBuf[:0])
 	}
 	c.Locals(localRequest, st)
-	c.Set(headerRequestID, st.id)
+	c.Response().Header.SetCanonical(s.headers.requestID, st.id)
 
 	ctx := newRequestDeadline(start.Add(s.cfg.RequestTimeout))
 	defer ctx.end(context.Canceled)
@@ -122,18 +127,18 @@ func (s *Server) requestContext(c *fiber.Ctx) error {
 	return nil
 }
 
-// incomingRequestID accepts a caller's request id when it is short and
-// plain, so it can be logged safely.
-func incomingRequestID(raw string) string {
-	if raw == "" || len(raw) > 64 {
-		return ""
+// plainRequestID tells whether a caller's request id can be taken as
+// ours: short and plain, so it can be logged safely.
+func plainRequestID(raw []byte) bool {
+	if len(raw) == 0 || len(raw) > maxRequestIDLength {
+		return false
 	}
 	for _, r := range raw {
 		if !(r == '-' || r == '_' || r == '.' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')) {
-			return ""
+			return false
 		}
 	}
-	return strings.Clone(raw)
+	return true
 }
 
 // stateOf is the request's state; nil outside requestContext.
@@ -142,9 +147,10 @@ func stateOf(c *fiber.Ctx) *requestState {
 	return st
 }
 
+// requestID is the request's id, for the log lines of failures.
 func requestID(c *fiber.Ctx) string {
 	if st := stateOf(c); st != nil {
-		return st.id
+		return string(st.id)
 	}
 	return ""
 }

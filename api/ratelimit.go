@@ -134,13 +134,13 @@ func (s *Server) rateLimit(c *fiber.Ctx) error {
 	d := s.limiter.take(identity.KeyID)
 	header := &c.Response().Header
 	var buf [48]byte
-	header.SetBytesV(headerRateLimit, s.rateHeaders.limit)
-	header.SetBytesV(headerRateRemaining, strconv.AppendInt(buf[:0], int64(d.remaining), 10))
-	header.SetBytesV(headerRateLimitPolicyIETF, s.rateHeaders.policy)
+	header.SetCanonical(s.headers.rateLimit, s.rateHeaders.limit)
+	header.SetCanonical(s.headers.rateRemaining, strconv.AppendInt(buf[:0], int64(d.remaining), 10))
+	header.SetCanonical(s.headers.ratePolicy, s.rateHeaders.policy)
 	value := append(buf[:0], `"default";r=`...)
 	value = strconv.AppendInt(value, int64(d.remaining), 10)
 	value = append(value, ";t="...)
-	header.SetBytesV(headerRateLimitIETF, strconv.AppendInt(value, int64(wholeSeconds(d.resetAfter)), 10))
+	header.SetCanonical(s.headers.rate, strconv.AppendInt(value, int64(wholeSeconds(d.resetAfter)), 10))
 	if !d.allowed {
 		c.Set(headerRateRetryAfter, strconv.FormatInt(d.retryAfter.Milliseconds()+boolToInt(d.retryAfter%time.Millisecond != 0), 10))
 		return &rateLimitedError{retryAfter: d.retryAfter}

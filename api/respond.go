@@ -27,21 +27,22 @@ func (s *Server) sendJSON(c *fiber.Ctx, v any) error {
 // accept it (an answer kept compressed only is inflated for the others).
 // A matching If-None-Match is answered 304 without a body.
 func (s *Server) sendAnswer(c *fiber.Ctx, answer *cachedAnswer, fromCache bool) error {
+	header := &c.Response().Header
 	for _, h := range answer.headers {
 		c.Set(h[0], h[1])
 	}
 	if fromCache {
-		c.Set(headerCached, "true")
+		header.SetCanonical(s.headers.cached, s.headers.valueTrue)
 	}
-	c.Set(fiber.HeaderETag, answer.etag)
-	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
-	c.Set(fiber.HeaderVary, fiber.HeaderAcceptEncoding)
+	header.SetCanonical(s.headers.etag, answer.etagBytes)
+	header.SetContentType(fiber.MIMEApplicationJSON)
+	header.SetCanonical(s.headers.vary, s.headers.valueAcceptEncoding)
 	if etagMatches(c.Get(fiber.HeaderIfNoneMatch), answer.etag) {
 		return c.SendStatus(fiber.StatusNotModified)
 	}
 	c.Status(fiber.StatusOK)
 	if answer.gzipped != nil && acceptsGzip(c.Get(fiber.HeaderAcceptEncoding)) {
-		c.Set(fiber.HeaderContentEncoding, "gzip")
+		header.SetContentEncoding("gzip")
 		return c.Send(answer.gzipped)
 	}
 	if answer.plain != nil {

@@ -116,6 +116,8 @@ type Server struct {
 	requestIDs *requestIDs
 	// rateHeaders are the rate-limit header values that never change.
 	rateHeaders rateHeaders
+	// headers are the canonical names of the headers every answer sets.
+	headers headerNames
 	// errorBodies are the rendered bodies of the fixed error answers.
 	errorBodies map[errorKey][]byte
 	// unsubscribe ends the subscription to clan changes.
@@ -151,6 +153,7 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 		cache:       newResponseCache(cfg.CacheTTL, cfg.CacheBytes, cfg.Clock),
 		requestIDs:  newRequestIDs(),
 		rateHeaders: newRateHeaders(cfg.RatePerSecond),
+		headers:     newHeaderNames(),
 	}
 	s.errorBodies = s.renderFixedErrors()
 	fiberConfig := FiberConfig()

@@ -111,7 +111,20 @@ func encodeChecksum(sum uint32) [ChecksumLength]byte {
 	return out
 }
 
-// inAlphabet reports whether c is a base62 character.
+// Bits of the base62 characters among bytes 0–63 (the digits) and 64–127
+// (the letters).
+const (
+	alphabetLow  = uint64(1<<10-1) << '0'
+	alphabetHigh = uint64(1<<26-1)<<('A'-64) | uint64(1<<26-1)<<('a'-64)
+)
+
+// inAlphabet reports whether c is a base62 character. Without branches
+// on the character: a key's characters are random, and a branch per
+// character range would be mispredicted often.
 func inAlphabet(c byte) bool {
-	return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z')
+	bits := alphabetLow
+	if c >= 64 {
+		bits = alphabetHigh
+	}
+	return c < 128 && bits>>(c&63)&1 == 1
 }

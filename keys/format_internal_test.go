@@ -29,3 +29,12 @@ func TestGenerateFailsOnShortRandomness(t *testing.T) {
 		t.Fatal("generate succeeded with 10 random bytes")
 	}
 }
+
+func TestInAlphabetIsExactlyBase62(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		want := strings.IndexByte(base62, byte(c)) >= 0
+		if got := inAlphabet(byte(c)); got != want {
+			t.Errorf("inAlphabet(%d) = %v, want %v", c, got, want)
+		}
+	}
+}

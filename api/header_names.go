@@ -1,0 +1,31 @@
+package api
+
+import "github.com/valyala/fasthttp"
+
+// headerNames are the response headers every answer sets, in the
+// canonical form fasthttp writes them: set with SetCanonical, they skip
+// the copy and case normalization fasthttp makes of a name on every Set.
+// The values that never change are kept beside them.
+type headerNames struct {
+	requestID, rateLimit, rateRemaining, ratePolicy, rate, etag, vary, cached []byte
+
+	// valueTrue (of x-cached) and valueAcceptEncoding (of Vary).
+	valueTrue, valueAcceptEncoding []byte
+}
+
+func newHeaderNames() headerNames {
+	canonical := func(name string) []byte { return fasthttp.AppendNormalizedHeaderKey(nil, name) }
+	return headerNames{
+		requestID:     canonical(headerRequestID),
+		rateLimit:     canonical(headerRateLimit),
+		rateRemaining: canonical(headerRateRemaining),
+		ratePolicy:    canonical(headerRateLimitPolicyIETF),
+		rate:          canonical(headerRateLimitIETF),
+		etag:          canonical(fasthttp.HeaderETag),
+		vary:          canonical(fasthttp.HeaderVary),
+		cached:        canonical(headerCached),
+
+		valueTrue:           []byte("true"),
+		valueAcceptEncoding: []byte(fasthttp.HeaderAcceptEncoding),
+	}
+}
