@@ -64,14 +64,19 @@ func New(clans *models.ClanStore, source ClanSource, cfg Config) (*Scheduler, er
 	}, nil
 }
 
-// Run ticks at once and then every TickInterval until ctx ends. When ctx
-// ends it stops claiming jobs, gives back the ones whose fetch it cancels,
-// finishes the writes under way and returns.
+// Run ticks at once and then every TickInterval until ctx ends; each
+// finished tick is logged at DEBUG ("scheduler tick done", with its
+// report). When ctx ends it stops claiming jobs, gives back the ones whose
+// fetch it cancels, finishes the writes under way and returns.
 func (s *Scheduler) Run(ctx context.Context) error {
 	s.log.Info("scheduler started", "tickInterval", s.cfg.TickInterval, "concurrency", s.cfg.Concurrency,
 		"ratePerSecond", s.cfg.RatePerSecond, "retentionDays", s.cfg.RetentionDays)
 	tickEvery(ctx, s.cfg.TickInterval, s.log, "scheduler", func(ctx context.Context) error {
-		_, err := s.Tick(ctx)
+		report, err := s.Tick(ctx)
+		if err == nil {
+			s.log.Debug("scheduler tick done", "planned", report.Planned, "stored", report.Stored,
+				"alreadyStored", report.AlreadyStored, "missed", report.Missed, "retried", report.Retried, "failed", report.Failed)
+		}
 		return err
 	})
 	return nil

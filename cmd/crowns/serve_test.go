@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/models/dbtest"
 	"github.com/crownsdev/crowns/upstream/sandbox"
 )
@@ -28,6 +29,12 @@ type servingNode struct {
 // startServe runs `crowns serve` with env and waits until the API listens.
 func startServe(t *testing.T, env map[string]string) *servingNode {
 	t.Helper()
+	return startServeAt(t, env, nil)
+}
+
+// startServeAt is startServe on clock (testCLI's when nil).
+func startServeAt(t *testing.T, env map[string]string, clock models.Clock) *servingNode {
+	t.Helper()
 	n := &servingNode{
 		addr:   freeAddr(t),
 		stdout: newWatchedBuffer("Try:"),
@@ -37,7 +44,11 @@ func startServe(t *testing.T, env map[string]string) *servingNode {
 	env["CROWNS_ADDR"] = n.addr
 	ctx, cancel := context.WithCancel(context.Background())
 	n.cancel = cancel
-	go func() { n.exit <- run(ctx, []string{"serve"}, testCLI(n.stdout, n.stderr, env)) }()
+	command := testCLI(n.stdout, n.stderr, env)
+	if clock != nil {
+		command.clock = clock
+	}
+	go func() { n.exit <- run(ctx, []string{"serve"}, command) }()
 	select {
 	case <-n.stderr.seen:
 	case code := <-n.exit:
