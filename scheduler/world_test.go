@@ -43,6 +43,9 @@ type world struct {
 	served       map[fetchKey]models.ClanDetails
 	failing      map[string]bool
 	descriptions map[string]string
+	// hold, when set, is called with each clan request before it is
+	// answered (a test that holds requests back or times them).
+	hold func(tag string)
 }
 
 type fetchKey struct {
@@ -105,7 +108,11 @@ func (w *world) intercept(next http.Handler) http.Handler {
 		w.requests[fetchKey{tag: tag, slot: models.SnapshotFourHourly.SlotAt(w.clock.Now())}]++
 		failing := w.failing[tag]
 		description, rewrite := w.descriptions[tag]
+		hold := w.hold
 		w.mu.Unlock()
+		if hold != nil {
+			hold(tag)
+		}
 		if failing {
 			rw.Header().Set("Content-Type", "application/json")
 			rw.WriteHeader(http.StatusServiceUnavailable)
@@ -136,6 +143,14 @@ func (w *world) failTag(tag string, failing bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.failing[tag] = failing
+}
+
+// holdClanRequests calls hold with each clan request from now on, before
+// it is answered.
+func (w *world) holdClanRequests(hold func(tag string)) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.hold = hold
 }
 
 // describe makes the upstream serve tag with this description.

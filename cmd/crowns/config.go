@@ -342,6 +342,7 @@ func (r *envReader) oneOf(name, def string, allowed ...string) string {
 
 func (r *envReader) roles(name, def string) roles {
 	var out roles
+	unknown := false
 	for _, part := range strings.Split(r.str(name, def), ",") {
 		switch strings.ToLower(strings.TrimSpace(part)) {
 		case "api":
@@ -353,9 +354,11 @@ func (r *envReader) roles(name, def string) roles {
 		case "":
 		default:
 			r.fail("%s lists unknown role %q (known: api, bot, scheduler)", name, part)
+			unknown = true
 		}
 	}
-	if !out.API && !out.Bot && !out.Scheduler {
+	// A value of unknown roles only has its reason already.
+	if !unknown && !out.API && !out.Bot && !out.Scheduler {
 		r.fail("%s selects no role (known: api, bot, scheduler)", name)
 	}
 	return out

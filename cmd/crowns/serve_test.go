@@ -35,10 +35,17 @@ func startServe(t *testing.T, env map[string]string) *servingNode {
 // startServeAt is startServe on clock (testCLI's when nil).
 func startServeAt(t *testing.T, env map[string]string, clock models.Clock) *servingNode {
 	t.Helper()
+	return startServeUntil(t, env, clock, "API listening")
+}
+
+// startServeUntil runs `crowns serve` with env on clock (testCLI's when
+// nil) and waits until its log contains line.
+func startServeUntil(t *testing.T, env map[string]string, clock models.Clock, line string) *servingNode {
+	t.Helper()
 	n := &servingNode{
 		addr:   freeAddr(t),
 		stdout: newWatchedBuffer("Try:"),
-		stderr: newWatchedBuffer("API listening"),
+		stderr: newWatchedBuffer(line),
 		exit:   make(chan int, 1),
 	}
 	env["CROWNS_ADDR"] = n.addr
@@ -52,9 +59,9 @@ func startServeAt(t *testing.T, env map[string]string, clock models.Clock) *serv
 	select {
 	case <-n.stderr.seen:
 	case code := <-n.exit:
-		t.Fatalf("serve exited with %d before listening:\n%s", code, n.stderr.String())
+		t.Fatalf("serve exited with %d before logging %q:\n%s", code, line, n.stderr.String())
 	case <-time.After(60 * time.Second):
-		t.Fatalf("serve did not start listening:\n%s", n.stderr.String())
+		t.Fatalf("serve did not log %q:\n%s", line, n.stderr.String())
 	}
 	t.Cleanup(func() { n.stop(t) })
 	return n
