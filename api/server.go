@@ -76,7 +76,8 @@ type Config struct {
 	// RequestTimeout bounds the work of one request (default 15s).
 	RequestTimeout time.Duration
 	// DisableAccessLog drops the access-log line of every request (about
-	// 0.7 µs of formatting each); errors and 5xx answers are still logged.
+	// 0.25 µs each with AccessLog, 1 µs through slog); errors and 5xx
+	// answers are still logged.
 	DisableAccessLog bool
 	// AccessLog, when set, writes the INFO access-log lines in place of
 	// Logger (in the same format as Logger's handler, which must be
