@@ -92,11 +92,25 @@ func (c *ClanStore) ensurePartition(ctx context.Context, month time.Time) error 
 	if c.partitions.has(name) {
 		return nil
 	}
+	// The partition is made as a table of its own and then attached:
+	// CREATE TABLE ... PARTITION OF would hold clan_snapshots exclusively
+	// while it waits to add the foreign key to tracked_clans, and a writer
+	// that holds tracked_clans and waits for clan_snapshots (a track
+	// request storing its first snapshot) would close a deadlock. ATTACH
+	// takes clan_snapshots in a mode writers pass through, so they never
+	// wait for it.
 	err := c.inTx(ctx, func(tx *gorm.DB) error {
 		if err := tx.Exec(`SELECT pg_advisory_xact_lock(?)`, partitionLockID).Error; err != nil {
 			return err
 		}
-		return tx.Exec(fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s PARTITION OF clan_snapshots FOR VALUES FROM (%d) TO (%d)`,
+		var exists bool
+		if err := tx.Raw(`SELECT to_regclass(?) IS NOT NULL`, name).Scan(&exists).Error; err != nil || exists {
+			return err
+		}
+		if err := tx.Exec(fmt.Sprintf(`CREATE TABLE %s (LIKE clan_snapshots INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING STORAGE)`, name)).Error; err != nil {
+			return err
+		}
+		return tx.Exec(fmt.Sprintf(`ALTER TABLE clan_snapshots ATTACH PARTITION %s FOR VALUES FROM (%d) TO (%d)`,
 			name, month.Unix(), month.AddDate(0, 1, 0).Unix())).Error
 	})
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/models/dbtest"
@@ -108,5 +109,64 @@ func TestEnsureSnapshotPartitionsConcurrently(t *testing.T) {
 	want := []string{"clan_snapshots_p202611", "clan_snapshots_p202612", "clan_snapshots_p202701", "clan_snapshots_p202702"}
 	if !reflect.DeepEqual(partitions, want) {
 		t.Fatalf("partitions = %v, want %v", partitions, want)
+	}
+}
+
+// TestCreatingAPartitionDoesNotDeadlockAWriter: a writer that holds
+// tracked_clans (a track request, between its clan row and its first
+// snapshot) and a new month's partition being made at that moment both
+// finish. A partition made with CREATE TABLE ... PARTITION OF held
+// clan_snapshots while waiting for tracked_clans, and the writer's
+// snapshot then waited for clan_snapshots: PostgreSQL broke the deadlock
+// by failing one of them.
+func TestCreatingAPartitionDoesNotDeadlockAWriter(t *testing.T) {
+	store := dbtest.Open(t, models.DialectPostgres)
+	ctx := context.Background()
+	clans := models.NewClanStore(store)
+	id := trackFixture(t, clans, "2CCCP", trackedAt).Clan.ID
+
+	writer := store.DB(ctx).Begin()
+	defer writer.Rollback()
+	if err := writer.Exec(`UPDATE tracked_clans SET name = name WHERE id = ?`, id).Error; err != nil {
+		t.Fatal(err)
+	}
+	created := make(chan error, 1)
+	go func() {
+		created <- models.NewClanStore(store).EnsureSnapshotPartitions(ctx, trackedAt.AddDate(0, 3, 0), trackedAt.AddDate(0, 3, 0))
+	}()
+	// The partition waits for the writer's hold on tracked_clans.
+	waitForLockWait(t, store, "tracked_clans")
+	slot := models.SnapshotFourHourly.SlotAt(trackedAt).Add(4 * time.Hour)
+	if err := writer.Exec(`INSERT INTO clan_snapshots (clan_id, kind, slot, donations, member_count, members)
+		VALUES (?, ?, ?, 0, 0, ?)`, id, models.SnapshotFourHourly, slot.Unix(), []byte{}).Error; err != nil {
+		t.Fatalf("the writer's snapshot while a partition is being made: %v", err)
+	}
+	if err := writer.Commit().Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-created; err != nil {
+		t.Fatalf("making the partition: %v", err)
+	}
+}
+
+// waitForLockWait waits, at most 30 s, until a session waits for a lock
+// on table (of this test's schema).
+func waitForLockWait(t *testing.T, store *models.Store, table string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var waiting int
+		err := store.DB(context.Background()).Raw(`SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+			WHERE NOT l.granted AND c.relname = ? AND c.relnamespace = current_schema()::regnamespace`, table).Scan(&waiting).Error
+		if err != nil {
+			t.Fatal(err)
+		}
+		if waiting > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("nobody waited for a lock on %s", table)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
