@@ -9,6 +9,8 @@ import (
 	"io"
 	"strconv"
 	"sync"
+
+	"github.com/crownsdev/crowns/models"
 )
 
 // Compression thresholds of rendered answers.
@@ -40,6 +42,9 @@ type cachedAnswer struct {
 	// refusal, when set, is the error this answer stands for; it has no
 	// body.
 	refusal error
+	// fingerprint, for a history answer, stands for the data it was read
+	// from: while the database gives the same, the answer holds.
+	fingerprint *models.HistoryFingerprint
 }
 
 // newCachedAnswer renders body into an answer with its ETag, compressed
@@ -68,6 +73,17 @@ func renewedAnswer(previous *cachedAnswer, body []byte) *cachedAnswer {
 
 // refusalAnswer caches a refusal.
 func refusalAnswer(err error) *cachedAnswer { return &cachedAnswer{refusal: err} }
+
+// withFingerprint is a with the fingerprint of the data it was read from:
+// a itself when it has that one already, else a copy sharing its bodies.
+func withFingerprint(a *cachedAnswer, fingerprint models.HistoryFingerprint) *cachedAnswer {
+	if a.fingerprint != nil && *a.fingerprint == fingerprint {
+		return a
+	}
+	marked := *a
+	marked.fingerprint = &fingerprint
+	return &marked
+}
 
 // size is what the answer occupies in memory, roughly.
 func (a *cachedAnswer) size() int64 {

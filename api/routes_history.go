@@ -37,6 +37,9 @@ func (s *Server) handleWeeklyHistory(c *fiber.Ctx) error {
 // (clan, kind, days, day) until the clan changes (a snapshot lands, its
 // tracking changes: see models.ClanChange) or HistoryCacheTTL passes.
 // They are what the database says now, so they carry no x-cached header.
+// Each keeps the fingerprint of the data it was read from: at the end of
+// its TTL, when the database gives the same fingerprint, it is kept for
+// another TTL without reading the history again.
 func (s *Server) sendHistory(c *fiber.Ctx, kind models.SnapshotKind) error {
 	tag, days, err := parseHistoryRequest(c)
 	if err != nil {
@@ -49,21 +52,44 @@ func (s *Server) sendHistory(c *fiber.Ctx, kind models.SnapshotKind) error {
 	}
 	answer, _, err := s.cache.fetchSlot(c.UserContext(), slot, s.cfg.RequestTimeout, func(ctx context.Context) (*cachedAnswer, error) {
 		from, to := models.HistoryWindow(now, days)
-		history, err := s.deps.History.ClanHistory(ctx, tag, kind, from, to)
+		previous := s.cache.expired(slot.key)
+		if s.historyHolds(ctx, previous, tag, kind, from, to) {
+			return previous, nil
+		}
+		// The fingerprint comes from the very query that reads the
+		// history: a write that commits after it changes what the
+		// database gives next, so this answer is read again at the end of
+		// its TTL rather than kept.
+		history, fingerprint, err := s.deps.History.FingerprintedClanHistory(ctx, tag, kind, from, to)
 		switch {
 		case errors.Is(err, models.ErrNotTracked), errors.Is(err, models.ErrWeeklyNotEnabled):
-			return refusalAnswer(err), nil
+			return withFingerprint(refusalAnswer(err), fingerprint), nil
 		case err != nil:
 			return nil, err
 		}
-		// At the end of its TTL an answer is read again; when nothing
-		// changed, the answer it was is kept, compressed form and all.
-		return renewedAnswer(s.cache.expired(slot.key), history.AppendJSON(nil)), nil
+		// When the body read again is the one the answer had (its
+		// fingerprint moved, not its content), the answer it was is kept,
+		// compressed form and all.
+		return withFingerprint(renewedAnswer(previous, history.AppendJSON(nil)), fingerprint), nil
 	})
 	if err != nil {
 		return err
 	}
 	return s.sendHistoryAnswer(c, answer)
+}
+
+// historyHolds tells whether previous, a history answer whose TTL ended,
+// is still what the database holds: the database gives the fingerprint
+// it was read with. It costs one cheap query, against a full read and
+// rendering. Without a previous answer or fingerprint, or when the query
+// fails, it says no: the history is read as if it had not been asked,
+// and a database that cannot answer fails that read as it would have.
+func (s *Server) historyHolds(ctx context.Context, previous *cachedAnswer, tag string, kind models.SnapshotKind, from, to time.Time) bool {
+	if previous == nil || previous.fingerprint == nil {
+		return false
+	}
+	fingerprint, err := s.deps.History.ClanHistoryFingerprint(ctx, tag, kind, from, to)
+	return err == nil && fingerprint == *previous.fingerprint
 }
 
 // sendHistoryAnswer sends a rendered history answer, or returns the

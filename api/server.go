@@ -36,13 +36,17 @@ type ClanTracker interface {
 }
 
 // ClanHistoryReader reads stored clan history and tracking status.
-// ClanHistory returns the snapshots of one schedule with slots in
-// [from, to], or models.ErrNotTracked / models.ErrWeeklyNotEnabled.
-// SubscribeClanChanges announces every change of a clan's history
-// answers, of this process at once and of others as soon as they are
-// heard of; the API drops its cached answers of that clan.
+// FingerprintedClanHistory returns the snapshots of one schedule with
+// slots in [from, to], or models.ErrNotTracked /
+// models.ErrWeeklyNotEnabled, with the fingerprint of what it read (also
+// with those refusals). ClanHistoryFingerprint is that fingerprint as the
+// database gives it now, in one cheap query: equal, the answer read then
+// is the answer now. SubscribeClanChanges announces every change of a
+// clan's history answers, of this process at once and of others as soon
+// as they are heard of; the API drops its cached answers of that clan.
 type ClanHistoryReader interface {
-	ClanHistory(ctx context.Context, tag string, kind models.SnapshotKind, from, to time.Time) (models.ClanHistory, error)
+	FingerprintedClanHistory(ctx context.Context, tag string, kind models.SnapshotKind, from, to time.Time) (models.ClanHistory, models.HistoryFingerprint, error)
+	ClanHistoryFingerprint(ctx context.Context, tag string, kind models.SnapshotKind, from, to time.Time) (models.HistoryFingerprint, error)
 	TrackingStatus(ctx context.Context, tag string) (models.ClanTracking, error)
 	SubscribeClanChanges(fn func(models.ClanChange)) (unsubscribe func())
 }

@@ -128,6 +128,13 @@ const tagUnknown = "9999"
 
 func newTrackingEnv(t *testing.T, store *models.Store, configure ...func(*api.Config)) *trackingEnv {
 	t.Helper()
+	return newTrackingEnvReading(t, store, nil, configure...)
+}
+
+// newTrackingEnvReading is newTrackingEnv whose API reads history through
+// reading(the clan store) when reading is set.
+func newTrackingEnvReading(t *testing.T, store *models.Store, reading func(api.ClanHistoryReader) api.ClanHistoryReader, configure ...func(*api.Config)) *trackingEnv {
+	t.Helper()
 	clock := models.NewManualClock(time.Date(2026, 3, 10, 9, 30, 0, 0, time.UTC))
 	world, sandboxWorld := newTestWorld(t, clock)
 	e := &trackingEnv{store: store, clans: models.NewClanStore(store), clock: clock, world: world}
@@ -150,7 +157,11 @@ func newTrackingEnv(t *testing.T, store *models.Store, configure ...func(*api.Co
 	for _, fn := range configure {
 		fn(&cfg)
 	}
-	e.app, err = api.New(cfg, api.Dependencies{Keys: acceptingKeys{}, Game: noGame{}, Health: store, Tracker: tracker, History: e.clans})
+	var history api.ClanHistoryReader = e.clans
+	if reading != nil {
+		history = reading(history)
+	}
+	e.app, err = api.New(cfg, api.Dependencies{Keys: acceptingKeys{}, Game: noGame{}, Health: store, Tracker: tracker, History: history})
 	if err != nil {
 		t.Fatal(err)
 	}

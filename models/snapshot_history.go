@@ -15,7 +15,19 @@ import (
 // ErrWeeklyNotEnabled for the weekly history of a clan without weekly
 // collection.
 func (c *ClanStore) ClanHistory(ctx context.Context, tag string, kind SnapshotKind, from, to time.Time) (ClanHistory, error) {
+	history, _, err := c.FingerprintedClanHistory(ctx, tag, kind, from, to)
+	return history, err
+}
+
+// FingerprintedClanHistory is ClanHistory with the fingerprint of what it
+// read (see ClanHistoryFingerprint), taken from the same query, so it
+// describes exactly the data of the answer: a write that commits after
+// the read changes the fingerprint the database gives next. The
+// fingerprint comes with the refusals too (ErrNotTracked,
+// ErrWeeklyNotEnabled), not with other errors.
+func (c *ClanStore) FingerprintedClanHistory(ctx context.Context, tag string, kind SnapshotKind, from, to time.Time) (ClanHistory, HistoryFingerprint, error) {
 	type historyRow struct {
+		ClanID      int64
 		Active      bool
 		Weekly      bool
 		Slot        *int64
@@ -24,18 +36,27 @@ func (c *ClanStore) ClanHistory(ctx context.Context, tag string, kind SnapshotKi
 		Members     []byte
 	}
 	var rows []historyRow
-	err := c.store.DB(ctx).Raw(`SELECT c.active, c.weekly, s.slot, s.donations, s.member_count, s.members
+	err := c.store.DB(ctx).Raw(`SELECT c.id AS clan_id, c.active, c.weekly, s.slot, s.donations, s.member_count, s.members
 		FROM tracked_clans c LEFT JOIN clan_snapshots s
 			ON s.clan_id = c.id AND s.kind = ? AND s.slot >= ? AND s.slot <= ?
 		WHERE c.tag = ? ORDER BY s.slot`, kind, from.Unix(), to.Unix(), tag).Scan(&rows).Error
 	if err != nil {
-		return nil, fmt.Errorf("read %s history of %s: %w", kind, tag, c.store.Translate(err))
+		return nil, HistoryFingerprint{}, fmt.Errorf("read %s history of %s: %w", kind, tag, c.store.Translate(err))
+	}
+	if len(rows) == 0 {
+		return nil, HistoryFingerprint{}, ErrNotTracked
+	}
+	fingerprint := clanFingerprint(rows[0].ClanID, rows[0].Active, rows[0].Weekly)
+	for _, row := range rows {
+		if row.Slot != nil {
+			fingerprint.addSlot(*row.Slot)
+		}
 	}
 	switch {
-	case len(rows) == 0 || !rows[0].Active:
-		return nil, ErrNotTracked
+	case !rows[0].Active:
+		return nil, fingerprint, ErrNotTracked
 	case kind == SnapshotWeekly && !rows[0].Weekly:
-		return nil, ErrWeeklyNotEnabled
+		return nil, fingerprint, ErrWeeklyNotEnabled
 	}
 	history := make(ClanHistory, 0, len(rows))
 	stats := make([][]MemberStats, 0, len(rows))
@@ -46,7 +67,7 @@ func (c *ClanStore) ClanHistory(ctx context.Context, tag string, kind SnapshotKi
 		}
 		members, err := DecodeMemberStats(row.Members)
 		if err != nil {
-			return nil, fmt.Errorf("%s snapshot of %s at %d: %w", kind, tag, *row.Slot, err)
+			return nil, HistoryFingerprint{}, fmt.Errorf("%s snapshot of %s at %d: %w", kind, tag, *row.Slot, err)
 		}
 		for _, m := range members {
 			ids = append(ids, m.PlayerID)
@@ -60,7 +81,7 @@ func (c *ClanStore) ClanHistory(ctx context.Context, tag string, kind SnapshotKi
 	}
 	players, err := c.playerKeys(ctx, ids)
 	if err != nil {
-		return nil, err
+		return nil, HistoryFingerprint{}, err
 	}
 	for i, members := range stats {
 		out := make([]HistoryMember, len(members))
@@ -77,5 +98,5 @@ func (c *ClanStore) ClanHistory(ctx context.Context, tag string, kind SnapshotKi
 		}
 		history[i].Members = out
 	}
-	return history, nil
+	return history, fingerprint, nil
 }

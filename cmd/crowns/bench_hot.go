@@ -249,8 +249,8 @@ func (b *hotBench) measureGroup(ctx context.Context, bare *loadClient, g benchGr
 		// An informational row has no target, the query check included:
 		// its queries are still shown. (The identity client's turn comes
 		// last, when the history answers warmed together reach their TTL
-		// together and are read again, at its rate of a few thousand
-		// requests a second.)
+		// together and are revalidated, a fingerprint query each, at its
+		// rate of a few thousand requests a second.)
 		row.countsForQueryCheck = !route.bare && !row.Informational
 		if baseline != nil {
 			row.compare(baseline, g.want[i])
