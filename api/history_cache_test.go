@@ -56,6 +56,25 @@ func (e *trackingEnv) snapshotSlots(t *testing.T, d time.Duration) {
 	}
 }
 
+// storeEarlierSlot stores, through clans (another process's store), the
+// snapshot of tag's slot before the current one.
+func (e *trackingEnv) storeEarlierSlot(t *testing.T, clans *models.ClanStore, tag string) {
+	t.Helper()
+	ctx := context.Background()
+	tracked, err := clans.TrackedClan(ctx, tag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clan, err := e.world.Clan(ctx, tag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	earlier := models.SnapshotFourHourly.SlotAt(e.clock.Now()).Add(-4 * time.Hour)
+	if _, err := clans.SaveSnapshot(ctx, tracked.ID, models.SnapshotFourHourly, models.SnapshotOf(clan, earlier)); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // expectCachedAnswer gets path twice: the answer must be want (a body for
 // 200, else the error text of status), and the second must cost no query.
 func (e *trackingEnv) expectCachedAnswer(t *testing.T, path string, status int, want string) {
@@ -127,7 +146,6 @@ func TestHistoryCacheServesWhatTheStoreReturnsUntilTheClanChanges(t *testing.T) 
 
 func TestHistoryCacheExpiresAfterItsTTL(t *testing.T) {
 	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
-		ctx := context.Background()
 		e := newTrackingEnv(t, store, withHistoryCache)
 		tag := e.withAddress
 		path := "/clan/" + tag + "/history?days=0"
@@ -139,19 +157,7 @@ func TestHistoryCacheExpiresAfterItsTTL(t *testing.T) {
 
 		// Another process stores an earlier slot of today; this one is not
 		// told (SQLite, or no listener running).
-		otherProcess := models.NewClanStore(store)
-		tracked, err := otherProcess.TrackedClan(ctx, tag)
-		if err != nil {
-			t.Fatal(err)
-		}
-		clan, err := e.world.Clan(ctx, tag)
-		if err != nil {
-			t.Fatal(err)
-		}
-		earlier := models.SnapshotFourHourly.SlotAt(e.clock.Now()).Add(-4 * time.Hour)
-		if _, err := otherProcess.SaveSnapshot(ctx, tracked.ID, models.SnapshotFourHourly, models.SnapshotOf(clan, earlier)); err != nil {
-			t.Fatal(err)
-		}
+		e.storeEarlierSlot(t, models.NewClanStore(store), tag)
 		e.clock.Advance(historyCacheTTL - time.Second)
 		e.expectCachedAnswer(t, path, http.StatusOK, string(cached))
 		e.clock.Advance(time.Second)

@@ -100,18 +100,7 @@ func TestHistoryCacheRevalidatesWithTheFingerprintAtTTLEnd(t *testing.T) {
 		atTTLEnd("nothing changed again", http.StatusOK, answer, historyCalls{reads: 1, fingerprints: 2}, true)
 
 		// The other process stores an earlier slot of today.
-		tracked, err := otherProcess.TrackedClan(ctx, tag)
-		if err != nil {
-			t.Fatal(err)
-		}
-		clan, err := e.world.Clan(ctx, tag)
-		if err != nil {
-			t.Fatal(err)
-		}
-		earlier := models.SnapshotFourHourly.SlotAt(e.clock.Now()).Add(-4 * time.Hour)
-		if _, err := otherProcess.SaveSnapshot(ctx, tracked.ID, models.SnapshotFourHourly, models.SnapshotOf(clan, earlier)); err != nil {
-			t.Fatal(err)
-		}
+		e.storeEarlierSlot(t, otherProcess, tag)
 		fresh := string(e.storeAnswer(t, tag, models.SnapshotFourHourly, 0))
 		if fresh == answer {
 			t.Fatal("the other process's snapshot changed nothing")
@@ -126,6 +115,10 @@ func TestHistoryCacheRevalidatesWithTheFingerprintAtTTLEnd(t *testing.T) {
 		}
 		atTTLEnd("untracked elsewhere", http.StatusExpectationFailed, "clan not tracked", historyCalls{reads: 3, fingerprints: 5}, false)
 		atTTLEnd("still untracked", http.StatusExpectationFailed, "clan not tracked", historyCalls{reads: 3, fingerprints: 6}, true)
+		clan, err := e.world.Clan(ctx, tag)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if _, err := otherProcess.Track(ctx, models.TrackRequest{Tag: tag, Clan: clan, Legible: true, By: models.TrackedByOperator, Now: e.clock.Now()}); err != nil {
 			t.Fatal(err)
 		}

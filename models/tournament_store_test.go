@@ -17,6 +17,27 @@ var tournamentEpoch = time.Date(2026, 5, 4, 12, 0, 0, 0, time.UTC)
 
 // testTournament is a tournament created at tournamentEpoch with an hour of
 // preparation and two of play, in the given state.
+// seedTournamentsOfEachStatus looks up, at seen, an open tournament in
+// preparation, one in progress and one ended (tags prefix+"0", "2", "8"),
+// and stores one found only by search with searchedStatus (prefix+"9").
+func seedTournamentsOfEachStatus(t *testing.T, store *models.TournamentStore, prefix, searchedStatus string, seen time.Time) (preparing, running, ended, searched models.TournamentDetails) {
+	t.Helper()
+	ctx := context.Background()
+	preparing = testTournament(prefix+"0", models.TournamentTypeOpen, models.TournamentInPreparation, 1, 50)
+	running = testTournament(prefix+"2", models.TournamentTypeOpen, models.TournamentInProgress, 1, 50)
+	ended = testTournament(prefix+"8", models.TournamentTypeOpen, models.TournamentEnded, 1, 50)
+	searched = testTournament(prefix+"9", models.TournamentTypeOpen, searchedStatus, 1, 50)
+	for _, tournament := range []models.TournamentDetails{preparing, running, ended} {
+		if err := store.SaveLookedUpTournament(ctx, tournament, seen); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := store.SaveDiscoveredTournaments(ctx, []models.TournamentDetails{searched}, seen); err != nil {
+		t.Fatal(err)
+	}
+	return preparing, running, ended, searched
+}
+
 func testTournament(tag, kind, status string, players, places int) models.TournamentDetails {
 	t := models.TournamentDetails{
 		Tag: tag, Type: kind, Status: status, Name: "Cup " + tag, Description: "about " + tag,
@@ -116,18 +137,7 @@ func TestSearchResultsNeverMoveALookedUpStatus(t *testing.T) {
 		// running (due to end at epoch+3h) and ended; and one only found
 		// by search, in preparation.
 		seen := tournamentEpoch.Add(30 * time.Minute)
-		preparing := testTournament("2PPG0", models.TournamentTypeOpen, models.TournamentInPreparation, 1, 50)
-		running := testTournament("2PPG2", models.TournamentTypeOpen, models.TournamentInProgress, 1, 50)
-		ended := testTournament("2PPG8", models.TournamentTypeOpen, models.TournamentEnded, 1, 50)
-		searched := testTournament("2PPG9", models.TournamentTypeOpen, models.TournamentInPreparation, 1, 50)
-		for _, tournament := range []models.TournamentDetails{preparing, running, ended} {
-			if err := store.SaveLookedUpTournament(ctx, tournament, seen); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := store.SaveDiscoveredTournaments(ctx, []models.TournamentDetails{searched}, seen); err != nil {
-			t.Fatal(err)
-		}
+		preparing, running, ended, searched := seedTournamentsOfEachStatus(t, store, "2PPG", models.TournamentInPreparation, seen)
 		claim := func(owner string, at time.Time) []string {
 			t.Helper()
 			tags, err := store.ClaimTournamentRefreshes(ctx, models.TournamentRefreshClaim{
@@ -330,18 +340,7 @@ func TestRefreshClaimsTakeDueTournamentsOnce(t *testing.T) {
 		// Seen at epoch+30m: preparing (due to start at epoch+1h), running
 		// (due to end at epoch+3h), ended, and one only found by search.
 		seen := tournamentEpoch.Add(30 * time.Minute)
-		preparing := testTournament("2PPA0", models.TournamentTypeOpen, models.TournamentInPreparation, 1, 50)
-		running := testTournament("2PPA2", models.TournamentTypeOpen, models.TournamentInProgress, 1, 50)
-		ended := testTournament("2PPA8", models.TournamentTypeOpen, models.TournamentEnded, 1, 50)
-		searched := testTournament("2PPA9", models.TournamentTypeOpen, models.TournamentEnded, 1, 50)
-		for _, tournament := range []models.TournamentDetails{preparing, running, ended} {
-			if err := store.SaveLookedUpTournament(ctx, tournament, seen); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := store.SaveDiscoveredTournaments(ctx, []models.TournamentDetails{searched}, seen); err != nil {
-			t.Fatal(err)
-		}
+		preparing, _, _, _ := seedTournamentsOfEachStatus(t, store, "2PPA", models.TournamentEnded, seen)
 		claim := func(owner string, at time.Time, limit int) []string {
 			t.Helper()
 			tags, err := store.ClaimTournamentRefreshes(ctx, models.TournamentRefreshClaim{
