@@ -50,7 +50,11 @@ type cachedAnswer struct {
 // newCachedAnswer renders body into an answer with its ETag, compressed
 // once when that pays; a large body is kept compressed only.
 func newCachedAnswer(body []byte, headers ...[2]string) *cachedAnswer {
-	etag := etagOf(body)
+	return newCachedAnswerTagged(body, etagOf(body), headers...)
+}
+
+// newCachedAnswerTagged is newCachedAnswer of a body whose ETag is known.
+func newCachedAnswerTagged(body []byte, etag string, headers ...[2]string) *cachedAnswer {
 	a := &cachedAnswer{plain: body, length: len(body), etag: etag, etagBytes: []byte(etag), headers: headers}
 	if len(body) < minGzipSize {
 		return a
@@ -62,13 +66,15 @@ func newCachedAnswer(body []byte, headers ...[2]string) *cachedAnswer {
 }
 
 // renewedAnswer is previous when body is what it was rendered from (the
-// same length and ETag), so that its compressed form is not made again;
-// otherwise a new answer of body.
+// same ETag, which carries the length), so that its compressed form is
+// not made again; otherwise a new answer of body. The ETag is computed
+// once either way.
 func renewedAnswer(previous *cachedAnswer, body []byte) *cachedAnswer {
-	if previous != nil && previous.refusal == nil && previous.length == len(body) && len(previous.headers) == 0 && previous.etag == etagOf(body) {
+	etag := etagOf(body)
+	if previous != nil && previous.refusal == nil && len(previous.headers) == 0 && previous.etag == etag {
 		return previous
 	}
-	return newCachedAnswer(body)
+	return newCachedAnswerTagged(body, etag)
 }
 
 // refusalAnswer caches a refusal.

@@ -72,10 +72,11 @@ func New(cfg Config, deps Dependencies) (*Bot, error) {
 
 // Run connects to Discord and serves the key desk until ctx ends, then
 // closes the gateway and waits for the commands in flight (each bounded
-// by HandlerTimeout, plus AnswerTimeout for its answer). When Discord refuses the token or the privileged
-// intents, Run logs one instruction saying what to fix and returns nil at
-// once: a bot that cannot connect must not take the API down with it. An
-// unreachable gateway is retried until ctx ends. Run may be called once.
+// by HandlerTimeout, plus AnswerTimeout for its answer). When Discord
+// refuses the token or the privileged intents, Run logs one instruction
+// saying what to fix and returns nil at once: a bot that cannot connect
+// must not take the API down with it. An unreachable gateway is retried
+// until ctx ends. Run may be called once.
 func (b *Bot) Run(ctx context.Context) error {
 	if !b.started.CompareAndSwap(false, true) {
 		return errors.New("bot: Run called twice")

@@ -29,9 +29,9 @@ type TournamentRefreshClaim struct {
 // was never looked up in full (only found in search results), or when it
 // has not ended and either was not seen for claim.StaleAfter or was last
 // seen before its status was due to move on (or, as a search result
-// reported, moved on: see SaveDiscoveredTournaments). On PostgreSQL concurrent
-// claimants skip each other's locked rows (FOR UPDATE SKIP LOCKED); on
-// SQLite the single writer makes the statement atomic.
+// reported, moved on: see SaveDiscoveredTournaments). On PostgreSQL
+// concurrent claimants skip each other's locked rows (FOR UPDATE SKIP
+// LOCKED); on SQLite the single writer makes the statement atomic.
 func (t *TournamentStore) ClaimTournamentRefreshes(ctx context.Context, claim TournamentRefreshClaim) ([]string, error) {
 	now := claim.Now.Unix()
 	lock := ``

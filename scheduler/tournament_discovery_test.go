@@ -15,15 +15,11 @@ import (
 // the same tick moves status and times together.
 func TestDiscoveryBetweenRefreshesKeepsStatusAndTimesTogether(t *testing.T) {
 	dbtest.EachEngine(t, func(t *testing.T, db *models.Store) {
-		ctx := context.Background()
 		clock := models.NewManualClock(tournamentStart)
 		u := newTournamentUpstream(t, clock)
-		preparing := u.preparingTournament(t)
-		tag := preparing.Tag
 		// Looked up through the API, say.
-		if err := models.NewTournamentStore(db).SaveLookedUpTournament(ctx, preparing, clock.Now()); err != nil {
-			t.Fatal(err)
-		}
+		preparing := u.lookedUpPreparingTournament(t, db)
+		tag := preparing.Tag
 		// Every tick below runs a search round that finds the tournament
 		// (by its name) before the refresh; stale only after a day, so
 		// the lookups are those due to the status moving on.

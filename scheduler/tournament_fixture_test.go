@@ -119,6 +119,17 @@ func (u *tournamentUpstream) preparingTournament(t *testing.T) models.Tournament
 	return models.TournamentDetails{}
 }
 
+// lookedUpPreparingTournament is preparingTournament, stored in db as
+// looked up in full at the upstream clock's time.
+func (u *tournamentUpstream) lookedUpPreparingTournament(t *testing.T, db *models.Store) models.TournamentDetails {
+	t.Helper()
+	preparing := u.preparingTournament(t)
+	if err := models.NewTournamentStore(db).SaveLookedUpTournament(context.Background(), preparing, u.clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	return preparing
+}
+
 // noSearchTerms finds nothing in the sandbox: for tests that decide
 // themselves which tournaments are known.
 var noSearchTerms = []string{"zzzzzz"}

@@ -67,15 +67,11 @@ func TestDiscoveryPopulatesTheLists(t *testing.T) {
 
 func TestRefreshMovesATournamentBetweenLists(t *testing.T) {
 	dbtest.EachEngine(t, func(t *testing.T, db *models.Store) {
-		ctx := context.Background()
 		clock := models.NewManualClock(tournamentStart)
 		u := newTournamentUpstream(t, clock)
-		preparing := u.preparingTournament(t)
-		tag := preparing.Tag
 		// Looked up through the API, say.
-		if err := models.NewTournamentStore(db).SaveLookedUpTournament(ctx, preparing, clock.Now()); err != nil {
-			t.Fatal(err)
-		}
+		preparing := u.lookedUpPreparingTournament(t, db)
+		tag := preparing.Tag
 		// Stale only after a day: the lookups below are those due to the
 		// status moving on.
 		cfg := tournamentRefresherConfig(clock, "a", noSearchTerms)
