@@ -67,15 +67,33 @@ func newResponseCache(ttl time.Duration, budget int64, clock models.Clock) *resp
 	}
 }
 
-// get returns a fresh cached answer.
-func (c *responseCache) get(key string) (*cachedAnswer, bool) {
+// get returns the answer cached under key if it is still fresh at now
+// (the request's time). The key may be a request's scratch bytes: the
+// lookup neither keeps nor copies it.
+func (c *responseCache) get(key []byte, now time.Time) (*cachedAnswer, bool) {
 	if c.budget <= 0 {
 		return nil, false
 	}
-	now := c.clock.Now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.entries[string(key)]
+	return c.freshLocked(el, ok, now)
+}
+
+// getString is get of a key held as a string.
+func (c *responseCache) getString(key string, now time.Time) (*cachedAnswer, bool) {
+	if c.budget <= 0 {
+		return nil, false
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.entries[key]
+	return c.freshLocked(el, ok, now)
+}
+
+// freshLocked is the answer of a looked-up entry, if there is one and it
+// is fresh at now; it becomes the most recently used.
+func (c *responseCache) freshLocked(el *list.Element, ok bool, now time.Time) (*cachedAnswer, bool) {
 	if !ok {
 		return nil, false
 	}
@@ -212,18 +230,19 @@ func (c *responseCache) dropAllGroups() {
 
 // fetch is fetchSlot for an upstream-backed answer: no group, the
 // cache's TTL.
-func (c *responseCache) fetch(ctx context.Context, key string, timeout time.Duration, produce func(ctx context.Context) (*cachedAnswer, error)) (answer *cachedAnswer, hit bool, err error) {
-	return c.fetchSlot(ctx, cacheSlot{key: key, ttl: c.ttl}, timeout, produce)
+func (c *responseCache) fetch(ctx context.Context, now time.Time, key string, timeout time.Duration, produce func(ctx context.Context) (*cachedAnswer, error)) (answer *cachedAnswer, hit bool, err error) {
+	return c.fetchSlot(ctx, now, cacheSlot{key: key, ttl: c.ttl}, timeout, produce)
 }
 
-// fetchSlot returns the cached answer of slot, or produces it once for
+// fetchSlot returns the answer cached in slot if it is fresh at now (the
+// request's time), or produces it once for
 // all concurrent callers and caches it. produce runs with a context
 // detached from any one caller's cancellation but bounded by timeout, so
 // one impatient client does not fail the others. Callers that arrive
 // after the slot's group was dropped do not join a call that started
 // before. hit tells whether the answer came from the cache.
-func (c *responseCache) fetchSlot(ctx context.Context, slot cacheSlot, timeout time.Duration, produce func(ctx context.Context) (*cachedAnswer, error)) (answer *cachedAnswer, hit bool, err error) {
-	if answer, ok := c.get(slot.key); ok {
+func (c *responseCache) fetchSlot(ctx context.Context, now time.Time, slot cacheSlot, timeout time.Duration, produce func(ctx context.Context) (*cachedAnswer, error)) (answer *cachedAnswer, hit bool, err error) {
+	if answer, ok := c.getString(slot.key, now); ok {
 		return answer, true, nil
 	}
 	generation := c.generation(slot.group)

@@ -29,7 +29,7 @@ func TestConcurrentMissesShareOneCall(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, hit, err := cache.fetch(context.Background(), "k", time.Second, produce)
+			_, hit, err := cache.fetch(context.Background(), cache.clock.Now(), "k", time.Second, produce)
 			if err != nil {
 				t.Error(err)
 			}
@@ -55,7 +55,7 @@ func TestConcurrentMissesShareOneCall(t *testing.T) {
 	if n := calls.Load(); n != 1 {
 		t.Fatalf("%d concurrent misses produced %d times, want 1", callers, n)
 	}
-	if _, hit, _ := cache.fetch(context.Background(), "k", time.Second, produce); !hit {
+	if _, hit, _ := cache.fetch(context.Background(), cache.clock.Now(), "k", time.Second, produce); !hit {
 		t.Fatal("the shared answer was not cached")
 	}
 }
@@ -68,7 +68,7 @@ func TestFailuresAreNotCached(t *testing.T) {
 		return nil, errors.New("upstream down")
 	}
 	for range 2 {
-		if _, _, err := cache.fetch(context.Background(), "k", time.Second, failing); err == nil {
+		if _, _, err := cache.fetch(context.Background(), cache.clock.Now(), "k", time.Second, failing); err == nil {
 			t.Fatal("no error")
 		}
 	}
@@ -98,15 +98,15 @@ func TestCacheStaysWithinItsBudget(t *testing.T) {
 	if cache.used < budget-2*entry {
 		t.Fatalf("used %d bytes of a %d budget after 40 answers of %d: evicted too much", cache.used, budget, entry)
 	}
-	if _, ok := cache.get("a"); ok {
+	if _, ok := cache.getString("a", cache.clock.Now()); ok {
 		t.Fatal("the least recently used entry survived")
 	}
-	if _, ok := cache.get(string(rune('a' + 39))); !ok {
+	if _, ok := cache.getString(string(rune('a'+39)), cache.clock.Now()); !ok {
 		t.Fatal("the newest entry was evicted")
 	}
 	huge := cacheSlot{key: "huge", ttl: time.Minute}
 	cache.put(huge, newCachedAnswer(randomJSON(50_000)), 0)
-	if _, ok := cache.get("huge"); ok {
+	if _, ok := cache.getString("huge", cache.clock.Now()); ok {
 		t.Fatal("an answer larger than the budget was stored")
 	}
 }
@@ -169,13 +169,13 @@ func TestDroppingAGroupForgetsItsAnswersOnly(t *testing.T) {
 	}
 	cache.drop("A")
 	for key, want := range map[string]bool{"history/A/1": false, "history/A/2": false, "history/B/1": true, "player/A/battles": true} {
-		if _, ok := cache.get(key); ok != want {
+		if _, ok := cache.getString(key, cache.clock.Now()); ok != want {
 			t.Errorf("after dropping A, %s cached = %v, want %v", key, ok, want)
 		}
 	}
 	cache.dropAllGroups()
 	for key, want := range map[string]bool{"history/B/1": false, "player/A/battles": true} {
-		if _, ok := cache.get(key); ok != want {
+		if _, ok := cache.getString(key, cache.clock.Now()); ok != want {
 			t.Errorf("after dropping every group, %s cached = %v, want %v", key, ok, want)
 		}
 	}
@@ -192,7 +192,7 @@ func TestAnAnswerReadBeforeADropIsNotStored(t *testing.T) {
 	stale := newCachedAnswer([]byte(`{"stale":true}`))
 	done := make(chan *cachedAnswer)
 	go func() {
-		answer, _, err := cache.fetchSlot(context.Background(), slot, time.Second, func(context.Context) (*cachedAnswer, error) {
+		answer, _, err := cache.fetchSlot(context.Background(), cache.clock.Now(), slot, time.Second, func(context.Context) (*cachedAnswer, error) {
 			close(reading)
 			<-release
 			return stale, nil
@@ -205,7 +205,7 @@ func TestAnAnswerReadBeforeADropIsNotStored(t *testing.T) {
 	<-reading
 	cache.drop("A") // the clan changed while its old state was being read
 	fresh := newCachedAnswer([]byte(`{"fresh":true}`))
-	answer, hit, err := cache.fetchSlot(context.Background(), slot, time.Second, func(context.Context) (*cachedAnswer, error) {
+	answer, hit, err := cache.fetchSlot(context.Background(), cache.clock.Now(), slot, time.Second, func(context.Context) (*cachedAnswer, error) {
 		return fresh, nil
 	})
 	if err != nil || hit || answer != fresh {
@@ -215,7 +215,7 @@ func TestAnAnswerReadBeforeADropIsNotStored(t *testing.T) {
 	if got := <-done; got != stale {
 		t.Fatal("the caller of the first read did not get its answer")
 	}
-	if got, ok := cache.get(slot.key); !ok || got != fresh {
+	if got, ok := cache.getString(slot.key, cache.clock.Now()); !ok || got != fresh {
 		t.Fatal("the answer read before the change replaced the one read after it")
 	}
 }
@@ -228,17 +228,17 @@ func TestEachSlotKeepsItsOwnLifetime(t *testing.T) {
 	cache.put(cacheSlot{key: "battles", ttl: cache.ttl}, answer, 0)
 	cache.put(cacheSlot{key: "uncached", ttl: 0}, answer, 0)
 	clock.Advance(time.Minute - time.Nanosecond)
-	if _, ok := cache.get("history"); !ok {
+	if _, ok := cache.getString("history", cache.clock.Now()); !ok {
 		t.Fatal("the history answer expired early")
 	}
 	clock.Advance(time.Nanosecond)
-	if _, ok := cache.get("history"); ok {
+	if _, ok := cache.getString("history", cache.clock.Now()); ok {
 		t.Fatal("the history answer outlived its TTL")
 	}
-	if _, ok := cache.get("battles"); !ok {
+	if _, ok := cache.getString("battles", cache.clock.Now()); !ok {
 		t.Fatal("the upstream-backed answer took the history TTL")
 	}
-	if _, ok := cache.get("uncached"); ok {
+	if _, ok := cache.getString("uncached", cache.clock.Now()); ok {
 		t.Fatal("an answer with no TTL was stored")
 	}
 }
@@ -259,7 +259,7 @@ func TestAnExpiredAnswerIsRenewedWhenNothingChanged(t *testing.T) {
 		t.Fatal("a fresh answer counts as expired")
 	}
 	clock.Advance(time.Minute)
-	if _, hit := cache.get(slot.key); hit {
+	if _, hit := cache.getString(slot.key, cache.clock.Now()); hit {
 		t.Fatal("an answer was served past its TTL")
 	}
 	previous := cache.expired(slot.key)

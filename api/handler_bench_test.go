@@ -5,6 +5,8 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -123,4 +125,64 @@ func (h *harness) seedHistory(tag string, days int) string {
 		h.t.Fatal(err)
 	}
 	return tag
+}
+
+// benchManyKeys is how many developer keys BenchmarkServeCachedManyKeys
+// spreads its requests over, as `crowns bench` seeds.
+const benchManyKeys = 10000
+
+// BenchmarkServeCachedManyKeys is BenchmarkServeCached for a cached
+// battles answer with the requests spread over many keys from parallel
+// goroutines, as under load: each request finds its key's cache entry
+// and rate bucket cold, and goroutines share the caches and the access
+// log.
+func BenchmarkServeCachedManyKeys(b *testing.B) {
+	h := newHarness(b, harnessOptions{config: func(c *api.Config) {
+		c.RatePerSecond, c.RateBurst = 1e9, 1e9
+		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+		c.AccessLog = api.NewAccessLog(io.Discard, false)
+	}})
+	devKeys := make([]string, benchManyKeys)
+	for i := range devKeys {
+		devKeys[i] = h.issue(strconv.Itoa(1000 + i))
+	}
+	path := "/player/" + h.world.PlayerTags()[0] + "/battles"
+	requests := make([]*fasthttp.Request, len(devKeys))
+	for i, key := range devKeys {
+		requests[i] = fasthttp.AcquireRequest()
+		requests[i].SetRequestURI(path)
+		requests[i].Header.Set("auth", key)
+		requests[i].Header.Set("Accept-Encoding", "gzip")
+	}
+	crowns := h.server.App().Handler()
+	for _, req := range requests {
+		serveOnce(b, crowns, req, http.StatusOK)
+	}
+	body := serveOnce(b, crowns, requests[0], http.StatusOK)
+	bare := fiber.New(api.FiberConfig())
+	bare.Get("/*", func(ctx *fiber.Ctx) error {
+		ctx.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+		return ctx.Send(body)
+	})
+	b.Run("bare", func(b *testing.B) { serveParallel(b, bare.Handler(), requests) })
+	b.Run("crowns", func(b *testing.B) { serveParallel(b, crowns, requests) })
+}
+
+// serveParallel runs handler from parallel goroutines, each going
+// through requests in turn from its own starting point.
+func serveParallel(b *testing.B, handler fasthttp.RequestHandler, requests []*fasthttp.Request) {
+	var next atomic.Int64
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		var ctx fasthttp.RequestCtx
+		i := int(next.Add(7919))
+		for pb.Next() {
+			i++
+			ctx.Init(requests[i%len(requests)], nil, nil)
+			handler(&ctx)
+			if ctx.Response.StatusCode() != http.StatusOK {
+				b.Fatalf("status %d", ctx.Response.StatusCode())
+			}
+		}
+	})
 }

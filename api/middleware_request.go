@@ -9,10 +9,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
 
 	"github.com/crownsdev/crowns/keys"
 )
@@ -32,6 +32,9 @@ type requestState struct {
 	idBuf         [maxRequestIDLength]byte
 	identity      keys.Identity
 	authenticated bool
+	// now is the server clock's time of the request, read once on first
+	// use (see Server.requestNow); zero before.
+	now time.Time
 }
 
 // maxRequestIDLength bounds a caller's request id; ours are shorter.
@@ -48,16 +51,17 @@ func (p *requestStates) get() *requestState {
 }
 
 func (p *requestStates) put(st *requestState) {
-	st.id, st.identity, st.authenticated = nil, keys.Identity{}, false
+	st.id, st.identity, st.authenticated, st.now = nil, keys.Identity{}, false, time.Time{}
 	p.pool.Put(st)
 }
 
-// requestIDs hands out request ids: a random prefix per server and a
-// counter, so ids are unique within the process and across restarts
-// without a system call per request.
+// requestIDs hands out request ids: a random prefix per server, then the
+// connection's number in the process and the request's number on it, so
+// ids are unique within the process and across restarts with neither a
+// system call nor a counter shared by all requests (whose cache line
+// would travel between cores on every request).
 type requestIDs struct {
 	prefix string
-	next   atomic.Uint64
 }
 
 func newRequestIDs() *requestIDs {
@@ -66,21 +70,32 @@ func newRequestIDs() *requestIDs {
 	return &requestIDs{prefix: hex.EncodeToString(b) + "-"}
 }
 
-// appendNewID appends the next id, like "3fa1c09e-1k2j".
-func (r *requestIDs) appendNewID(dst []byte) []byte {
-	return strconv.AppendUint(append(dst, r.prefix...), r.next.Add(1), 36)
+// appendNewID appends the id of the request of ctx, like "3fa1c09e-2s-1k".
+func (r *requestIDs) appendNewID(dst []byte, ctx *fasthttp.RequestCtx) []byte {
+	dst = strconv.AppendUint(append(dst, r.prefix...), ctx.ConnID(), 36)
+	return strconv.AppendUint(append(dst, '-'), ctx.ConnRequestNum(), 36)
+}
+
+// requestStart is when the server began to handle the request: taken by
+// the server once it has read the request, or now when it has not
+// (a handler called directly, as in benchmarks).
+func requestStart(ctx *fasthttp.RequestCtx) time.Time {
+	if start := ctx.Time(); !start.IsZero() {
+		return start
+	}
+	return time.Now()
 }
 
 // requestContext gives the request an id, a deadline and an access-log
 // line with route, status, latency and key id (never the key itself).
 func (s *Server) requestContext(c *fiber.Ctx) error {
-	start := time.Now()
+	start := requestStart(c.Context())
 	st := s.states.get()
 	defer s.states.put(st)
 	if incoming := c.Request().Header.Peek(headerRequestID); plainRequestID(incoming) {
 		st.id = append(st.idBuf[:0], incoming...)
 	} else {
-		st.id = s.requestIDs.appendNewID(st.idBuf[:0])
+		st.id = s.requestIDs.appendNewID(st.idBuf[:0], c.Context())
 	}
 	c.Locals(localRequest, st)
 	c.Response().Header.SetCanonical(s.headers.requestID, st.id)
@@ -139,6 +154,20 @@ func plainRequestID(raw []byte) bool {
 		}
 	}
 	return true
+}
+
+// requestNow is the time of the request on the server's clock: read once
+// per request, so that the rate limiter, the caches and the handler agree
+// on it and the clock is not asked again by each.
+func (s *Server) requestNow(c *fiber.Ctx) time.Time {
+	st := stateOf(c)
+	if st == nil {
+		return s.clock.Now()
+	}
+	if st.now.IsZero() {
+		st.now = s.clock.Now()
+	}
+	return st.now
 }
 
 // stateOf is the request's state; nil outside requestContext.

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 
@@ -12,11 +13,18 @@ import (
 // pathTag reads and normalizes the tag in a path parameter. The result is
 // a fresh string, safe to keep after the handler returns.
 func pathTag(c *fiber.Ctx, param string) (string, error) {
-	tag, err := models.NormalizeTag(c.Params(param))
+	tag, err := transientPathTag(c, param)
 	if err != nil {
 		return "", err
 	}
 	return strings.Clone(tag), nil
+}
+
+// transientPathTag is pathTag without the copy: the tag may share the
+// request's memory, so it is valid during the request only. A cache hit
+// needs no more; whatever keeps the tag must clone it.
+func transientPathTag(c *fiber.Ctx, param string) (string, error) {
+	return models.NormalizeTag(c.Params(param))
 }
 
 // queryValue returns a query parameter, copied, and whether it was given.
@@ -31,11 +39,12 @@ func queryValue(c *fiber.Ctx, name string) (string, bool) {
 // queryInt reads an optional whole-number query parameter within
 // [min, max]; absent means def.
 func queryInt(c *fiber.Ctx, name string, def, min, max int) (value int, given bool, err error) {
-	raw, ok := queryValue(c, name)
-	if !ok {
+	raw := c.Context().QueryArgs().Peek(name)
+	if raw == nil {
 		return def, false, nil
 	}
-	n, convErr := strconv.Atoi(strings.TrimSpace(raw))
+	// The conversion of a short value does not escape: no allocation.
+	n, convErr := strconv.Atoi(string(bytes.TrimSpace(raw)))
 	if convErr != nil {
 		return 0, true, models.InvalidParam(name, "not a whole number")
 	}

@@ -32,7 +32,6 @@ const sweepEvery = time.Minute
 type rateLimiter struct {
 	rate   float64
 	burst  float64
-	clock  models.Clock
 	shards [rateLimiterShards]rateShard
 }
 
@@ -57,17 +56,16 @@ type rateDecision struct {
 	resetAfter time.Duration
 }
 
-func newRateLimiter(rate float64, burst int, clock models.Clock) *rateLimiter {
-	l := &rateLimiter{rate: rate, burst: float64(burst), clock: clock}
+func newRateLimiter(rate float64, burst int) *rateLimiter {
+	l := &rateLimiter{rate: rate, burst: float64(burst)}
 	for i := range l.shards {
 		l.shards[i].buckets = make(map[int64]*tokenBucket)
 	}
 	return l
 }
 
-// take spends one token of keyID's bucket if there is one.
-func (l *rateLimiter) take(keyID int64) rateDecision {
-	now := l.clock.Now()
+// take spends one token of keyID's bucket, if it has one at now.
+func (l *rateLimiter) take(keyID int64, now time.Time) rateDecision {
 	shard := &l.shards[uint64(keyID)%rateLimiterShards]
 	shard.mu.Lock()
 	defer shard.mu.Unlock()
@@ -131,7 +129,7 @@ func (s *Server) rateLimit(c *fiber.Ctx) error {
 	if !ok {
 		return models.ErrMissingKey
 	}
-	d := s.limiter.take(identity.KeyID)
+	d := s.limiter.take(identity.KeyID, s.requestNow(c))
 	header := &c.Response().Header
 	var buf [48]byte
 	header.SetCanonical(s.headers.rateLimit, s.rateHeaders.limit)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -13,11 +14,18 @@ import (
 // handleBattles answers GET /player/:tag/battles: the player's most recent
 // battles, newest first, from the game upstream through the response cache.
 func (s *Server) handleBattles(c *fiber.Ctx) error {
-	tag, err := pathTag(c, "tag")
+	tag, err := transientPathTag(c, "tag")
 	if err != nil {
 		return err
 	}
-	answer, hit, err := s.cache.fetch(c.UserContext(), "player/"+tag+"/battles", s.cfg.RequestTimeout,
+	now := s.requestNow(c)
+	var buf [64]byte
+	key := battlesCacheKey(buf[:0], tag)
+	if answer, hit := s.cache.get(key, now); hit {
+		return s.sendAnswer(c, answer, true)
+	}
+	tag = strings.Clone(tag)
+	answer, hit, err := s.cache.fetch(c.UserContext(), now, string(key), s.cfg.RequestTimeout,
 		func(ctx context.Context) (*cachedAnswer, error) {
 			battles, err := s.deps.Game.PlayerBattles(ctx, tag)
 			if err != nil {
@@ -36,4 +44,10 @@ func (s *Server) handleBattles(c *fiber.Ctx) error {
 		return err
 	}
 	return s.sendAnswer(c, answer, hit)
+}
+
+// battlesCacheKey appends the name of the cached battles of a player to
+// dst.
+func battlesCacheKey(dst []byte, tag string) []byte {
+	return append(append(append(dst, "player/"...), tag...), "/battles"...)
 }

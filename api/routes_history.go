@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -45,12 +46,15 @@ func (s *Server) sendHistory(c *fiber.Ctx, kind models.SnapshotKind) error {
 	if err != nil {
 		return err
 	}
-	now := s.clock.Now()
-	slot := cacheSlot{key: historyCacheKey(tag, kind, days, now), group: tag, ttl: s.cfg.HistoryCacheTTL}
-	if answer, hit := s.cache.get(slot.key); hit {
+	now := s.requestNow(c)
+	var buf [64]byte
+	key := historyCacheKey(buf[:0], tag, kind, days, now)
+	if answer, hit := s.cache.get(key, now); hit {
 		return s.sendHistoryAnswer(c, answer)
 	}
-	answer, _, err := s.cache.fetchSlot(c.UserContext(), slot, s.cfg.RequestTimeout, func(ctx context.Context) (*cachedAnswer, error) {
+	tag = strings.Clone(tag)
+	slot := cacheSlot{key: string(key), group: tag, ttl: s.cfg.HistoryCacheTTL}
+	answer, _, err := s.cache.fetchSlot(c.UserContext(), now, slot, s.cfg.RequestTimeout, func(ctx context.Context) (*cachedAnswer, error) {
 		from, to := models.HistoryWindow(now, days)
 		previous := s.cache.expired(slot.key)
 		if s.historyHolds(ctx, previous, tag, kind, from, to) {
@@ -104,14 +108,12 @@ func (s *Server) sendHistoryAnswer(c *fiber.Ctx, answer *cachedAnswer) error {
 // historyCacheKey names the cached history answer of a clan, schedule and
 // window on now's day (UTC, in days since 1970): the window moves at
 // midnight.
-func historyCacheKey(tag string, kind models.SnapshotKind, days int, now time.Time) string {
-	var buf [64]byte
-	key := append(buf[:0], "history/"...)
+func historyCacheKey(dst []byte, tag string, kind models.SnapshotKind, days int, now time.Time) []byte {
+	key := append(dst, "history/"...)
 	key = append(key, tag...)
 	key = strconv.AppendInt(append(key, '/'), int64(kind), 10)
 	key = strconv.AppendInt(append(key, '/'), int64(days), 10)
-	key = strconv.AppendInt(append(key, '/'), now.Unix()/secondsPerDay, 10)
-	return string(key)
+	return strconv.AppendInt(append(key, '/'), now.Unix()/secondsPerDay, 10)
 }
 
 // secondsPerDay divides Unix time into UTC days.
@@ -130,7 +132,7 @@ func (s *Server) clanChanged(change models.ClanChange) {
 // parseHistoryRequest validates the tag and the days window of a history
 // request.
 func parseHistoryRequest(c *fiber.Ctx) (tag string, days int, err error) {
-	if tag, err = pathTag(c, "tag"); err != nil {
+	if tag, err = transientPathTag(c, "tag"); err != nil {
 		return "", 0, err
 	}
 	if days, _, err = queryInt(c, "days", historyDaysDef, historyDaysMin, historyDaysMax); err != nil {

@@ -127,7 +127,7 @@ func namingTag(written string, err error) error {
 // cache or looked up upstream (once for concurrent callers) and stored.
 // A failure to store is logged: the caller still gets the tournament.
 func (s *Server) tournamentAnswer(ctx context.Context, tag string) (*cachedAnswer, bool, error) {
-	return s.cache.fetch(ctx, "tournament/"+tag, s.cfg.RequestTimeout, func(ctx context.Context) (*cachedAnswer, error) {
+	return s.cache.fetch(ctx, s.clock.Now(), "tournament/"+tag, s.cfg.RequestTimeout, func(ctx context.Context) (*cachedAnswer, error) {
 		details, err := s.deps.TournamentSource.Tournament(ctx, tag)
 		if err != nil {
 			return nil, err

@@ -154,7 +154,7 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 		deps:        deps,
 		log:         cfg.Logger,
 		clock:       cfg.Clock,
-		limiter:     newRateLimiter(cfg.RatePerSecond, cfg.RateBurst, cfg.Clock),
+		limiter:     newRateLimiter(cfg.RatePerSecond, cfg.RateBurst),
 		cache:       newResponseCache(cfg.CacheTTL, cfg.CacheBytes, cfg.Clock),
 		requestIDs:  newRequestIDs(),
 		rateHeaders: newRateHeaders(cfg.RatePerSecond),

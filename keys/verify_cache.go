@@ -1,6 +1,7 @@
 package keys
 
 import (
+	"encoding/binary"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -41,17 +42,32 @@ type verifyCache struct {
 }
 
 type cacheShard struct {
-	mu       sync.RWMutex
-	limit    int
-	verdicts map[digest]verdict
+	mu    sync.RWMutex
+	limit int
+	// verdicts are indexed by a 64-bit piece of the digest: a map of
+	// small keys and pointer values, whose probe touches less memory than
+	// one keyed by whole digests. The entry holds the whole digest, and
+	// a verdict counts only when it matches.
+	verdicts map[uint64]*cachedVerdict
 }
+
+// cachedVerdict is a verdict with the digest it is for; never changed
+// once stored (put stores a new one).
+type cachedVerdict struct {
+	digest digest
+	verdict
+}
+
+// indexOf is the map index of a digest: its first 8 bytes, uniformly
+// spread as the digest is an HMAC.
+func indexOf(d *digest) uint64 { return binary.LittleEndian.Uint64(d[:8]) }
 
 func newVerifyCache(size int, ttl, syncedTTL time.Duration) *verifyCache {
 	c := &verifyCache{ttl: int64(ttl), syncedTTL: int64(max(ttl, syncedTTL))}
 	perShard := max(1, (size+cacheShards-1)/cacheShards)
 	for i := range c.shards {
 		c.shards[i].limit = perShard
-		c.shards[i].verdicts = make(map[digest]verdict)
+		c.shards[i].verdicts = make(map[uint64]*cachedVerdict)
 	}
 	return c
 }
@@ -62,14 +78,14 @@ func (c *verifyCache) shard(d *digest) *cacheShard { return &c.shards[d[0]%cache
 func (c *verifyCache) get(d *digest, now int64) (verdict, bool) {
 	sh := c.shard(d)
 	sh.mu.RLock()
-	v, ok := sh.verdicts[*d]
+	v := sh.verdicts[indexOf(d)]
 	sh.mu.RUnlock()
-	if !ok {
+	if v == nil || v.digest != *d {
 		return verdict{}, false
 	}
 	age := now - v.lookedUp
 	if age < c.ttl || (age < c.syncedTTL && now-c.synced.Load() < c.ttl) {
-		return v, true
+		return v.verdict, true
 	}
 	return verdict{}, false
 }
@@ -80,22 +96,25 @@ func (c *verifyCache) startLookup() uint64 { return c.generation.Load() }
 
 // put caches v for d from now, unless a forget happened since the lookup
 // began at generation. A full shard evicts an arbitrary entry (Go's map
-// iteration starts at a random place).
+// iteration starts at a random place). Of two digests with one index, the
+// later stored stays.
 func (c *verifyCache) put(d *digest, v verdict, now int64, generation uint64) {
 	v.lookedUp = now
+	entry := &cachedVerdict{digest: *d, verdict: v}
+	index := indexOf(d)
 	sh := c.shard(d)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	if c.generation.Load() != generation {
 		return
 	}
-	if _, present := sh.verdicts[*d]; !present && len(sh.verdicts) >= sh.limit {
+	if _, present := sh.verdicts[index]; !present && len(sh.verdicts) >= sh.limit {
 		for victim := range sh.verdicts {
 			delete(sh.verdicts, victim)
 			break
 		}
 	}
-	sh.verdicts[*d] = v
+	sh.verdicts[index] = entry
 }
 
 // forget drops the verdicts of these digests (raw bytes from the
@@ -108,9 +127,12 @@ func (c *verifyCache) forget(digests [][]byte) {
 		if copy(d[:], raw) != len(d) {
 			continue
 		}
+		index := indexOf(&d)
 		sh := c.shard(&d)
 		sh.mu.Lock()
-		delete(sh.verdicts, d)
+		if v := sh.verdicts[index]; v != nil && v.digest == d {
+			delete(sh.verdicts, index)
+		}
 		sh.mu.Unlock()
 	}
 }

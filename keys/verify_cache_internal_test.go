@@ -37,3 +37,30 @@ func TestVerifyCacheDropsALookupThatRacedWithAForget(t *testing.T) {
 		t.Fatal("a verdict was served at its expiry")
 	}
 }
+
+// TestVerifyCacheTellsDigestsOfOneIndexApart: two digests that share the
+// map index never get each other's verdict, and forgetting one leaves
+// the other.
+func TestVerifyCacheTellsDigestsOfOneIndexApart(t *testing.T) {
+	cache := newVerifyCache(16, time.Second, time.Second)
+	var first, second digest
+	first[31], second[31] = 1, 2
+	if indexOf(&first) != indexOf(&second) {
+		t.Fatal("the digests do not share an index")
+	}
+	cache.put(&first, verdict{identity: Identity{KeyID: 1}}, 0, cache.startLookup())
+	if _, ok := cache.get(&second, 0); ok {
+		t.Fatal("a digest got the verdict of another with the same index")
+	}
+	cache.forget([][]byte{second[:]})
+	if v, ok := cache.get(&first, 0); !ok || v.identity.KeyID != 1 {
+		t.Fatal("forgetting a digest dropped another with the same index")
+	}
+	cache.put(&second, verdict{identity: Identity{KeyID: 2}}, 0, cache.startLookup())
+	if v, ok := cache.get(&second, 0); !ok || v.identity.KeyID != 2 {
+		t.Fatal("the later of two digests with one index is not served")
+	}
+	if _, ok := cache.get(&first, 0); ok {
+		t.Fatal("the earlier of two digests with one index is still served")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"runtime/debug"
@@ -56,11 +57,18 @@ func runHotBench(ctx context.Context, env cli, cfg config, req benchRequest) err
 	defer devNull.Close()
 	// Crowns logs every request, as in production, through the buffered
 	// output serve uses; the lines are dropped.
-	logOut := newBufferedLog(devNull)
-	defer logOut.Close()
-	log := newBufferedLogger(logOut, cfg)
+	var (
+		logOut *bufferedLog
+		log    *slog.Logger
+		n      *node
+	)
 	benchProgress(env, "starting Crowns (%s) with the sandbox upstream", benchDatabaseName(cfg))
-	n, err := startNode(ctx, cfg, cli{getenv: env.getenv, stdout: io.Discard, stderr: env.stderr, clock: env.clock}, log, newAccessLog(logOut, cfg))
+	asPart(ctx, partCrowns, func(ctx context.Context) {
+		logOut = newBufferedLog(devNull)
+		log = newBufferedLogger(logOut, cfg)
+		n, err = startNode(ctx, cfg, cli{getenv: env.getenv, stdout: io.Discard, stderr: env.stderr, clock: env.clock}, log, newAccessLog(logOut, cfg))
+	})
+	defer logOut.Close()
 	if err != nil {
 		return err
 	}
@@ -109,10 +117,13 @@ func (b *hotBench) run(ctx context.Context) error {
 	// The bare server has Crowns' routes and gets the very same requests
 	// (paths, keys, headers); it answers fixed bytes of the sizes Crowns
 	// answers.
-	bare, err := startBareServer([]bareRoute{
-		{path: "/clan/search", body: fixedBody(sizes[search.name])},
-		{path: "/player/:tag/battles", body: fixedBody(sizes[battles.name])},
-		{path: "/clan/:tag/history", body: fixedBody(sizes[history.name])},
+	var bare *bareServer
+	asPart(ctx, partBare, func(context.Context) {
+		bare, err = startBareServer([]bareRoute{
+			{path: "/clan/search", body: fixedBody(sizes[search.name])},
+			{path: "/player/:tag/battles", body: fixedBody(sizes[battles.name])},
+			{path: "/clan/:tag/history", body: fixedBody(sizes[history.name])},
+		})
 	})
 	if err != nil {
 		return err

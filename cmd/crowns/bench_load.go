@@ -69,13 +69,15 @@ func (l *loadClient) drive(ctx context.Context, requests []loadRequest, want int
 	start := time.Now()
 	deadline := start.Add(duration)
 	var wg sync.WaitGroup
-	for w := range l.connections {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			outcomes[w] = l.loop(ctx, requests, w*len(requests)/l.connections, want, deadline, rounds)
-		}()
-	}
+	asPart(ctx, partLoad, func(ctx context.Context) {
+		for w := range l.connections {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				outcomes[w] = l.loop(ctx, requests, w*len(requests)/l.connections, want, deadline, rounds)
+			}()
+		}
+	})
 	wg.Wait()
 	var total loadOutcome
 	for i := range outcomes {

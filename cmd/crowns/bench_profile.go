@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"runtime"
@@ -43,4 +44,18 @@ func writeHeapProfile(path string) error {
 		return fmt.Errorf("heap profile: %w", err)
 	}
 	return nil
+}
+
+// Profile label values of the bench's parts: a CPU profile taken with
+// --cpuprofile splits by them (go tool pprof -tagfocus part=crowns).
+const (
+	partCrowns = "crowns"
+	partBare   = "bare"
+	partLoad   = "load"
+)
+
+// asPart runs fn with the profile label part=name; goroutines fn starts
+// (servers' workers, the load's connections) carry the label too.
+func asPart(ctx context.Context, name string, fn func(context.Context)) {
+	pprof.Do(ctx, pprof.Labels("part", name), fn)
 }
