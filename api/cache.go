@@ -1,10 +1,9 @@
 package api
 
 import (
-	"container/list"
 	"context"
+	"hash/maphash"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -23,6 +22,11 @@ const generationStripes = 64
 // misses of one key share a single call. An answer may belong to a group
 // (history answers: the clan tag) whose answers are dropped together when
 // the clan changes.
+//
+// A large budget is split into shards, each with its own lock, LRU order
+// and share of the budget, picked by a hash of the key: concurrent hits
+// of different answers then rarely meet on one lock, whose memory would
+// otherwise travel between cores on every request.
 type responseCache struct {
 	// ttl is the lifetime of upstream-backed answers (fetch).
 	ttl    time.Duration
@@ -32,16 +36,13 @@ type responseCache struct {
 	// waiting counts callers blocked on a shared call.
 	waiting atomic.Int64
 
-	mu      sync.Mutex
-	used    int64
-	entries map[string]*list.Element
-	order   *list.List // front = most recently used
-	groups  map[string]map[string]struct{}
+	seed   maphash.Seed
+	shards []cacheShard
 	// generations move when groups are dropped (every group: all); an
 	// answer produced from data read before a drop of its group is not
 	// stored.
-	generations [generationStripes]uint64
-	all         uint64
+	generations [generationStripes]atomic.Uint64
+	all         atomic.Uint64
 }
 
 // cacheSlot says where an answer is kept: its key, its group ("" for
@@ -52,19 +53,40 @@ type cacheSlot struct {
 	ttl   time.Duration
 }
 
-type cacheEntry struct {
-	key     string
-	group   string
-	answer  *cachedAnswer
-	expires time.Time
-	size    int64
-}
+// Sharding of the response cache: a shard per shardBudget of the budget,
+// at most maxCacheShards (a power of two). A budget under two shards'
+// worth is one shard: one exact LRU order.
+const (
+	shardBudget    = 4 << 20
+	maxCacheShards = 16
+)
 
 func newResponseCache(ttl time.Duration, budget int64, clock models.Clock) *responseCache {
-	return &responseCache{
-		ttl: ttl, budget: budget, clock: clock,
-		entries: make(map[string]*list.Element), order: list.New(), groups: make(map[string]map[string]struct{}),
+	n := 1
+	for n < maxCacheShards && int64(2*n)*shardBudget <= budget {
+		n *= 2
 	}
+	c := &responseCache{ttl: ttl, budget: budget, clock: clock, seed: maphash.MakeSeed(), shards: make([]cacheShard, n)}
+	for i := range c.shards {
+		c.shards[i].init(budget / int64(n))
+	}
+	return c
+}
+
+// shardOf is the shard of a key.
+func (c *responseCache) shardOf(key []byte) *cacheShard {
+	if len(c.shards) == 1 {
+		return &c.shards[0]
+	}
+	return &c.shards[maphash.Bytes(c.seed, key)&uint64(len(c.shards)-1)]
+}
+
+// shardOfString is shardOf of a key held as a string.
+func (c *responseCache) shardOfString(key string) *cacheShard {
+	if len(c.shards) == 1 {
+		return &c.shards[0]
+	}
+	return &c.shards[maphash.String(c.seed, key)&uint64(len(c.shards)-1)]
 }
 
 // get returns the answer cached under key if it is still fresh at now
@@ -74,10 +96,7 @@ func (c *responseCache) get(key []byte, now time.Time) (*cachedAnswer, bool) {
 	if c.budget <= 0 {
 		return nil, false
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	el, ok := c.entries[string(key)]
-	return c.freshLocked(el, ok, now)
+	return c.shardOf(key).get(key, now)
 }
 
 // getString is get of a key held as a string.
@@ -85,25 +104,7 @@ func (c *responseCache) getString(key string, now time.Time) (*cachedAnswer, boo
 	if c.budget <= 0 {
 		return nil, false
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	el, ok := c.entries[key]
-	return c.freshLocked(el, ok, now)
-}
-
-// freshLocked is the answer of a looked-up entry, if there is one and it
-// is fresh at now; it becomes the most recently used.
-func (c *responseCache) freshLocked(el *list.Element, ok bool, now time.Time) (*cachedAnswer, bool) {
-	if !ok {
-		return nil, false
-	}
-	entry := el.Value.(*cacheEntry)
-	if !now.Before(entry.expires) {
-		// Kept until replaced or evicted: see expired.
-		return nil, false
-	}
-	c.order.MoveToFront(el)
-	return entry.answer, true
+	return c.shardOfString(key).getString(key, now)
 }
 
 // expired returns the answer kept under key whose lifetime has ended, if
@@ -114,68 +115,32 @@ func (c *responseCache) expired(key string) *cachedAnswer {
 	if c.budget <= 0 {
 		return nil
 	}
-	now := c.clock.Now()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	el, ok := c.entries[key]
-	if !ok {
-		return nil
-	}
-	if entry := el.Value.(*cacheEntry); !now.Before(entry.expires) {
-		return entry.answer
-	}
-	return nil
+	return c.shardOfString(key).expired(key, c.clock.Now())
 }
 
-// put stores an answer in its slot, evicting the least recently used to
-// stay within the budget, unless its group was dropped since generation
-// was read. An answer larger than the whole budget is not stored.
+// put stores an answer in its slot, evicting the least recently used of
+// its shard to stay within the shard's share of the budget, unless its
+// group was dropped since generation was read. An answer larger than that
+// share is not stored.
 func (c *responseCache) put(slot cacheSlot, answer *cachedAnswer, generation uint64) {
 	if slot.ttl <= 0 || c.budget <= 0 {
 		return
 	}
-	size := answer.size() + int64(len(slot.key)+len(slot.group))
-	if size > c.budget {
-		return
+	entry := &cacheEntry{
+		key: slot.key, group: slot.group, answer: answer,
+		expires: c.clock.Now().Add(slot.ttl),
+		size:    answer.size() + int64(len(slot.key)+len(slot.group)),
 	}
-	expires := c.clock.Now().Add(slot.ttl)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.generationLocked(slot.group) != generation {
-		return
-	}
-	if el, ok := c.entries[slot.key]; ok {
-		c.remove(el)
-	}
-	for c.used+size > c.budget && c.order.Len() > 0 {
-		c.remove(c.order.Back())
-	}
-	c.entries[slot.key] = c.order.PushFront(&cacheEntry{key: slot.key, group: slot.group, answer: answer, expires: expires, size: size})
-	c.used += size
-	if slot.group != "" {
-		members, ok := c.groups[slot.group]
-		if !ok {
-			members = make(map[string]struct{})
-			c.groups[slot.group] = members
-		}
-		members[slot.key] = struct{}{}
-	}
+	c.shardOfString(slot.key).put(entry, func() bool { return c.generation(slot.group) == generation })
 }
 
-func (c *responseCache) remove(el *list.Element) {
-	entry := el.Value.(*cacheEntry)
-	c.order.Remove(el)
-	delete(c.entries, entry.key)
-	c.used -= entry.size
-	if entry.group == "" {
-		return
+// used is the memory the cached answers take, by their sizes.
+func (c *responseCache) used() int64 {
+	var n int64
+	for i := range c.shards {
+		n += c.shards[i].usedBytes()
 	}
-	if members := c.groups[entry.group]; members != nil {
-		delete(members, entry.key)
-		if len(members) == 0 {
-			delete(c.groups, entry.group)
-		}
-	}
+	return n
 }
 
 // generation is the current generation of group; 0 for no group.
@@ -183,16 +148,7 @@ func (c *responseCache) generation(group string) uint64 {
 	if group == "" {
 		return 0
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.generationLocked(group)
-}
-
-func (c *responseCache) generationLocked(group string) uint64 {
-	if group == "" {
-		return 0
-	}
-	return c.all + c.generations[stripeOf(group)]
+	return c.all.Load() + c.generations[stripeOf(group)].Load()
 }
 
 // stripeOf picks the generation counter of a group (FNV-1a).
@@ -206,25 +162,21 @@ func stripeOf(group string) int {
 }
 
 // drop forgets every answer of group, and the answers of it being
-// produced now.
+// produced now. The generation moves before any shard is cleared, so a
+// put racing with the drop either sees the new generation or stores
+// before its shard is cleared.
 func (c *responseCache) drop(group string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.generations[stripeOf(group)]++
-	for key := range c.groups[group] {
-		c.remove(c.entries[key])
+	c.generations[stripeOf(group)].Add(1)
+	for i := range c.shards {
+		c.shards[i].dropGroup(group)
 	}
 }
 
 // dropAllGroups forgets every answer that belongs to a group.
 func (c *responseCache) dropAllGroups() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.all++
-	for _, members := range c.groups {
-		for key := range members {
-			c.remove(c.entries[key])
-		}
+	c.all.Add(1)
+	for i := range c.shards {
+		c.shards[i].dropAllGroups()
 	}
 }
 

@@ -91,12 +91,12 @@ func TestCacheStaysWithinItsBudget(t *testing.T) {
 			entry++
 		}
 		cache.put(slot, answer, cache.generation(slot.group))
-		if cache.used > cache.budget {
-			t.Fatalf("used %d bytes of a %d budget", cache.used, cache.budget)
+		if cache.used() > cache.budget {
+			t.Fatalf("used %d bytes of a %d budget", cache.used(), cache.budget)
 		}
 	}
-	if cache.used < budget-2*entry {
-		t.Fatalf("used %d bytes of a %d budget after 40 answers of %d: evicted too much", cache.used, budget, entry)
+	if cache.used() < budget-2*entry {
+		t.Fatalf("used %d bytes of a %d budget after 40 answers of %d: evicted too much", cache.used(), budget, entry)
 	}
 	if _, ok := cache.getString("a", cache.clock.Now()); ok {
 		t.Fatal("the least recently used entry survived")
@@ -157,30 +157,70 @@ func TestLargeAnswersAreKeptCompressedOnly(t *testing.T) {
 }
 
 func TestDroppingAGroupForgetsItsAnswersOnly(t *testing.T) {
-	cache := newResponseCache(time.Minute, 1<<20, models.NewManualClock(time.Unix(0, 0)))
-	answer := newCachedAnswer([]byte(`{}`))
-	for _, slot := range []cacheSlot{
-		{key: "history/A/1", group: "A", ttl: time.Minute},
-		{key: "history/A/2", group: "A", ttl: time.Minute},
-		{key: "history/B/1", group: "B", ttl: time.Minute},
-		{key: "player/A/battles", ttl: time.Minute},
-	} {
-		cache.put(slot, answer, cache.generation(slot.group))
-	}
-	cache.drop("A")
-	for key, want := range map[string]bool{"history/A/1": false, "history/A/2": false, "history/B/1": true, "player/A/battles": true} {
-		if _, ok := cache.getString(key, cache.clock.Now()); ok != want {
-			t.Errorf("after dropping A, %s cached = %v, want %v", key, ok, want)
+	// One shard, and as many shards as there can be.
+	for _, budget := range []int64{1 << 20, 2 * maxCacheShards * shardBudget} {
+		cache := newResponseCache(time.Minute, budget, models.NewManualClock(time.Unix(0, 0)))
+		answer := newCachedAnswer([]byte(`{}`))
+		var slots []cacheSlot
+		for i := range 40 {
+			slots = append(slots,
+				cacheSlot{key: fmt.Sprintf("history/A/%d", i), group: "A", ttl: time.Minute},
+				cacheSlot{key: fmt.Sprintf("history/B/%d", i), group: "B", ttl: time.Minute},
+				cacheSlot{key: fmt.Sprintf("player/A%d/battles", i), ttl: time.Minute})
+		}
+		for _, slot := range slots {
+			cache.put(slot, answer, cache.generation(slot.group))
+		}
+		cache.drop("A")
+		for _, slot := range slots {
+			if _, ok := cache.getString(slot.key, cache.clock.Now()); ok != (slot.group != "A") {
+				t.Errorf("budget %d: after dropping A, %s cached = %v", budget, slot.key, ok)
+			}
+		}
+		cache.dropAllGroups()
+		for _, slot := range slots {
+			if _, ok := cache.getString(slot.key, cache.clock.Now()); ok != (slot.group == "") {
+				t.Errorf("budget %d: after dropping every group, %s cached = %v", budget, slot.key, ok)
+			}
+		}
+		groups, entries := 0, 0
+		for i := range cache.shards {
+			g, e := cache.shards[i].counts()
+			groups, entries = groups+g, entries+e
+		}
+		if groups != 0 || entries != 40 {
+			t.Fatalf("budget %d: %d groups and %d entries left, want 0 and 40", budget, groups, entries)
 		}
 	}
-	cache.dropAllGroups()
-	for key, want := range map[string]bool{"history/B/1": false, "player/A/battles": true} {
-		if _, ok := cache.getString(key, cache.clock.Now()); ok != want {
-			t.Errorf("after dropping every group, %s cached = %v, want %v", key, ok, want)
+}
+
+// TestALargeBudgetIsShardedAndKept: a large budget is split into shards,
+// and the cache stays within it however the answers fall on them, each
+// shard within its share; an answer larger than a share is not stored.
+func TestALargeBudgetIsShardedAndKept(t *testing.T) {
+	const budget = 8 * shardBudget
+	cache := newResponseCache(time.Minute, budget, models.NewManualClock(time.Unix(0, 0)))
+	if len(cache.shards) != 8 {
+		t.Fatalf("%d shards for a budget of %d, want 8", len(cache.shards), budget)
+	}
+	answer := newCachedAnswer(randomJSON(200_000))
+	for i := range 400 {
+		cache.put(cacheSlot{key: fmt.Sprintf("player/%d/battles", i), ttl: time.Minute}, answer, 0)
+		if cache.used() > budget {
+			t.Fatalf("used %d bytes of a %d budget", cache.used(), budget)
 		}
 	}
-	if len(cache.groups) != 0 || cache.order.Len() != 1 {
-		t.Fatalf("%d groups and %d entries left, want 0 and 1", len(cache.groups), cache.order.Len())
+	for i := range cache.shards {
+		if used := cache.shards[i].usedBytes(); used > budget/8 || used < budget/8-2*answer.size()-64 {
+			t.Fatalf("shard %d holds %d bytes of its %d", i, used, budget/8)
+		}
+	}
+	if _, ok := cache.getString("player/399/battles", cache.clock.Now()); !ok {
+		t.Fatal("the newest answer was evicted")
+	}
+	cache.put(cacheSlot{key: "huge", ttl: time.Minute}, newCachedAnswer(randomJSON(2*budget/8)), 0)
+	if _, ok := cache.getString("huge", cache.clock.Now()); ok {
+		t.Fatal("an answer larger than a shard's share was stored")
 	}
 }
 
