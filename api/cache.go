@@ -118,20 +118,22 @@ func (c *responseCache) expired(key string) *cachedAnswer {
 	return c.shardOfString(key).expired(key, c.clock.Now())
 }
 
-// put stores an answer in its slot, evicting the least recently used of
-// its shard to stay within the shard's share of the budget, unless its
+// put stores an answer in its slot, evicting the least recently used (to
+// the second) of its shard to stay within the shard's share of the
+// budget, unless its
 // group was dropped since generation was read. An answer larger than that
 // share is not stored.
 func (c *responseCache) put(slot cacheSlot, answer *cachedAnswer, generation uint64) {
 	if slot.ttl <= 0 || c.budget <= 0 {
 		return
 	}
+	now := c.clock.Now()
 	entry := &cacheEntry{
 		key: slot.key, group: slot.group, answer: answer,
-		expires: c.clock.Now().Add(slot.ttl),
+		expires: now.Add(slot.ttl),
 		size:    answer.size() + int64(len(slot.key)+len(slot.group)),
 	}
-	c.shardOfString(slot.key).put(entry, func() bool { return c.generation(slot.group) == generation })
+	c.shardOfString(slot.key).put(entry, now, func() bool { return c.generation(slot.group) == generation })
 }
 
 // used is the memory the cached answers take, by their sizes.

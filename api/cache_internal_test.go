@@ -322,3 +322,56 @@ func TestAnExpiredAnswerIsRenewedWhenNothingChanged(t *testing.T) {
 		t.Fatal("an answer dropped with its clan can still be taken over")
 	}
 }
+
+// TestAHitKeepsAnAnswerFromEviction: of answers stored together, the one
+// asked again since (a second later) outlives the others.
+func TestAHitKeepsAnAnswerFromEviction(t *testing.T) {
+	clock := models.NewManualClock(time.Unix(1000, 0))
+	answer := newCachedAnswer([]byte(`{"a":1}`))
+	entry := answer.size() + 1
+	cache := newResponseCache(time.Hour, 3*entry, clock)
+	for _, key := range []string{"a", "b", "c"} {
+		cache.put(cacheSlot{key: key, ttl: time.Hour}, answer, 0)
+	}
+	clock.Advance(time.Second)
+	if _, ok := cache.getString("a", clock.Now()); !ok {
+		t.Fatal("a is not cached")
+	}
+	cache.put(cacheSlot{key: "d", ttl: time.Hour}, answer, 0)
+	for key, want := range map[string]bool{"a": true, "b": false, "c": true, "d": true} {
+		if _, ok := cache.getString(key, clock.Now()); ok != want {
+			t.Errorf("%s cached = %v, want %v", key, ok, want)
+		}
+	}
+}
+
+// TestCacheHitsAndChangesRunConcurrently is for the race detector: hits
+// read the index while stores, evictions and drops replace it.
+func TestCacheHitsAndChangesRunConcurrently(t *testing.T) {
+	clock := models.NewManualClock(time.Unix(0, 0))
+	answer := newCachedAnswer([]byte(`{}`))
+	cache := newResponseCache(time.Hour, 20*(answer.size()+16), clock)
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 500 {
+				key := fmt.Sprintf("history/%d/%d", (w+i)%7, i%30)
+				if w%2 == 0 {
+					cache.put(cacheSlot{key: key, group: fmt.Sprint((w + i) % 7), ttl: time.Hour}, answer, cache.generation(fmt.Sprint((w+i)%7)))
+				} else {
+					cache.getString(key, clock.Now())
+					cache.get([]byte(key), clock.Now())
+				}
+				if i%50 == 0 {
+					cache.drop(fmt.Sprint(i % 7))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if cache.used() > cache.budget {
+		t.Fatalf("used %d of %d", cache.used(), cache.budget)
+	}
+}

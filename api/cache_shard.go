@@ -1,20 +1,30 @@
 package api
 
 import (
-	"container/list"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
-// cacheShard is one lock's worth of the response cache: its entries in
-// LRU order within its budget, and the groups they belong to.
+// cacheShard is one share of the response cache: its entries within its
+// budget, and the groups they belong to.
+//
+// A hit writes nothing that another core reads: the index is an immutable
+// map, replaced whole (copied) by each change under the writers' lock and
+// read without one; an entry's last use is stamped at most once a second.
+// Changes come from misses, whose production (an upstream call, a
+// database read) costs far more than the copy.
 type cacheShard struct {
-	mu      sync.Mutex
-	budget  int64
-	used    int64
-	entries map[string]*list.Element
-	order   *list.List // front = most recently used
-	groups  map[string]map[string]struct{}
+	index atomic.Pointer[map[string]*cacheEntry]
+
+	mu     sync.Mutex // held by writers
+	budget int64
+	used   int64
+	// stored numbers the entries in the order they were stored: of
+	// entries last used in the same second, the earliest stored goes
+	// first.
+	stored uint64
+	groups map[string]map[string]struct{}
 }
 
 type cacheEntry struct {
@@ -23,65 +33,53 @@ type cacheEntry struct {
 	answer  *cachedAnswer
 	expires time.Time
 	size    int64
+	seq     uint64
+	// lastUsed is the Unix second of the last hit (or of the store).
+	lastUsed atomic.Int64
 }
 
 func (sh *cacheShard) init(budget int64) {
 	sh.budget = budget
-	sh.entries = make(map[string]*list.Element)
-	sh.order = list.New()
 	sh.groups = make(map[string]map[string]struct{})
+	empty := map[string]*cacheEntry{}
+	sh.index.Store(&empty)
 }
 
 func (sh *cacheShard) get(key []byte, now time.Time) (*cachedAnswer, bool) {
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	el, ok := sh.entries[string(key)]
-	return sh.freshLocked(el, ok, now)
+	return fresh((*sh.index.Load())[string(key)], now)
 }
 
 func (sh *cacheShard) getString(key string, now time.Time) (*cachedAnswer, bool) {
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	el, ok := sh.entries[key]
-	return sh.freshLocked(el, ok, now)
+	return fresh((*sh.index.Load())[key], now)
 }
 
-// freshLocked is the answer of a looked-up entry, if there is one and it
-// is fresh at now; it becomes the most recently used (an entry in front
-// already is left alone: no write to shared memory).
-func (sh *cacheShard) freshLocked(el *list.Element, ok bool, now time.Time) (*cachedAnswer, bool) {
-	if !ok {
+// fresh is the answer of a looked-up entry, if there is one and it is
+// fresh at now; its last use becomes now's second.
+func fresh(entry *cacheEntry, now time.Time) (*cachedAnswer, bool) {
+	if entry == nil || !now.Before(entry.expires) {
+		// An expired entry is kept until replaced or evicted: see
+		// responseCache.expired.
 		return nil, false
 	}
-	entry := el.Value.(*cacheEntry)
-	if !now.Before(entry.expires) {
-		// Kept until replaced or evicted: see responseCache.expired.
-		return nil, false
-	}
-	if sh.order.Front() != el {
-		sh.order.MoveToFront(el)
+	if second := now.Unix(); entry.lastUsed.Load() < second {
+		entry.lastUsed.Store(second)
 	}
 	return entry.answer, true
 }
 
 // expired is the answer under key whose lifetime ended before now.
 func (sh *cacheShard) expired(key string, now time.Time) *cachedAnswer {
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	el, ok := sh.entries[key]
-	if !ok {
-		return nil
-	}
-	if entry := el.Value.(*cacheEntry); !now.Before(entry.expires) {
+	if entry := (*sh.index.Load())[key]; entry != nil && !now.Before(entry.expires) {
 		return entry.answer
 	}
 	return nil
 }
 
-// put stores entry, evicting the least recently used to stay within the
-// budget, if current (asked under the lock) still says yes. An entry
-// larger than the whole budget is not stored.
-func (sh *cacheShard) put(entry *cacheEntry, current func() bool) {
+// put stores entry, stored at now, if current (asked under the lock)
+// still says yes: it replaces the entry of its key, and the least
+// recently used entries go until it fits the budget. An entry larger than
+// the whole budget is not stored.
+func (sh *cacheShard) put(entry *cacheEntry, now time.Time, current func() bool) {
 	if entry.size > sh.budget {
 		return
 	}
@@ -90,13 +88,21 @@ func (sh *cacheShard) put(entry *cacheEntry, current func() bool) {
 	if !current() {
 		return
 	}
-	if el, ok := sh.entries[entry.key]; ok {
-		sh.remove(el)
+	index := sh.copyIndex(1)
+	if old := index[entry.key]; old != nil {
+		sh.removeLocked(index, old)
 	}
-	for sh.used+entry.size > sh.budget && sh.order.Len() > 0 {
-		sh.remove(sh.order.Back())
+	for sh.used+entry.size > sh.budget {
+		victim := leastRecentlyUsed(index)
+		if victim == nil {
+			break
+		}
+		sh.removeLocked(index, victim)
 	}
-	sh.entries[entry.key] = sh.order.PushFront(entry)
+	sh.stored++
+	entry.seq = sh.stored
+	entry.lastUsed.Store(now.Unix())
+	index[entry.key] = entry
 	sh.used += entry.size
 	if entry.group != "" {
 		members, ok := sh.groups[entry.group]
@@ -106,12 +112,38 @@ func (sh *cacheShard) put(entry *cacheEntry, current func() bool) {
 		}
 		members[entry.key] = struct{}{}
 	}
+	sh.index.Store(&index)
 }
 
-func (sh *cacheShard) remove(el *list.Element) {
-	entry := el.Value.(*cacheEntry)
-	sh.order.Remove(el)
-	delete(sh.entries, entry.key)
+// copyIndex is a copy of the index to change, with room for extra
+// entries more.
+func (sh *cacheShard) copyIndex(extra int) map[string]*cacheEntry {
+	current := *sh.index.Load()
+	index := make(map[string]*cacheEntry, len(current)+extra)
+	for key, entry := range current {
+		index[key] = entry
+	}
+	return index
+}
+
+// leastRecentlyUsed is the entry of index last used longest ago (the
+// earliest stored of a second); nil when index is empty.
+func leastRecentlyUsed(index map[string]*cacheEntry) *cacheEntry {
+	var victim *cacheEntry
+	var victimUsed int64
+	for _, entry := range index {
+		used := entry.lastUsed.Load()
+		if victim == nil || used < victimUsed || (used == victimUsed && entry.seq < victim.seq) {
+			victim, victimUsed = entry, used
+		}
+	}
+	return victim
+}
+
+// removeLocked takes entry out of index (a copy being changed) and of the
+// accounting.
+func (sh *cacheShard) removeLocked(index map[string]*cacheEntry, entry *cacheEntry) {
+	delete(index, entry.key)
 	sh.used -= entry.size
 	if entry.group == "" {
 		return
@@ -128,20 +160,35 @@ func (sh *cacheShard) remove(el *list.Element) {
 func (sh *cacheShard) dropGroup(group string) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	for key := range sh.groups[group] {
-		sh.remove(sh.entries[key])
+	members := sh.groups[group]
+	if len(members) == 0 {
+		return
 	}
+	index := sh.copyIndex(0)
+	for key := range members {
+		if entry := index[key]; entry != nil {
+			sh.removeLocked(index, entry)
+		}
+	}
+	sh.index.Store(&index)
 }
 
 // dropAllGroups removes every entry that belongs to a group.
 func (sh *cacheShard) dropAllGroups() {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
+	if len(sh.groups) == 0 {
+		return
+	}
+	index := sh.copyIndex(0)
 	for _, members := range sh.groups {
 		for key := range members {
-			sh.remove(sh.entries[key])
+			if entry := index[key]; entry != nil {
+				sh.removeLocked(index, entry)
+			}
 		}
 	}
+	sh.index.Store(&index)
 }
 
 // usedBytes is the size of the shard's entries.
@@ -155,5 +202,5 @@ func (sh *cacheShard) usedBytes() int64 {
 func (sh *cacheShard) counts() (groups, entries int) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	return len(sh.groups), sh.order.Len()
+	return len(sh.groups), len(*sh.index.Load())
 }
