@@ -23,10 +23,9 @@ const generationStripes = 64
 // (history answers: the clan tag) whose answers are dropped together when
 // the clan changes.
 //
-// A large budget is split into shards, each with its own lock, LRU order
-// and share of the budget, picked by a hash of the key: concurrent hits
-// of different answers then rarely meet on one lock, whose memory would
-// otherwise travel between cores on every request.
+// A large budget is split into shards, picked by a hash of the key, each
+// with its own share of the budget and its own writers' lock; a hit takes
+// no lock at all (see cacheShard).
 type responseCache struct {
 	// ttl is the lifetime of upstream-backed answers (fetch).
 	ttl    time.Duration
@@ -55,7 +54,7 @@ type cacheSlot struct {
 
 // Sharding of the response cache: a shard per shardBudget of the budget,
 // at most maxCacheShards (a power of two). A budget under two shards'
-// worth is one shard: one exact LRU order.
+// worth is one shard: one order of eviction.
 const (
 	shardBudget    = 4 << 20
 	maxCacheShards = 16
@@ -120,9 +119,8 @@ func (c *responseCache) expired(key string) *cachedAnswer {
 
 // put stores an answer in its slot, evicting the least recently used (to
 // the second) of its shard to stay within the shard's share of the
-// budget, unless its
-// group was dropped since generation was read. An answer larger than that
-// share is not stored.
+// budget, unless its group was dropped since generation was read. An
+// answer larger than that share is not stored.
 func (c *responseCache) put(slot cacheSlot, answer *cachedAnswer, generation uint64) {
 	if slot.ttl <= 0 || c.budget <= 0 {
 		return
@@ -134,15 +132,6 @@ func (c *responseCache) put(slot cacheSlot, answer *cachedAnswer, generation uin
 		size:    answer.size() + int64(len(slot.key)+len(slot.group)),
 	}
 	c.shardOfString(slot.key).put(entry, now, func() bool { return c.generation(slot.group) == generation })
-}
-
-// used is the memory the cached answers take, by their sizes.
-func (c *responseCache) used() int64 {
-	var n int64
-	for i := range c.shards {
-		n += c.shards[i].usedBytes()
-	}
-	return n
 }
 
 // generation is the current generation of group; 0 for no group.

@@ -375,3 +375,26 @@ func TestCacheHitsAndChangesRunConcurrently(t *testing.T) {
 		t.Fatalf("used %d of %d", cache.used(), cache.budget)
 	}
 }
+
+// used is the memory the cached answers take, by their sizes.
+func (c *responseCache) used() int64 {
+	var n int64
+	for i := range c.shards {
+		n += c.shards[i].usedBytes()
+	}
+	return n
+}
+
+// usedBytes is the size of the shard's entries.
+func (sh *cacheShard) usedBytes() int64 {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	return sh.used
+}
+
+// counts are the shard's groups and entries.
+func (sh *cacheShard) counts() (groups, entries int) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	return len(sh.groups), len(*sh.index.Load())
+}

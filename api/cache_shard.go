@@ -33,7 +33,8 @@ type cacheEntry struct {
 	answer  *cachedAnswer
 	expires time.Time
 	size    int64
-	seq     uint64
+	// seq is the entry's number in the shard's order of storing.
+	seq uint64
 	// lastUsed is the Unix second of the last hit (or of the store).
 	lastUsed atomic.Int64
 }
@@ -160,28 +161,24 @@ func (sh *cacheShard) removeLocked(index map[string]*cacheEntry, entry *cacheEnt
 func (sh *cacheShard) dropGroup(group string) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	members := sh.groups[group]
-	if len(members) == 0 {
-		return
+	if members := sh.groups[group]; len(members) > 0 {
+		sh.dropLocked(map[string]map[string]struct{}{group: members})
 	}
-	index := sh.copyIndex(0)
-	for key := range members {
-		if entry := index[key]; entry != nil {
-			sh.removeLocked(index, entry)
-		}
-	}
-	sh.index.Store(&index)
 }
 
 // dropAllGroups removes every entry that belongs to a group.
 func (sh *cacheShard) dropAllGroups() {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	if len(sh.groups) == 0 {
-		return
+	if len(sh.groups) > 0 {
+		sh.dropLocked(sh.groups)
 	}
+}
+
+// dropLocked replaces the index by one without the members of groups.
+func (sh *cacheShard) dropLocked(groups map[string]map[string]struct{}) {
 	index := sh.copyIndex(0)
-	for _, members := range sh.groups {
+	for _, members := range groups {
 		for key := range members {
 			if entry := index[key]; entry != nil {
 				sh.removeLocked(index, entry)
@@ -189,18 +186,4 @@ func (sh *cacheShard) dropAllGroups() {
 		}
 	}
 	sh.index.Store(&index)
-}
-
-// usedBytes is the size of the shard's entries.
-func (sh *cacheShard) usedBytes() int64 {
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	return sh.used
-}
-
-// counts are the shard's groups and entries.
-func (sh *cacheShard) counts() (groups, entries int) {
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	return len(sh.groups), len(*sh.index.Load())
 }
