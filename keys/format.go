@@ -64,6 +64,12 @@ func CheckFormat(raw string) error {
 	return nil
 }
 
+// hasKeyShape is the cheap part of CheckFormat: the length and the
+// prefix of a key.
+func hasKeyShape(raw string) bool {
+	return len(raw) == KeyLength && raw[:len(Prefix)] == Prefix
+}
+
 // generate returns a new key from random, which is crypto/rand.Reader
 // outside tests.
 func generate(random io.Reader) (string, error) {

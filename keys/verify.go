@@ -18,15 +18,17 @@ type Identity struct {
 // models.ErrKeyBlacklisted (the key or its developer), or a
 // models.UnavailableError when the database cannot answer.
 //
-// A malformed key is rejected before any hashing. Results, unknown keys
-// included, are cached: changes made through this Service are seen at
+// A malformed key is rejected before any database lookup; its full
+// check (alphabet and checksum) is made only when the cache does not
+// know the key, as only well-formed keys are ever cached and a cached
+// digest stands for one key. Results, unknown keys included, are cached: changes made through this Service are seen at
 // once; a change made by another process is seen at the next Sync, and
 // within the configured TTL (at most 5 s) whatever happens, as a cached
 // result is trusted longer than the TTL only while syncs succeed. A
 // successful verification records the key's last use in memory for the
 // next Flush.
 func (s *Service) Verify(ctx context.Context, raw string) (Identity, error) {
-	if CheckFormat(raw) != nil {
+	if !hasKeyShape(raw) {
 		return Identity{}, models.ErrUnknownKey
 	}
 	lookup := s.ring.digest(raw)
@@ -36,6 +38,9 @@ func (s *Service) Verify(ctx context.Context, raw string) (Identity, error) {
 			v.use.record(now)
 		}
 		return v.identity, v.err
+	}
+	if CheckFormat(raw) != nil {
+		return Identity{}, models.ErrUnknownKey
 	}
 	generation := s.cache.startLookup()
 	v, err := s.lookup(ctx, lookup)

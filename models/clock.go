@@ -2,6 +2,7 @@ package models
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -18,34 +19,37 @@ type SystemClock struct{}
 func (SystemClock) Now() time.Time { return time.Now().UTC() }
 
 // ManualClock is a Clock that only moves when told to. Tests, benchmarks and
-// the sandbox's replay mode use it; it is safe for concurrent use.
+// the sandbox's replay mode use it; it is safe for concurrent use. Reading
+// it takes no lock, so parallel benchmarks measure their own contention,
+// not the clock's.
 type ManualClock struct {
-	mu  sync.Mutex
-	now time.Time
+	// moving serializes Set and Advance.
+	moving sync.Mutex
+	now    atomic.Pointer[time.Time]
 }
 
 // NewManualClock returns a ManualClock set to start (converted to UTC).
 func NewManualClock(start time.Time) *ManualClock {
-	return &ManualClock{now: start.UTC()}
+	c := &ManualClock{}
+	c.Set(start)
+	return c
 }
 
 // Now returns the clock's current time.
-func (c *ManualClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
+func (c *ManualClock) Now() time.Time { return *c.now.Load() }
 
 // Set moves the clock to t (converted to UTC).
 func (c *ManualClock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = t.UTC()
+	c.moving.Lock()
+	defer c.moving.Unlock()
+	t = t.UTC()
+	c.now.Store(&t)
 }
 
 // Advance moves the clock forward by d.
 func (c *ManualClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
+	c.moving.Lock()
+	defer c.moving.Unlock()
+	t := c.now.Load().Add(d)
+	c.now.Store(&t)
 }
