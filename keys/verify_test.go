@@ -19,6 +19,15 @@ func TestVerifyAnswersRepeatsFromTheCache(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The right length and prefix, but a wrong checksum: malformed.
+		other := "0"
+		if issued.Key[keys.KeyLength-1] == '0' {
+			other = "1"
+		}
+		badChecksum := issued.Key[:keys.KeyLength-1] + other
+		if keys.CheckFormat(badChecksum) == nil {
+			t.Fatalf("%q should fail the format check", badChecksum)
+		}
 		statements := countStatements(t, store)
 
 		tests := []struct {
@@ -28,10 +37,12 @@ func TestVerifyAnswersRepeatsFromTheCache(t *testing.T) {
 			wantStatements int64
 		}{
 			{"malformed key: no database", "crw_nope", models.ErrUnknownKey, 0},
+			{"wrong checksum: no database", badChecksum, models.ErrUnknownKey, 0},
 			{"valid key, first time: one lookup", issued.Key, nil, 1},
 			{"valid key again: cached", issued.Key, nil, 0},
 			{"unknown key, first time: one lookup", unknown, models.ErrUnknownKey, 1},
 			{"unknown key again: cached", unknown, models.ErrUnknownKey, 0},
+			{"wrong checksum after the valid key: still refused", badChecksum, models.ErrUnknownKey, 0},
 		}
 		for _, tt := range tests {
 			before := statements.Load()
