@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/utils"
 
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
@@ -20,7 +21,7 @@ func (s *Server) authenticate(c *fiber.Ctx) error {
 	if !ok {
 		return models.ErrMissingKey
 	}
-	identity, err := s.deps.Keys.Verify(c.UserContext(), raw)
+	identity, err := s.deps.Keys.VerifyAt(c.UserContext(), raw, s.requestNow(c))
 	if err != nil {
 		return err
 	}
@@ -35,8 +36,8 @@ func (s *Server) authenticate(c *fiber.Ctx) error {
 // string shares the request's memory (as fiber's Get): valid during the
 // request only, which is all Verify needs.
 func presentedKey(c *fiber.Ctx) (string, bool) {
-	if c.Request().Header.Peek(headerAuth) != nil {
-		return strings.TrimSpace(c.Get(headerAuth)), true
+	if raw := c.Request().Header.Peek(headerAuth); raw != nil {
+		return strings.TrimSpace(utils.UnsafeString(raw)), true
 	}
 	value := strings.TrimSpace(c.Get(fiber.HeaderAuthorization))
 	if value == "" {

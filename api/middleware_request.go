@@ -32,6 +32,8 @@ type requestState struct {
 	idBuf         [maxRequestIDLength]byte
 	identity      keys.Identity
 	authenticated bool
+	// start is when the server began to handle the request (requestStart).
+	start time.Time
 	// now is the server clock's time of the request, read once on first
 	// use (see Server.requestNow); zero before.
 	now time.Time
@@ -51,7 +53,7 @@ func (p *requestStates) get() *requestState {
 }
 
 func (p *requestStates) put(st *requestState) {
-	st.id, st.identity, st.authenticated, st.now = nil, keys.Identity{}, false, time.Time{}
+	st.id, st.identity, st.authenticated, st.start, st.now = nil, keys.Identity{}, false, time.Time{}, time.Time{}
 	p.pool.Put(st)
 }
 
@@ -92,6 +94,7 @@ func (s *Server) requestContext(c *fiber.Ctx) error {
 	start := requestStart(c.Context())
 	st := s.states.get()
 	defer s.states.put(st)
+	st.start = start
 	if incoming := c.Request().Header.Peek(headerRequestID); plainRequestID(incoming) {
 		st.id = append(st.idBuf[:0], incoming...)
 	} else {
@@ -119,14 +122,17 @@ func (s *Server) requestContext(c *fiber.Ctx) error {
 	if (s.cfg.DisableAccessLog && level < slog.LevelWarn) || !handler.Enabled(ctx, level) {
 		return nil
 	}
-	end := time.Now()
+	// One reading of the monotonic clock: the end is the start moved on
+	// by the time the request took.
+	latency := time.Since(start)
+	end := start.Add(latency)
 	entry := accessEntry{
 		time:          end,
 		requestID:     st.id,
 		method:        c.Method(),
 		route:         routeOf(c),
 		status:        status,
-		latency:       end.Sub(start),
+		latency:       latency,
 		keyID:         st.identity.KeyID,
 		authenticated: st.authenticated,
 	}
@@ -157,15 +163,22 @@ func plainRequestID(raw []byte) bool {
 }
 
 // requestNow is the time of the request on the server's clock: read once
-// per request, so that the rate limiter, the caches and the handler agree
-// on it and the clock is not asked again by each.
+// per request, so that the key check, the rate limiter, the caches and
+// the handler agree on it and the clock is not asked again by each. On
+// the system clock it is the time the server read the request at (the
+// server reads the system clock for it anyway), in UTC as the system
+// clock gives it.
 func (s *Server) requestNow(c *fiber.Ctx) time.Time {
 	st := stateOf(c)
 	if st == nil {
 		return s.clock.Now()
 	}
 	if st.now.IsZero() {
-		st.now = s.clock.Now()
+		if s.systemClock {
+			st.now = st.start.UTC()
+		} else {
+			st.now = s.clock.Now()
+		}
 	}
 	return st.now
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -20,7 +21,7 @@ const (
 	headerRateLimitIETF       = "RateLimit"
 )
 
-// rateLimiterShards spreads keys over independent locks.
+// rateLimiterShards spreads keys over independent indexes.
 const rateLimiterShards = 32
 
 // sweepEvery is how often idle buckets are dropped: a bucket that has
@@ -28,23 +29,40 @@ const rateLimiterShards = 32
 const sweepEvery = time.Minute
 
 // rateLimiter is a token bucket per developer key: rate tokens a second, at
-// most burst stored.
+// most burst stored. Each bucket is one number, the time at which it is
+// full again (the "theoretical arrival time" of GCRA): a request spends a
+// token by moving it on by one token's interval, with a compare-and-swap.
+// Finding the bucket takes no lock either: each shard's index is an
+// immutable map, replaced whole (under the shard's lock) when a key gets
+// its first bucket or a sweep drops idle ones. Times are Unix nanoseconds.
 type rateLimiter struct {
-	rate   float64
-	burst  float64
-	shards [rateLimiterShards]rateShard
+	// interval is the time one token takes to come back (at least 1 ns).
+	interval int64
+	// capacity is the time an empty bucket takes to fill: burst intervals.
+	capacity int64
+	shards   [rateLimiterShards]rateShard
 }
 
 type rateShard struct {
-	mu        sync.Mutex
-	buckets   map[int64]*tokenBucket
-	lastSweep time.Time
+	buckets atomic.Pointer[map[int64]*tokenBucket]
+	// lastSweep is when the shard was last swept.
+	lastSweep atomic.Int64
+	// changing serializes replacements of buckets.
+	changing sync.Mutex
+	// Keeps shards on cache lines of their own: a shard's index is read
+	// by every request of its keys, from every core.
+	_ [40]byte
 }
 
+// tokenBucket is one key's bucket: full holds when it is full again, or
+// retired once a sweep has dropped it from its shard's index.
 type tokenBucket struct {
-	tokens  float64
-	updated time.Time
+	full atomic.Int64
 }
+
+// retired marks a bucket a sweep dropped: a request that found it just
+// before looks the key up again.
+const retired = math.MinInt64
 
 // rateDecision is the outcome of one request against its key's bucket.
 type rateDecision struct {
@@ -56,57 +74,96 @@ type rateDecision struct {
 	resetAfter time.Duration
 }
 
+// newRateLimiter takes rate > 0 and burst > 0; a token's interval is
+// rounded to the nanosecond.
 func newRateLimiter(rate float64, burst int) *rateLimiter {
-	l := &rateLimiter{rate: rate, burst: float64(burst)}
+	interval := max(1, int64(math.Round(float64(time.Second)/rate)))
+	l := &rateLimiter{interval: interval, capacity: interval * int64(burst)}
 	for i := range l.shards {
-		l.shards[i].buckets = make(map[int64]*tokenBucket)
+		l.shards[i].buckets.Store(&map[int64]*tokenBucket{})
 	}
 	return l
 }
 
 // take spends one token of keyID's bucket, if it has one at now.
 func (l *rateLimiter) take(keyID int64, now time.Time) rateDecision {
+	at := now.UnixNano()
 	shard := &l.shards[uint64(keyID)%rateLimiterShards]
-	shard.mu.Lock()
-	defer shard.mu.Unlock()
-	l.sweep(shard, now)
-	b, ok := shard.buckets[keyID]
-	if !ok {
-		b = &tokenBucket{tokens: l.burst, updated: now}
-		shard.buckets[keyID] = b
+	if at-shard.lastSweep.Load() >= int64(sweepEvery) {
+		l.sweep(shard, at)
 	}
-	if elapsed := now.Sub(b.updated); elapsed > 0 {
-		b.tokens = math.Min(l.burst, b.tokens+elapsed.Seconds()*l.rate)
-		b.updated = now
+	b := (*shard.buckets.Load())[keyID]
+	for {
+		if b == nil {
+			b = l.add(shard, keyID, at)
+		}
+		full := b.full.Load()
+		if full == retired {
+			b = nil
+			continue
+		}
+		// debt is how long the bucket takes to be full again: the
+		// tokens it lacks, in time.
+		debt := max(full, at) - at
+		if debt+l.interval > l.capacity {
+			return rateDecision{
+				remaining:  int(max(0, l.capacity-debt) / l.interval),
+				retryAfter: time.Duration(debt + l.interval - l.capacity),
+				resetAfter: time.Duration(debt),
+			}
+		}
+		debt += l.interval
+		if b.full.CompareAndSwap(full, at+debt) {
+			return rateDecision{
+				allowed:    true,
+				remaining:  int((l.capacity - debt) / l.interval),
+				resetAfter: time.Duration(debt),
+			}
+		}
 	}
-	decision := rateDecision{allowed: b.tokens >= 1}
-	if decision.allowed {
-		b.tokens--
-	} else {
-		decision.retryAfter = l.duration(1 - b.tokens)
-	}
-	decision.remaining = int(math.Floor(b.tokens))
-	decision.resetAfter = l.duration(l.burst - b.tokens)
-	return decision
 }
 
-// duration is how long the bucket takes to gain tokens.
-func (l *rateLimiter) duration(tokens float64) time.Duration {
-	if tokens <= 0 {
-		return 0
+// add returns keyID's bucket, giving the key a full one if it has none.
+func (l *rateLimiter) add(shard *rateShard, keyID, at int64) *tokenBucket {
+	shard.changing.Lock()
+	defer shard.changing.Unlock()
+	current := *shard.buckets.Load()
+	if b := current[keyID]; b != nil && b.full.Load() != retired {
+		return b
 	}
-	return time.Duration(math.Ceil(tokens / l.rate * float64(time.Second)))
+	next := make(map[int64]*tokenBucket, len(current)+1)
+	for id, b := range current {
+		next[id] = b
+	}
+	b := &tokenBucket{}
+	b.full.Store(at)
+	next[keyID] = b
+	shard.buckets.Store(&next)
+	return b
 }
 
-func (l *rateLimiter) sweep(shard *rateShard, now time.Time) {
-	if now.Sub(shard.lastSweep) < sweepEvery {
+// sweep drops the shard's buckets that have been full for sweepEvery at
+// at, once per sweepEvery: a request whose time was read a little before
+// at finds them full too. A bucket is retired before it leaves the index,
+// and only if it is unchanged then, so a token spent meanwhile is never
+// lost.
+func (l *rateLimiter) sweep(shard *rateShard, at int64) {
+	shard.changing.Lock()
+	defer shard.changing.Unlock()
+	if at-shard.lastSweep.Load() < int64(sweepEvery) {
 		return
 	}
-	shard.lastSweep = now
-	for id, b := range shard.buckets {
-		if b.tokens+now.Sub(b.updated).Seconds()*l.rate >= l.burst {
-			delete(shard.buckets, id)
+	shard.lastSweep.Store(at)
+	current := *shard.buckets.Load()
+	next := make(map[int64]*tokenBucket, len(current))
+	idleSince := at - int64(sweepEvery)
+	for id, b := range current {
+		if full := b.full.Load(); full > idleSince || !b.full.CompareAndSwap(full, retired) {
+			next[id] = b
 		}
+	}
+	if len(next) != len(current) {
+		shard.buckets.Store(&next)
 	}
 }
 

@@ -16,7 +16,9 @@ import (
 // KeyVerifier checks a developer key; its errors are models.ErrUnknownKey,
 // ErrKeyDisabled, ErrKeyBlacklisted or an unavailable database.
 type KeyVerifier interface {
-	Verify(ctx context.Context, raw string) (keys.Identity, error)
+	// VerifyAt verifies raw at now, the request's time on the clock the
+	// verifier would read.
+	VerifyAt(ctx context.Context, raw string, now time.Time) (keys.Identity, error)
 }
 
 // GameData is the game upstream as the API uses it. SearchClans returns a
@@ -108,13 +110,15 @@ type Dependencies struct {
 
 // Server is the Fiber application with its middleware state.
 type Server struct {
-	cfg     Config
-	deps    Dependencies
-	log     *slog.Logger
-	clock   models.Clock
-	app     *fiber.App
-	limiter *rateLimiter
-	cache   *responseCache
+	cfg   Config
+	deps  Dependencies
+	log   *slog.Logger
+	clock models.Clock
+	// systemClock tells that clock is the system clock (see requestNow).
+	systemClock bool
+	app         *fiber.App
+	limiter     *rateLimiter
+	cache       *responseCache
 	// inflaters serve answers kept compressed only to identity clients.
 	inflaters  inflaters
 	states     requestStates
@@ -160,6 +164,7 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 		rateHeaders: newRateHeaders(cfg.RatePerSecond),
 		headers:     newHeaderNames(),
 	}
+	_, s.systemClock = cfg.Clock.(models.SystemClock)
 	s.errorBodies = s.renderFixedErrors()
 	fiberConfig := FiberConfig()
 	fiberConfig.ErrorHandler = s.handleError

@@ -29,7 +29,7 @@ const (
 // acceptingKeys verifies every key as key testKeyID.
 type acceptingKeys struct{}
 
-func (acceptingKeys) Verify(context.Context, string) (keys.Identity, error) {
+func (acceptingKeys) VerifyAt(context.Context, string, time.Time) (keys.Identity, error) {
 	return keys.Identity{KeyID: testKeyID, DeveloperID: 1, DiscordUserID: "1"}, nil
 }
 

@@ -22,11 +22,16 @@ type keyUse struct {
 	flushed int64
 }
 
-// record notes a use at now, keeping the latest.
+// usePrecision is how exact a key's last use is kept: a use within it of
+// the last one recorded is not written again, so the many requests of a
+// busy key do not all write to one shared word.
+const usePrecision = int64(time.Second)
+
+// record notes a use at now, keeping the latest (to usePrecision).
 func (u *keyUse) record(now int64) {
 	for {
 		old := u.latest.Load()
-		if now <= old || u.latest.CompareAndSwap(old, now) {
+		if now-old < usePrecision || u.latest.CompareAndSwap(old, now) {
 			return
 		}
 	}

@@ -2,6 +2,7 @@ package keys
 
 import (
 	"context"
+	"time"
 
 	"github.com/crownsdev/crowns/models"
 )
@@ -19,21 +20,30 @@ type Identity struct {
 // models.UnavailableError when the database cannot answer.
 //
 // A malformed key is rejected before any database lookup; its full
-// check (alphabet and checksum) is made only when the cache does not
-// know the key, as only well-formed keys are ever cached and a cached
-// digest stands for one key. Results, unknown keys included, are cached: changes made through this Service are seen at
-// once; a change made by another process is seen at the next Sync, and
-// within the configured TTL (at most 5 s) whatever happens, as a cached
-// result is trusted longer than the TTL only while syncs succeed. A
-// successful verification records the key's last use in memory for the
-// next Flush.
+// check (alphabet and checksum) and its lookup digest (an HMAC) are made
+// only when the cache does not know the key. The cache names a key by an
+// encryption of it (keyring.cacheID), one-to-one and cheaper than the
+// HMAC, and holds well-formed keys only.
+//
+// Results, unknown keys included, are cached: changes made through this
+// Service are seen at once; a change made by another process is seen at
+// the next Sync, and within the configured TTL (at most 5 s) whatever
+// happens, as a cached result is trusted longer than the TTL only while
+// syncs succeed. A successful verification records the key's last use
+// (to the second) in memory for the next Flush.
 func (s *Service) Verify(ctx context.Context, raw string) (Identity, error) {
+	return s.VerifyAt(ctx, raw, s.clock.Now())
+}
+
+// VerifyAt is Verify at a time read from the service's clock by the
+// caller (the API reads it once per request).
+func (s *Service) VerifyAt(ctx context.Context, raw string, at time.Time) (Identity, error) {
 	if !hasKeyShape(raw) {
 		return Identity{}, models.ErrUnknownKey
 	}
-	lookup := s.ring.digest(raw)
-	now := s.clock.Now().UnixNano()
-	if v, ok := s.cache.get(&lookup, now); ok {
+	id := s.ring.cacheID(raw)
+	now := at.UnixNano()
+	if v, ok := s.cache.get(&id, now); ok {
 		if v.use != nil {
 			v.use.record(now)
 		}
@@ -42,6 +52,7 @@ func (s *Service) Verify(ctx context.Context, raw string) (Identity, error) {
 	if CheckFormat(raw) != nil {
 		return Identity{}, models.ErrUnknownKey
 	}
+	lookup := s.ring.digest(raw)
 	generation := s.cache.startLookup()
 	v, err := s.lookup(ctx, lookup)
 	if err != nil {
@@ -50,7 +61,7 @@ func (s *Service) Verify(ctx context.Context, raw string) (Identity, error) {
 	if v.use != nil {
 		v.use.record(now)
 	}
-	s.cache.put(&lookup, v, now, generation)
+	s.cache.put(&id, &lookup, v, now, generation)
 	return v.identity, v.err
 }
 

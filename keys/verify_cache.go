@@ -1,6 +1,7 @@
 package keys
 
 import (
+	"crypto/aes"
 	"encoding/binary"
 	"sync"
 	"sync/atomic"
@@ -49,18 +50,27 @@ type cacheShard struct {
 	// one keyed by whole digests. The entry holds the whole digest, and
 	// a verdict counts only when it matches.
 	verdicts map[uint64]*cachedVerdict
+	// Keeps shards on cache lines of their own: every verification
+	// takes its shard's read lock, from whichever core it runs on.
+	_ [24]byte
 }
 
-// cachedVerdict is a verdict with the digest it is for; never changed
-// once stored (put stores a new one).
+// cacheID names a key in the cache (keyring.cacheID): three AES blocks,
+// equal only for equal keys.
+type cacheID [3 * aes.BlockSize]byte
+
+// cachedVerdict is a verdict with the key it is for, by cacheID and
+// lookup digest (which key events name); never changed once stored (put
+// stores a new one).
 type cachedVerdict struct {
+	id     cacheID
 	digest digest
 	verdict
 }
 
-// indexOf is the map index of a digest: its first 8 bytes, uniformly
-// spread as the digest is an HMAC.
-func indexOf(d *digest) uint64 { return binary.LittleEndian.Uint64(d[:8]) }
+// indexOf is the map index of a key: 8 bytes of the last block of its
+// cacheID, a CBC-MAC of the whole key, so uniformly spread.
+func indexOf(id *cacheID) uint64 { return binary.LittleEndian.Uint64(id[2*aes.BlockSize:]) }
 
 func newVerifyCache(size int, ttl, syncedTTL time.Duration) *verifyCache {
 	c := &verifyCache{ttl: int64(ttl), syncedTTL: int64(max(ttl, syncedTTL))}
@@ -72,15 +82,20 @@ func newVerifyCache(size int, ttl, syncedTTL time.Duration) *verifyCache {
 	return c
 }
 
-func (c *verifyCache) shard(d *digest) *cacheShard { return &c.shards[d[0]%cacheShards] }
+// shard is the shard of a key: picked by a byte of its cacheID that the
+// map index does not use.
+func (c *verifyCache) shard(id *cacheID) *cacheShard {
+	return &c.shards[id[2*aes.BlockSize+8]%cacheShards]
+}
 
-// get returns the verdict cached for d, if it is still trusted at now.
-func (c *verifyCache) get(d *digest, now int64) (verdict, bool) {
-	sh := c.shard(d)
+// get returns the verdict cached for the key of id, if it is still
+// trusted at now.
+func (c *verifyCache) get(id *cacheID, now int64) (verdict, bool) {
+	sh := c.shard(id)
 	sh.mu.RLock()
-	v := sh.verdicts[indexOf(d)]
+	v := sh.verdicts[indexOf(id)]
 	sh.mu.RUnlock()
-	if v == nil || v.digest != *d {
+	if v == nil || v.id != *id {
 		return verdict{}, false
 	}
 	age := now - v.lookedUp
@@ -94,15 +109,15 @@ func (c *verifyCache) get(d *digest, now int64) (verdict, bool) {
 // has answered.
 func (c *verifyCache) startLookup() uint64 { return c.generation.Load() }
 
-// put caches v for d from now, unless a forget happened since the lookup
-// began at generation. A full shard evicts an arbitrary entry (Go's map
-// iteration starts at a random place). Of two digests with one index, the
-// later stored stays.
-func (c *verifyCache) put(d *digest, v verdict, now int64, generation uint64) {
+// put caches v for the key of id and d from now, unless a forget
+// happened since the lookup began at generation. A full shard evicts an
+// arbitrary entry (Go's map iteration starts at a random place). Of two
+// keys with one index, the later stored stays.
+func (c *verifyCache) put(id *cacheID, d *digest, v verdict, now int64, generation uint64) {
 	v.lookedUp = now
-	entry := &cachedVerdict{digest: *d, verdict: v}
-	index := indexOf(d)
-	sh := c.shard(d)
+	entry := &cachedVerdict{id: *id, digest: *d, verdict: v}
+	index := indexOf(id)
+	sh := c.shard(id)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	if c.generation.Load() != generation {
@@ -117,21 +132,30 @@ func (c *verifyCache) put(d *digest, v verdict, now int64, generation uint64) {
 	sh.verdicts[index] = entry
 }
 
-// forget drops the verdicts of these digests (raw bytes from the
-// database). The generation moves first, so a lookup racing with this
-// cannot store a verdict read before the change.
+// forget drops the verdicts of the keys of these digests (raw bytes from
+// the database). The generation moves first, so a lookup racing with this
+// cannot store a verdict read before the change. A digest does not give
+// the cacheID back, so every shard is looked through: key events are rare
+// next to verifications.
 func (c *verifyCache) forget(digests [][]byte) {
 	c.generation.Add(1)
+	drop := make(map[digest]bool, len(digests))
 	for _, raw := range digests {
 		var d digest
-		if copy(d[:], raw) != len(d) {
-			continue
+		if copy(d[:], raw) == len(d) {
+			drop[d] = true
 		}
-		index := indexOf(&d)
-		sh := c.shard(&d)
+	}
+	if len(drop) == 0 {
+		return
+	}
+	for i := range c.shards {
+		sh := &c.shards[i]
 		sh.mu.Lock()
-		if v := sh.verdicts[index]; v != nil && v.digest == d {
-			delete(sh.verdicts, index)
+		for index, v := range sh.verdicts {
+			if drop[v.digest] {
+				delete(sh.verdicts, index)
+			}
 		}
 		sh.mu.Unlock()
 	}

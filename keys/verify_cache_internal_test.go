@@ -6,14 +6,24 @@ import (
 	"time"
 )
 
+// testEntry is a cacheID and a digest of the cache tests, told apart by n.
+func testEntry(n int) (cacheID, digest) {
+	var id cacheID
+	var d digest
+	id[0], id[1] = byte(n), byte(n>>8)
+	id[40] = byte(n) // the shard
+	id[32], id[33] = byte(n), byte(n>>8)
+	d[0], d[1] = byte(n), byte(n>>8)
+	return id, d
+}
+
 func TestVerifyCacheStaysWithinItsSize(t *testing.T) {
 	const size = 64
 	cache := newVerifyCache(size, time.Second, time.Second)
 	unknown := errors.New("unknown")
 	for i := range 10 * size {
-		var d digest
-		d[0], d[1] = byte(i), byte(i>>8)
-		cache.put(&d, verdict{err: unknown}, 0, cache.startLookup())
+		id, d := testEntry(i)
+		cache.put(&id, &d, verdict{err: unknown}, 0, cache.startLookup())
 	}
 	if n := cache.len(); n > size || n < size/2 {
 		t.Fatalf("cache holds %d verdicts after %d puts, want at most %d (and not emptied)", n, 10*size, size)
@@ -22,45 +32,66 @@ func TestVerifyCacheStaysWithinItsSize(t *testing.T) {
 
 func TestVerifyCacheDropsALookupThatRacedWithAForget(t *testing.T) {
 	cache := newVerifyCache(16, time.Second, time.Second)
-	var d digest
+	id, d := testEntry(1)
 	generation := cache.startLookup()
 	cache.forget([][]byte{d[:]})
-	cache.put(&d, verdict{}, 0, generation)
-	if _, ok := cache.get(&d, 0); ok {
+	cache.put(&id, &d, verdict{}, 0, generation)
+	if _, ok := cache.get(&id, 0); ok {
 		t.Fatal("a verdict read before a forget was cached after it")
 	}
-	cache.put(&d, verdict{}, 0, cache.startLookup())
-	if _, ok := cache.get(&d, int64(time.Second)-1); !ok {
+	cache.put(&id, &d, verdict{}, 0, cache.startLookup())
+	if _, ok := cache.get(&id, int64(time.Second)-1); !ok {
 		t.Fatal("a verdict read after the forget was not cached")
 	}
-	if _, ok := cache.get(&d, int64(time.Second)); ok {
+	if _, ok := cache.get(&id, int64(time.Second)); ok {
 		t.Fatal("a verdict was served at its expiry")
 	}
 }
 
-// TestVerifyCacheTellsDigestsOfOneIndexApart: two digests that share the
-// map index never get each other's verdict, and forgetting one leaves
+// TestVerifyCacheForgetsByDigest: a forget names keys by lookup digest
+// and drops exactly their verdicts, in whichever shard they are.
+func TestVerifyCacheForgetsByDigest(t *testing.T) {
+	cache := newVerifyCache(1024, time.Second, time.Second)
+	for i := range 100 {
+		id, d := testEntry(i)
+		cache.put(&id, &d, verdict{identity: Identity{KeyID: int64(i)}}, 0, cache.startLookup())
+	}
+	_, d7 := testEntry(7)
+	_, d42 := testEntry(42)
+	cache.forget([][]byte{d7[:], d42[:], []byte("short")})
+	for i := range 100 {
+		id, _ := testEntry(i)
+		_, ok := cache.get(&id, 0)
+		if forgotten := i == 7 || i == 42; ok == forgotten {
+			t.Fatalf("key %d: cached %v after the forget", i, ok)
+		}
+	}
+}
+
+// TestVerifyCacheTellsKeysOfOneIndexApart: two keys whose cacheIDs share
+// the map index never get each other's verdict, and forgetting one leaves
 // the other.
-func TestVerifyCacheTellsDigestsOfOneIndexApart(t *testing.T) {
+func TestVerifyCacheTellsKeysOfOneIndexApart(t *testing.T) {
 	cache := newVerifyCache(16, time.Second, time.Second)
-	var first, second digest
-	first[31], second[31] = 1, 2
-	if indexOf(&first) != indexOf(&second) {
-		t.Fatal("the digests do not share an index")
+	first, firstDigest := testEntry(1)
+	second, secondDigest := testEntry(2)
+	second[32], second[33], second[40] = first[32], first[33], first[40]
+	if indexOf(&first) != indexOf(&second) || cache.shard(&first) != cache.shard(&second) {
+		t.Fatal("the keys do not share a shard and an index")
 	}
-	cache.put(&first, verdict{identity: Identity{KeyID: 1}}, 0, cache.startLookup())
+	cache.put(&first, &firstDigest, verdict{identity: Identity{KeyID: 1}}, 0, cache.startLookup())
 	if _, ok := cache.get(&second, 0); ok {
-		t.Fatal("a digest got the verdict of another with the same index")
+		t.Fatal("a key got the verdict of another with the same index")
 	}
-	cache.forget([][]byte{second[:]})
+	cache.forget([][]byte{secondDigest[:]})
 	if v, ok := cache.get(&first, 0); !ok || v.identity.KeyID != 1 {
-		t.Fatal("forgetting a digest dropped another with the same index")
+		t.Fatal("forgetting a key dropped another with the same index")
 	}
-	cache.put(&second, verdict{identity: Identity{KeyID: 2}}, 0, cache.startLookup())
+	cache.put(&second, &secondDigest, verdict{identity: Identity{KeyID: 2}}, 0, cache.startLookup())
 	if v, ok := cache.get(&second, 0); !ok || v.identity.KeyID != 2 {
-		t.Fatal("the later of two digests with one index is not served")
+		t.Fatal("the later of two keys with one index is not served")
 	}
 	if _, ok := cache.get(&first, 0); ok {
-		t.Fatal("the earlier of two digests with one index is still served")
+		t.Fatal("the earlier of two keys with one index is still served")
 	}
 }
