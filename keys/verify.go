@@ -44,9 +44,7 @@ func (s *Service) VerifyAt(ctx context.Context, raw string, at time.Time) (Ident
 	id := s.ring.cacheID(raw)
 	now := at.UnixNano()
 	if v, ok := s.cache.get(&id, now); ok {
-		if v.use != nil {
-			v.use.record(now)
-		}
+		v.noteUse(now)
 		return v.identity, v.err
 	}
 	if CheckFormat(raw) != nil {

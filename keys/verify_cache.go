@@ -9,7 +9,7 @@ import (
 )
 
 // cacheShards splits the verification cache so concurrent requests rarely
-// share a lock; a power of two, picked by the first digest byte.
+// share a lock; a power of two, picked by a byte of the cacheID.
 const cacheShards = 16
 
 // verdict is the cached outcome of verifying one digest: an identity, or
@@ -61,11 +61,25 @@ type cacheID [3 * aes.BlockSize]byte
 
 // cachedVerdict is a verdict with the key it is for, by cacheID and
 // lookup digest (which key events name); never changed once stored (put
-// stores a new one).
+// stores a new one), but for usedAt. What a hit reads comes first, so that
+// it spans as few cache lines as it can.
 type cachedVerdict struct {
-	id     cacheID
-	digest digest
+	id cacheID
 	verdict
+	// usedAt is the last use recorded through this verdict: a use within
+	// usePrecision of it is not recorded again, so that a hit touches
+	// nothing but the verdict.
+	usedAt atomic.Int64
+	digest digest
+}
+
+// noteUse records a use of the verdict's key at now (see usedAt).
+func (v *cachedVerdict) noteUse(now int64) {
+	if v.use == nil || now-v.usedAt.Load() < usePrecision {
+		return
+	}
+	v.usedAt.Store(now)
+	v.use.record(now)
 }
 
 // indexOf is the map index of a key: 8 bytes of the last block of its
@@ -90,19 +104,19 @@ func (c *verifyCache) shard(id *cacheID) *cacheShard {
 
 // get returns the verdict cached for the key of id, if it is still
 // trusted at now.
-func (c *verifyCache) get(id *cacheID, now int64) (verdict, bool) {
+func (c *verifyCache) get(id *cacheID, now int64) (*cachedVerdict, bool) {
 	sh := c.shard(id)
 	sh.mu.RLock()
 	v := sh.verdicts[indexOf(id)]
 	sh.mu.RUnlock()
 	if v == nil || v.id != *id {
-		return verdict{}, false
+		return nil, false
 	}
 	age := now - v.lookedUp
 	if age < c.ttl || (age < c.syncedTTL && now-c.synced.Load() < c.ttl) {
-		return v.verdict, true
+		return v, true
 	}
-	return verdict{}, false
+	return nil, false
 }
 
 // startLookup returns the generation to hand to put after the database
@@ -116,6 +130,7 @@ func (c *verifyCache) startLookup() uint64 { return c.generation.Load() }
 func (c *verifyCache) put(id *cacheID, d *digest, v verdict, now int64, generation uint64) {
 	v.lookedUp = now
 	entry := &cachedVerdict{id: *id, digest: *d, verdict: v}
+	entry.usedAt.Store(now)
 	index := indexOf(id)
 	sh := c.shard(id)
 	sh.mu.Lock()

@@ -95,3 +95,34 @@ func TestVerifyCacheTellsKeysOfOneIndexApart(t *testing.T) {
 		t.Fatal("the earlier of two keys with one index is still served")
 	}
 }
+
+// TestACachedVerdictRecordsUsesToTheSecond: hits of a cached verdict
+// record a use of its key at most once a second, counted from the lookup.
+func TestACachedVerdictRecordsUsesToTheSecond(t *testing.T) {
+	cache := newVerifyCache(16, time.Minute, time.Minute)
+	id, d := testEntry(1)
+	use := &keyUse{keyID: 1}
+	cache.put(&id, &d, verdict{use: use}, useAt(0), cache.startLookup())
+	for _, hit := range []struct {
+		at   float64
+		want float64 // the key's last use afterwards; 0: none recorded
+	}{
+		{0.5, 0},
+		{1, 1},
+		{1.9, 1},
+		{2.5, 2.5},
+	} {
+		v, ok := cache.get(&id, useAt(hit.at))
+		if !ok {
+			t.Fatalf("hit at %vs: not cached", hit.at)
+		}
+		v.noteUse(useAt(hit.at))
+		want := int64(0)
+		if hit.want != 0 {
+			want = useAt(hit.want)
+		}
+		if got := use.latest.Load(); got != want {
+			t.Fatalf("after a hit at %vs: last use %d, want %d", hit.at, got, want)
+		}
+	}
+}
