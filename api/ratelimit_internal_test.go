@@ -59,84 +59,84 @@ func TestRateLimiterSpendsEachTokenOnce(t *testing.T) {
 	}
 }
 
-// TestRateLimiterSweepDropsOnlyFullBuckets: a sweep forgets the buckets
-// that have refilled and keeps the others with what they hold.
-func TestRateLimiterSweepDropsOnlyFullBuckets(t *testing.T) {
-	l := newRateLimiter(1.0/60, 3)                            // a token a minute
-	const idle, busy = int64(1), int64(1 + rateLimiterShards) // one shard
-	shard := &l.shards[1]
+// TestRateLimiterRebuildDropsOnlyLongFullBuckets: a rebuild forgets the
+// buckets that have been full for sweepEvery and moves the others with
+// what they hold.
+func TestRateLimiterRebuildDropsOnlyLongFullBuckets(t *testing.T) {
+	l := newRateLimiter(1.0/60, 3) // a token a minute
+	const idle, busy = 1, 2
 	l.take(idle, rateStart)
 	for range 3 {
 		l.take(busy, rateStart)
 	}
-	if n := len(*shard.buckets.Load()); n != 2 {
-		t.Fatalf("%d buckets before the sweep, want 2", n)
-	}
-	// Three minutes on, the idle key's bucket has been full for two (one
-	// token a minute), the busy key's lacks none but has been full for
-	// less than sweepEvery.
+	// Three minutes on, the idle key's bucket has been full for two, the
+	// busy key's for less than sweepEvery.
 	later := rateStart.Add(sweepEvery + 2*time.Minute - time.Second)
-	l.sweep(shard, later.UnixNano())
-	buckets := *shard.buckets.Load()
-	if _, ok := buckets[idle]; ok {
-		t.Fatal("the full bucket is still indexed after the sweep")
+	old := l.table.Load()
+	l.rebuild(old, later.UnixNano())
+	table := l.table.Load()
+	if table == old {
+		t.Fatal("the rebuild kept the table")
 	}
-	if _, ok := buckets[busy]; !ok {
-		t.Fatal("the sweep dropped a bucket that was not full")
+	if got := table.used.Load(); got != 1 {
+		t.Fatalf("%d buckets after the rebuild, want the busy key's only", got)
 	}
 	if d := l.take(busy, later); !d.allowed || d.remaining != 1 {
-		t.Fatalf("busy key after the sweep: %+v, want 2 of its 3 tokens back, then one spent", d)
+		t.Fatalf("busy key after the rebuild: %+v, want 2 of its 3 tokens back, then one spent", d)
 	}
 	if d := l.take(idle, later); !d.allowed || d.remaining != 2 {
-		t.Fatalf("idle key after the sweep: %+v, want a full bucket", d)
+		t.Fatalf("idle key after the rebuild: %+v, want a full bucket", d)
 	}
 }
 
-// TestRateLimiterSweepsWhileTaking takes tokens of the same keys from
-// several goroutines in lockstep while sweeps retire their buckets (run it
-// under -race): a bucket of one token refilling in one step is full at
-// every step and swept at the next but one, yet no key gets more than its
-// one token per step.
-func TestRateLimiterSweepsWhileTaking(t *testing.T) {
-	const steps, keys, goroutines = 100, 16, 4
-	step := sweepEvery/2 + time.Second
-	l := newRateLimiter(float64(time.Second)/float64(step), 1)
-	var allowed [steps][keys]atomic.Int64
-	var stepDone [steps]sync.WaitGroup
-	for s := range stepDone {
-		stepDone[s].Add(goroutines)
-	}
+// TestRateLimiterGrowsWhileTaking spends the one token of many more keys
+// than the first table holds, each asked for several times from several
+// goroutines (run it under -race): the table is rebuilt again and again
+// under the requests, yet every key gets exactly its one token.
+func TestRateLimiterGrowsWhileTaking(t *testing.T) {
+	const keys, goroutines, asks = 5000, 4, 3
+	l := newRateLimiter(1e-9, 1) // no refill within the test
+	var allowed [keys + 1]atomic.Int64
 	var wg sync.WaitGroup
 	for g := range goroutines {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range steps * 4 {
-				s, key := i/4, (i+g)%keys
-				if l.take(int64(key), rateStart.Add(time.Duration(s)*step)).allowed {
-					allowed[s][key].Add(1)
-				}
-				if i%4 == 3 {
-					stepDone[s].Done()
-					stepDone[s].Wait()
+			for i := range keys * asks {
+				key := int64((i*7+g*1013)%keys + 1)
+				if l.take(key, rateStart).allowed {
+					allowed[key].Add(1)
 				}
 			}
 		}()
 	}
 	wg.Wait()
-	granted := 0
-	for s := range allowed {
-		for key := range allowed[s] {
-			n := allowed[s][key].Load()
-			if n > 1 {
-				t.Fatalf("step %d, key %d: %d requests allowed, want at most 1", s, key, n)
-			}
-			granted += int(n)
+	for key := 1; key <= keys; key++ {
+		if got := allowed[key].Load(); got != 1 {
+			t.Fatalf("key %d: %d requests allowed, want its one token", key, got)
 		}
 	}
-	// Every key asked at a step gets its token: 7 keys a step (4
-	// goroutines, 4 turns each, overlapping).
-	if want := steps * 7; granted != want {
-		t.Fatalf("%d tokens granted, want %d", granted, want)
+	if got := len(l.table.Load().slots); got <= minRateSlots {
+		t.Fatalf("the table has %d slots for %d keys: it never grew", got, keys)
+	}
+}
+
+// TestARebuiltTableTakesNothingMore: once rebuilt, the old table gives a
+// request that still holds it no slot for a new key and no token from a
+// moved bucket, so nothing is spent where the new table would not see it.
+func TestARebuiltTableTakesNothingMore(t *testing.T) {
+	l := newRateLimiter(1, 5)
+	l.take(1, rateStart)
+	old := l.table.Load()
+	slot := old.find(1)
+	l.rebuild(old, rateStart.UnixNano())
+	if got := old.find(2); got != nil {
+		t.Fatal("the old table gave a new key a slot after the rebuild")
+	}
+	if _, ok := l.spend(slot, rateStart.UnixNano()); ok {
+		t.Fatal("a moved bucket of the old table spent a token")
+	}
+	if d := l.take(1, rateStart); !d.allowed || d.remaining != 3 {
+		t.Fatalf("after the rebuild: %+v, want the bucket moved with 4 tokens, then one spent", d)
 	}
 }
