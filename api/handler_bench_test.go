@@ -137,35 +137,39 @@ const benchManyKeys = 10000
 // and rate bucket cold, and goroutines share the caches and the access
 // log.
 func BenchmarkServeCachedManyKeys(b *testing.B) {
+	crowns, bare, requests := battlesOfManyKeys(b, benchManyKeys)
+	b.Run("bare", func(b *testing.B) { serveParallel(b, bare, requests) })
+	b.Run("crowns", func(b *testing.B) { serveParallel(b, crowns, requests) })
+}
+
+// battlesOfManyKeys issues keys developer keys and returns Crowns with a
+// cached battles answer, a bare Fiber app answering its bytes, and one
+// request of that answer per key, each answered once already.
+func battlesOfManyKeys(b *testing.B, keys int) (crowns, bare fasthttp.RequestHandler, requests []*fasthttp.Request) {
 	h := newHarness(b, harnessOptions{config: func(c *api.Config) {
 		c.RatePerSecond, c.RateBurst = 1e9, 1e9
 		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 		c.AccessLog = api.NewAccessLog(io.Discard, false)
 	}})
-	devKeys := make([]string, benchManyKeys)
-	for i := range devKeys {
-		devKeys[i] = h.issue(strconv.Itoa(1000 + i))
-	}
 	path := "/player/" + h.world.PlayerTags()[0] + "/battles"
-	requests := make([]*fasthttp.Request, len(devKeys))
-	for i, key := range devKeys {
+	requests = make([]*fasthttp.Request, keys)
+	for i := range requests {
 		requests[i] = fasthttp.AcquireRequest()
 		requests[i].SetRequestURI(path)
-		requests[i].Header.Set("auth", key)
+		requests[i].Header.Set("auth", h.issue(strconv.Itoa(1000+i)))
 		requests[i].Header.Set("Accept-Encoding", "gzip")
 	}
-	crowns := h.server.App().Handler()
+	crowns = h.server.App().Handler()
 	for _, req := range requests {
 		serveOnce(b, crowns, req, http.StatusOK)
 	}
 	body := serveOnce(b, crowns, requests[0], http.StatusOK)
-	bare := fiber.New(api.FiberConfig())
-	bare.Get("/*", func(ctx *fiber.Ctx) error {
+	app := fiber.New(api.FiberConfig())
+	app.Get("/*", func(ctx *fiber.Ctx) error {
 		ctx.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
 		return ctx.Send(body)
 	})
-	b.Run("bare", func(b *testing.B) { serveParallel(b, bare.Handler(), requests) })
-	b.Run("crowns", func(b *testing.B) { serveParallel(b, crowns, requests) })
+	return crowns, app.Handler(), requests
 }
 
 // BenchmarkServeCachedColdCaches is BenchmarkServeCachedManyKeys on one
@@ -175,30 +179,7 @@ func BenchmarkServeCachedManyKeys(b *testing.B) {
 // indexes and its own buffers cold, as under load; the copy costs the
 // bare app and Crowns alike.
 func BenchmarkServeCachedColdCaches(b *testing.B) {
-	h := newHarness(b, harnessOptions{config: func(c *api.Config) {
-		c.RatePerSecond, c.RateBurst = 1e9, 1e9
-		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-		c.AccessLog = api.NewAccessLog(io.Discard, false)
-	}})
-	const keys = 2000
-	path := "/player/" + h.world.PlayerTags()[0] + "/battles"
-	requests := make([]*fasthttp.Request, keys)
-	for i := range requests {
-		requests[i] = fasthttp.AcquireRequest()
-		requests[i].SetRequestURI(path)
-		requests[i].Header.Set("auth", h.issue(strconv.Itoa(1000+i)))
-		requests[i].Header.Set("Accept-Encoding", "gzip")
-	}
-	crowns := h.server.App().Handler()
-	for _, req := range requests {
-		serveOnce(b, crowns, req, http.StatusOK)
-	}
-	body := serveOnce(b, crowns, requests[0], http.StatusOK)
-	bare := fiber.New(api.FiberConfig())
-	bare.Get("/*", func(ctx *fiber.Ctx) error {
-		ctx.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
-		return ctx.Send(body)
-	})
+	crowns, bare, requests := battlesOfManyKeys(b, 2000)
 	const stir = 64 << 10
 	src, dst := make([]byte, 32*stir), make([]byte, 32*stir)
 	run := func(b *testing.B, handler fasthttp.RequestHandler) {
@@ -214,7 +195,7 @@ func BenchmarkServeCachedColdCaches(b *testing.B) {
 			}
 		}
 	}
-	b.Run("bare", func(b *testing.B) { run(b, bare.Handler()) })
+	b.Run("bare", func(b *testing.B) { run(b, bare) })
 	b.Run("crowns", func(b *testing.B) { run(b, crowns) })
 }
 
