@@ -21,7 +21,7 @@ func (SystemClock) Now() time.Time { return time.Now().UTC() }
 // ManualClock is a Clock that only moves when told to. Tests, benchmarks and
 // the sandbox's replay mode use it; it is safe for concurrent use. Reading
 // it takes no lock, so parallel benchmarks measure their own contention,
-// not the clock's.
+// not the clock's. Make one with NewManualClock.
 type ManualClock struct {
 	// moving serializes Set and Advance.
 	moving sync.Mutex
