@@ -53,8 +53,14 @@ type rateDecision struct {
 	resetAfter time.Duration
 }
 
-// newRateLimiter takes rate > 0 and burst > 0; a token's interval is
-// rounded to the nanosecond.
+// MaxRateFill bounds the time an empty rate-limit bucket takes to fill
+// (burst / rate), about a century, so that bucket times stay far from
+// overflowing; New refuses more.
+const MaxRateFill = 100 * 365 * 24 * time.Hour
+
+// newRateLimiter takes rate > 0 and burst > 0 with burst / rate within
+// MaxRateFill (New checks it); a token's interval is rounded to the
+// nanosecond.
 func newRateLimiter(rate float64, burst int) *rateLimiter {
 	interval := max(1, int64(math.Round(float64(time.Second)/rate)))
 	l := &rateLimiter{interval: interval, capacity: interval * int64(burst)}

@@ -140,3 +140,15 @@ func TestARebuiltTableTakesNothingMore(t *testing.T) {
 		t.Fatalf("after the rebuild: %+v, want the bucket moved with 4 tokens, then one spent", d)
 	}
 }
+
+// TestRateLimiterOfSlowestSettingsDoesNotOverflow: a bucket that takes
+// the longest allowed time to fill still spends its tokens one by one.
+func TestRateLimiterOfSlowestSettingsDoesNotOverflow(t *testing.T) {
+	const burst = 1_000_000
+	l := newRateLimiter(burst/MaxRateFill.Seconds(), burst)
+	for i, want := range []int{burst - 1, burst - 2} {
+		if d := l.take(1, rateStart); !d.allowed || d.remaining != want || d.resetAfter <= 0 {
+			t.Fatalf("take %d: %+v, want allowed with %d left", i, d, want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package api_test
 import (
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,5 +87,16 @@ func expectHeader(t *testing.T, resp *http.Response, name, want string) {
 	t.Helper()
 	if got := resp.Header.Get(name); got != want {
 		t.Fatalf("%s = %q, want %q", name, got, want)
+	}
+}
+
+func TestNewRefusesABucketThatWouldTakeCenturiesToFill(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	_, err := api.New(api.Config{RatePerSecond: 1e-6, RateBurst: 1_000_000}, h.deps)
+	if err == nil || !strings.Contains(err.Error(), "within 100 years") {
+		t.Fatalf("a bucket filling in 31,000 years: error %v", err)
+	}
+	if _, err := api.New(api.Config{RatePerSecond: 0.001, RateBurst: 1_000_000}, h.deps); err != nil {
+		t.Fatalf("a bucket filling in 31 years: %v", err)
 	}
 }
