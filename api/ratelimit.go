@@ -22,9 +22,10 @@ const (
 	headerRateLimitIETF       = "RateLimit"
 )
 
-// sweepEvery is how long a bucket stays full before it may be dropped: a
-// bucket that has refilled to its burst is the same as no bucket at all.
-const sweepEvery = time.Minute
+// idleBucketLimit is how long a bucket stays full before a rebuild may
+// drop it: a bucket that has refilled to its burst is the same as no
+// bucket at all.
+const idleBucketLimit = time.Minute
 
 // rateLimiter is a token bucket per developer key: rate tokens a second, at
 // most burst stored. Each bucket is one number, the time at which it is
@@ -81,10 +82,15 @@ func (l *rateLimiter) take(keyID int64, now time.Time) rateDecision {
 		if d, ok := l.spend(slot, at); ok {
 			return d
 		}
-		// The table is being moved: wait for the new one.
-		l.rebuilding.Lock()
-		l.rebuilding.Unlock() //nolint:staticcheck // an empty critical section waits for the move
+		l.awaitRebuild()
 	}
+}
+
+// awaitRebuild returns once the table being moved, if any, has been
+// replaced: rebuild holds the lock until it publishes the new table.
+func (l *rateLimiter) awaitRebuild() {
+	l.rebuilding.Lock()
+	defer l.rebuilding.Unlock()
 }
 
 // spend takes a token from slot's bucket; false when the slot has been
@@ -117,8 +123,8 @@ func (l *rateLimiter) spend(slot *rateSlot, at int64) (rateDecision, bool) {
 }
 
 // rebuild moves the buckets of full table t to a new table, a third full
-// at most, dropping the buckets that have been full for
-// sweepEvery at at. Each slot of t is marked moved as it is read, so a
+// at most, dropping the buckets that have been full for idleBucketLimit
+// at at. Each slot of t is marked moved as it is read, so a
 // token spent meanwhile is never lost: a request that finds a moved slot
 // waits and looks again in the new table.
 func (l *rateLimiter) rebuild(t *rateTable, at int64) {
@@ -129,7 +135,7 @@ func (l *rateLimiter) rebuild(t *rateTable, at int64) {
 	}
 	type kept struct{ keyID, full int64 }
 	var keep []kept
-	idleSince := at - int64(sweepEvery)
+	idleSince := at - int64(idleBucketLimit)
 	for i := range t.slots {
 		slot := &t.slots[i]
 		keyID := slot.keyID.Load()

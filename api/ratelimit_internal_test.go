@@ -60,7 +60,7 @@ func TestRateLimiterSpendsEachTokenOnce(t *testing.T) {
 }
 
 // TestRateLimiterRebuildDropsOnlyLongFullBuckets: a rebuild forgets the
-// buckets that have been full for sweepEvery and moves the others with
+// buckets that have been full for idleBucketLimit and moves the others with
 // what they hold.
 func TestRateLimiterRebuildDropsOnlyLongFullBuckets(t *testing.T) {
 	l := newRateLimiter(1.0/60, 3) // a token a minute
@@ -70,8 +70,8 @@ func TestRateLimiterRebuildDropsOnlyLongFullBuckets(t *testing.T) {
 		l.take(busy, rateStart)
 	}
 	// Three minutes on, the idle key's bucket has been full for two, the
-	// busy key's for less than sweepEvery.
-	later := rateStart.Add(sweepEvery + 2*time.Minute - time.Second)
+	// busy key's for less than idleBucketLimit.
+	later := rateStart.Add(idleBucketLimit + 2*time.Minute - time.Second)
 	old := l.table.Load()
 	l.rebuild(old, later.UnixNano())
 	table := l.table.Load()

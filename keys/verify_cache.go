@@ -12,7 +12,7 @@ import (
 // share a lock; a power of two, picked by a byte of the cacheID.
 const cacheShards = 16
 
-// verdict is the cached outcome of verifying one digest: an identity, or
+// verdict is the cached outcome of verifying one key: an identity, or
 // one of the sentinel errors (including unknown, so guessing does not
 // reach the database twice within the TTL).
 type verdict struct {
@@ -25,7 +25,7 @@ type verdict struct {
 	lookedUp int64
 }
 
-// verifyCache maps digests to verdicts, bounded in size. A verdict is
+// verifyCache maps keys (by cacheID) to verdicts, bounded in size. A verdict is
 // trusted for ttl after its lookup; longer, up to syncedTTL, while the
 // key-event feed is read (see Service.Sync): then every change committed
 // since the last successful sync began is at most ttl old, and each one
@@ -45,10 +45,10 @@ type verifyCache struct {
 type cacheShard struct {
 	mu    sync.RWMutex
 	limit int
-	// verdicts are indexed by a 64-bit piece of the digest: a map of
-	// small keys and pointer values, whose probe touches less memory than
-	// one keyed by whole digests. The entry holds the whole digest, and
-	// a verdict counts only when it matches.
+	// verdicts are indexed by a 64-bit piece of the cacheID (indexOf): a
+	// map of small keys and pointer values, whose probe touches less
+	// memory than one keyed by whole cacheIDs. The entry holds the whole
+	// cacheID, and a verdict counts only when it matches.
 	verdicts map[uint64]*cachedVerdict
 	// Keeps shards on cache lines of their own: every verification
 	// takes its shard's read lock, from whichever core it runs on.
