@@ -11,7 +11,6 @@ func testEntry(n int) (cacheID, digest) {
 	var id cacheID
 	var d digest
 	id[0], id[1] = byte(n), byte(n>>8)
-	id[40] = byte(n) // the shard
 	id[32], id[33] = byte(n), byte(n>>8)
 	d[0], d[1] = byte(n), byte(n>>8)
 	return id, d
@@ -49,7 +48,7 @@ func TestVerifyCacheDropsALookupThatRacedWithAForget(t *testing.T) {
 }
 
 // TestVerifyCacheForgetsByDigest: a forget names keys by lookup digest
-// and drops exactly their verdicts, in whichever shard they are.
+// and drops exactly their verdicts, wherever they are in the table.
 func TestVerifyCacheForgetsByDigest(t *testing.T) {
 	cache := newVerifyCache(1024, time.Second, time.Second)
 	for i := range 100 {
@@ -69,15 +68,15 @@ func TestVerifyCacheForgetsByDigest(t *testing.T) {
 }
 
 // TestVerifyCacheTellsKeysOfOneIndexApart: two keys whose cacheIDs share
-// the map index never get each other's verdict, and forgetting one leaves
-// the other.
+// the table index never get each other's verdict, forgetting one leaves
+// the other, and both can be cached at once.
 func TestVerifyCacheTellsKeysOfOneIndexApart(t *testing.T) {
 	cache := newVerifyCache(16, time.Second, time.Second)
 	first, firstDigest := testEntry(1)
 	second, secondDigest := testEntry(2)
 	second[32], second[33], second[40] = first[32], first[33], first[40]
-	if indexOf(&first) != indexOf(&second) || cache.shard(&first) != cache.shard(&second) {
-		t.Fatal("the keys do not share a shard and an index")
+	if indexOf(&first) != indexOf(&second) {
+		t.Fatal("the keys do not share an index")
 	}
 	cache.put(&first, &firstDigest, verdict{identity: Identity{KeyID: 1}}, 0, cache.startLookup())
 	if _, ok := cache.get(&second, 0); ok {
@@ -91,8 +90,8 @@ func TestVerifyCacheTellsKeysOfOneIndexApart(t *testing.T) {
 	if v, ok := cache.get(&second, 0); !ok || v.identity.KeyID != 2 {
 		t.Fatal("the later of two keys with one index is not served")
 	}
-	if _, ok := cache.get(&first, 0); ok {
-		t.Fatal("the earlier of two keys with one index is still served")
+	if v, ok := cache.get(&first, 0); !ok || v.identity.KeyID != 1 {
+		t.Fatal("the earlier of two keys with one index is not served beside the later")
 	}
 }
 
