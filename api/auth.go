@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -21,7 +22,11 @@ func (s *Server) authenticate(c *fiber.Ctx) error {
 	if !ok {
 		return models.ErrMissingKey
 	}
-	identity, err := s.deps.Keys.VerifyAt(c.UserContext(), raw, s.requestNow(c))
+	now := s.requestNow(c)
+	identity, err := s.deps.Keys.VerifyCached(raw, now)
+	if errors.Is(err, keys.ErrNotCached) {
+		identity, err = s.deps.Keys.VerifyAt(s.requestCtx(c), raw, now)
+	}
 	if err != nil {
 		return err
 	}

@@ -140,13 +140,13 @@ func (s *Server) handleError(c *fiber.Ctx, err error) error {
 	body := errorBody{Error: true, StatusCode: answer.status, StatusText: answer.text, Info: s.cfg.SupportInfo}
 	if !known {
 		body.EventID = newEventID()
-		s.log.LogAttrs(c.UserContext(), slog.LevelError, "request failed",
+		s.log.LogAttrs(s.requestCtx(c), slog.LevelError, "request failed",
 			slog.String("eventId", body.EventID),
 			slog.String("requestId", requestID(c)),
 			slog.String("route", routeOf(c)),
 			slog.String("error", err.Error()))
 	} else if answer.status == http.StatusServiceUnavailable {
-		s.log.LogAttrs(c.UserContext(), slog.LevelWarn, "dependency unavailable",
+		s.log.LogAttrs(s.requestCtx(c), slog.LevelWarn, "dependency unavailable",
 			slog.String("requestId", requestID(c)),
 			slog.String("route", routeOf(c)),
 			slog.String("error", err.Error()))

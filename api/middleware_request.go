@@ -37,6 +37,10 @@ type requestState struct {
 	// now is the server clock's time of the request, read once on first
 	// use (see Server.requestNow); zero before.
 	now time.Time
+	// ctx is the request's context, made on first use (see
+	// Server.requestCtx); nil before. An answer from the caches never
+	// needs one.
+	ctx *requestDeadline
 }
 
 // maxRequestIDLength bounds a caller's request id; ours are shorter.
@@ -53,7 +57,7 @@ func (p *requestStates) get() *requestState {
 }
 
 func (p *requestStates) put(st *requestState) {
-	st.id, st.identity, st.authenticated, st.start, st.now = nil, keys.Identity{}, false, time.Time{}, time.Time{}
+	st.id, st.identity, st.authenticated, st.start, st.now, st.ctx = nil, keys.Identity{}, false, time.Time{}, time.Time{}, nil
 	p.pool.Put(st)
 }
 
@@ -88,12 +92,13 @@ func requestStart(ctx *fasthttp.RequestCtx) time.Time {
 	return time.Now()
 }
 
-// requestContext gives the request an id, a deadline and an access-log
-// line with route, status, latency and key id (never the key itself).
+// requestContext gives the request an id, a deadline (its context, see
+// requestCtx) and an access-log line with route, status, latency and key
+// id (never the key itself).
 func (s *Server) requestContext(c *fiber.Ctx) error {
 	start := requestStart(c.Context())
 	st := s.states.get()
-	defer s.states.put(st)
+	defer s.endRequest(c, st)
 	st.start = start
 	if incoming := c.Request().Header.Peek(headerRequestID); plainRequestID(incoming) {
 		st.id = append(st.idBuf[:0], incoming...)
@@ -102,10 +107,6 @@ func (s *Server) requestContext(c *fiber.Ctx) error {
 	}
 	c.Locals(localRequest, st)
 	c.Response().Header.SetCanonical(s.headers.requestID, st.id)
-
-	ctx := newRequestDeadline(start.Add(s.cfg.RequestTimeout))
-	defer ctx.end(context.Canceled)
-	c.SetUserContext(ctx)
 
 	err := c.Next()
 	if err != nil {
@@ -119,6 +120,7 @@ func (s *Server) requestContext(c *fiber.Ctx) error {
 		level = slog.LevelWarn
 	}
 	handler := s.log.Handler()
+	ctx := context.Background()
 	if (s.cfg.DisableAccessLog && level < slog.LevelWarn) || !handler.Enabled(ctx, level) {
 		return nil
 	}
@@ -146,6 +148,33 @@ func (s *Server) requestContext(c *fiber.Ctx) error {
 	entry.attrs(&record)
 	_ = handler.Handle(ctx, record)
 	return nil
+}
+
+// endRequest ends the request's context, if it has one, and gives its
+// state back: the request no longer names it, so that nothing after
+// requestContext (Fiber's error handler) can reach the state of another
+// request.
+func (s *Server) endRequest(c *fiber.Ctx, st *requestState) {
+	if st.ctx != nil {
+		st.ctx.end(context.Canceled)
+	}
+	c.Locals(localRequest, nil)
+	s.states.put(st)
+}
+
+// requestCtx is the request's context: done at the request's deadline
+// (RequestTimeout after its start) or when it ends. It is made on first
+// use, as most requests never need one (VerifyCached, cache hits); every
+// I/O of a request takes it, never c.UserContext.
+func (s *Server) requestCtx(c *fiber.Ctx) context.Context {
+	st := stateOf(c)
+	if st == nil {
+		return c.UserContext()
+	}
+	if st.ctx == nil {
+		st.ctx = newRequestDeadline(st.start.Add(s.cfg.RequestTimeout))
+	}
+	return st.ctx
 }
 
 // plainRequestID tells whether a caller's request id can be taken as

@@ -39,7 +39,7 @@ func (s *Server) handleClanSearch(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	answer, hit, err := s.cache.fetch(c.UserContext(), s.requestNow(c), searchCacheKey(q), s.cfg.RequestTimeout,
+	answer, hit, err := s.cache.fetch(s.requestCtx(c), s.requestNow(c), searchCacheKey(q), s.cfg.RequestTimeout,
 		func(ctx context.Context) (*cachedAnswer, error) {
 			page, err := s.deps.Game.SearchClans(ctx, q)
 			if errors.Is(err, models.ErrInvalid) {

@@ -41,7 +41,7 @@ func (s *Server) tournamentListHandler(list tournamentList) fiber.Handler {
 		for _, p := range list.holds {
 			conditions = append(conditions, models.TournamentCondition{Predicate: p, Holds: true})
 		}
-		records, err := s.deps.TournamentStore.ListTournaments(c.UserContext(), append(conditions, filters...), models.MaxTournamentListLength)
+		records, err := s.deps.TournamentStore.ListTournaments(s.requestCtx(c), append(conditions, filters...), models.MaxTournamentListLength)
 		if err != nil {
 			return err
 		}

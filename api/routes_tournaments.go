@@ -59,7 +59,7 @@ func (s *Server) handleTournaments(c *fiber.Ctx) error {
 	}
 	answers := make([]*cachedAnswer, len(tags))
 	hits := make([]bool, len(tags))
-	group, ctx := errgroup.WithContext(c.UserContext())
+	group, ctx := errgroup.WithContext(s.requestCtx(c))
 	group.SetLimit(tournamentLookupConcurrency)
 	for i, tag := range tags {
 		group.Go(func() error {

@@ -23,7 +23,7 @@ func (s *Server) handleTrack(c *fiber.Ctx) error {
 	if !ok {
 		return errors.New("track request without a verified identity")
 	}
-	if err := s.deps.Tracker.TrackClan(c.UserContext(), tag, identity.KeyID); err != nil {
+	if err := s.deps.Tracker.TrackClan(s.requestCtx(c), tag, identity.KeyID); err != nil {
 		return err
 	}
 	return s.sendJSON(c, trackAnswer{Success: true})
@@ -36,7 +36,7 @@ func (s *Server) handleTracking(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	status, err := s.deps.History.TrackingStatus(c.UserContext(), tag)
+	status, err := s.deps.History.TrackingStatus(s.requestCtx(c), tag)
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,10 @@ import (
 // KeyVerifier checks a developer key; its errors are models.ErrUnknownKey,
 // ErrKeyDisabled, ErrKeyBlacklisted or an unavailable database.
 type KeyVerifier interface {
+	// VerifyCached verifies raw at now from memory, or answers
+	// keys.ErrNotCached: then VerifyAt is asked, with the request's
+	// context (made only then).
+	VerifyCached(raw string, now time.Time) (keys.Identity, error)
 	// VerifyAt verifies raw at now, the request's time on the clock the
 	// verifier would read.
 	VerifyAt(ctx context.Context, raw string, now time.Time) (keys.Identity, error)

@@ -29,6 +29,10 @@ const (
 // acceptingKeys verifies every key as key testKeyID.
 type acceptingKeys struct{}
 
+func (acceptingKeys) VerifyCached(string, time.Time) (keys.Identity, error) {
+	return keys.Identity{}, keys.ErrNotCached
+}
+
 func (acceptingKeys) VerifyAt(context.Context, string, time.Time) (keys.Identity, error) {
 	return keys.Identity{KeyID: testKeyID, DeveloperID: 1, DiscordUserID: "1"}, nil
 }

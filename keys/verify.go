@@ -2,6 +2,7 @@ package keys
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/crownsdev/crowns/models"
@@ -38,18 +39,14 @@ func (s *Service) Verify(ctx context.Context, raw string) (Identity, error) {
 // VerifyAt is Verify at a time read from the service's clock by the
 // caller (the API reads it once per request).
 func (s *Service) VerifyAt(ctx context.Context, raw string, at time.Time) (Identity, error) {
-	if !hasKeyShape(raw) {
-		return Identity{}, models.ErrUnknownKey
-	}
-	id := s.ring.cacheID(raw)
-	now := at.UnixNano()
-	if v, ok := s.cache.get(&id, now); ok {
-		v.noteUse(now)
-		return v.identity, v.err
+	id, identity, err := s.verifyCached(raw, at.UnixNano())
+	if !errors.Is(err, ErrNotCached) {
+		return identity, err
 	}
 	if CheckFormat(raw) != nil {
 		return Identity{}, models.ErrUnknownKey
 	}
+	now := at.UnixNano()
 	lookup := s.ring.digest(raw)
 	generation := s.cache.startLookup()
 	v, err := s.lookup(ctx, lookup)
@@ -61,6 +58,34 @@ func (s *Service) VerifyAt(ctx context.Context, raw string, at time.Time) (Ident
 	}
 	s.cache.put(&id, &lookup, v, now, generation)
 	return v.identity, v.err
+}
+
+// ErrNotCached is VerifyCached's answer for a key whose verdict only the
+// database can give: VerifyAt asks it.
+var ErrNotCached = errors.New("keys: no cached verdict")
+
+// VerifyCached is VerifyAt without the database: the verdict on raw when
+// it is known in memory (the cached verdict, or models.ErrUnknownKey for
+// a key of the wrong length or prefix), else ErrNotCached. It does no
+// I/O, so it needs no context: a caller that makes one per request makes
+// it only when this says ErrNotCached.
+func (s *Service) VerifyCached(raw string, at time.Time) (Identity, error) {
+	_, identity, err := s.verifyCached(raw, at.UnixNano())
+	return identity, err
+}
+
+// verifyCached is VerifyCached, with the key's cacheID for the lookup
+// that follows ErrNotCached.
+func (s *Service) verifyCached(raw string, now int64) (cacheID, Identity, error) {
+	if !hasKeyShape(raw) {
+		return cacheID{}, Identity{}, models.ErrUnknownKey
+	}
+	id := s.ring.cacheID(raw)
+	if v, ok := s.cache.get(&id, now); ok {
+		v.noteUse(now)
+		return id, v.identity, v.err
+	}
+	return id, Identity{}, ErrNotCached
 }
 
 // keyStanding is what the database says of a digest.

@@ -146,3 +146,48 @@ func TestNewServiceRejectsAShortSecret(t *testing.T) {
 		t.Fatal("NewService accepted a 31-byte secret")
 	}
 }
+
+// TestVerifyCachedAnswersOnlyFromMemory: VerifyCached gives the verdicts
+// the cache holds, refuses a key of the wrong shape, and says
+// ErrNotCached for the rest, never asking the database.
+func TestVerifyCachedAnswersOnlyFromMemory(t *testing.T) {
+	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+		ctx := context.Background()
+		clock := models.NewManualClock(testStart)
+		service := newService(t, store, clock)
+		issued := issue(t, service, "100")
+		blacklisted := issue(t, service, "200")
+		if err := service.Blacklist(ctx, "200", "abuse", "mod"); err != nil {
+			t.Fatal(err)
+		}
+		statements := countStatements(t, store)
+		for _, raw := range []string{issued.Key, blacklisted.Key} {
+			if _, err := service.VerifyCached(raw, clock.Now()); !errors.Is(err, keys.ErrNotCached) {
+				t.Fatalf("a key never verified: %v, want ErrNotCached", err)
+			}
+		}
+		if _, err := service.VerifyCached("crw_short", clock.Now()); !errors.Is(err, models.ErrUnknownKey) {
+			t.Fatalf("a key of the wrong shape: %v, want ErrUnknownKey", err)
+		}
+		if n := statements.Load(); n != 0 {
+			t.Fatalf("VerifyCached sent %d statements", n)
+		}
+		expectVerify(t, service, issued.Key, nil, "100")
+		expectVerify(t, service, blacklisted.Key, models.ErrKeyBlacklisted, "")
+		statements.Reset()
+		identity, err := service.VerifyCached(issued.Key, clock.Now())
+		if err != nil || identity.DiscordUserID != "100" {
+			t.Fatalf("a cached key: %+v, %v", identity, err)
+		}
+		if _, err := service.VerifyCached(blacklisted.Key, clock.Now()); !errors.Is(err, models.ErrKeyBlacklisted) {
+			t.Fatalf("a cached refusal: %v, want ErrKeyBlacklisted", err)
+		}
+		if n := statements.Load(); n != 0 {
+			t.Fatalf("cached verdicts sent %d statements", n)
+		}
+		clock.Advance(testTTL)
+		if _, err := service.VerifyCached(issued.Key, clock.Now()); !errors.Is(err, keys.ErrNotCached) {
+			t.Fatalf("after the TTL: %v, want ErrNotCached", err)
+		}
+	})
+}
