@@ -27,6 +27,14 @@ func NormalizeTag(raw string) (string, error) {
 	if len(tag) > MaxTagLength {
 		return "", Invalid("tag too long")
 	}
+	if inTagAlphabet(tag) {
+		// Already in the stored form, as most callers write tags: no
+		// copy.
+		if len(tag) < MinTagLength {
+			return "", Invalid("tag too short")
+		}
+		return tag, nil
+	}
 	tag = strings.ReplaceAll(strings.ToUpper(tag), "O", "0")
 	for _, r := range tag {
 		if !strings.ContainsRune(TagAlphabet, r) {
@@ -37,4 +45,16 @@ func NormalizeTag(raw string) (string, error) {
 		return "", Invalid("tag too short")
 	}
 	return tag, nil
+}
+
+// inTagAlphabet reports whether every byte of tag is one of TagAlphabet.
+func inTagAlphabet(tag string) bool {
+	for i := 0; i < len(tag); i++ {
+		switch tag[i] {
+		case '0', '2', '8', '9', 'C', 'G', 'J', 'L', 'P', 'Q', 'R', 'U', 'V', 'Y':
+		default:
+			return false
+		}
+	}
+	return true
 }

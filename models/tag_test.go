@@ -2,6 +2,7 @@ package models_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/crownsdev/crowns/models"
@@ -43,5 +44,19 @@ func TestNormalizeTag(t *testing.T) {
 				t.Fatalf("NormalizeTag(%q) = %q, %v; want %q", tt.raw, got, err, tt.want)
 			}
 		})
+	}
+}
+
+// TestNormalizeTagKeepsExactlyTheAlphabet: a tag is returned as given
+// exactly when every character is of TagAlphabet; any other byte is
+// changed (lower case, O) or refused.
+func TestNormalizeTagKeepsExactlyTheAlphabet(t *testing.T) {
+	for b := range 256 {
+		raw := "22" + string([]byte{byte(b)}) + "2"
+		got, err := models.NormalizeTag(raw)
+		inAlphabet := strings.IndexByte(models.TagAlphabet, byte(b)) >= 0
+		if unchanged := err == nil && got == raw; unchanged != inAlphabet {
+			t.Fatalf("NormalizeTag(%q) = %q, %v; byte %#x in the alphabet: %v", raw, got, err, b, inAlphabet)
+		}
 	}
 }
