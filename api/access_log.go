@@ -3,6 +3,7 @@ package api
 import (
 	"io"
 	"log/slog"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -12,24 +13,50 @@ import (
 // accessLogMessage is the message of every access-log line.
 const accessLogMessage = "request"
 
-// AccessLog writes the INFO access-log line of an answered request
-// straight to an output, byte for byte as slog's text or JSON handler
-// writes the same record, but without slog's general machinery: about a
-// microsecond less per request. A line whose strings would need quoting
-// or escaping is left to the logger, and so is every line at WARN and
-// above (the 5xx answers), so that the logger's own handling of those
-// (flushing, say) applies.
+// AccessLog writes the INFO access-log line of an answered request, byte
+// for byte as slog's text or JSON handler writes the same record, but
+// without slog's general machinery: about a microsecond less per
+// request. A line whose strings would need quoting or escaping is left to
+// the logger, and so is every line at WARN and above (the 5xx answers),
+// so that the logger's own handling of those (flushing, say) applies.
+//
+// Lines are gathered in batches, one per processor in use (see
+// lineBatch), and written out a batch at a time: when a batch holds
+// accessBatchBytes, and by Flush, which the owner of the output calls
+// periodically and before a line of its own that must not wait (a
+// warning). Requests on one processor then share no memory with those
+// on another: an answer's line costs no lock or buffer that the other
+// core last wrote. Lines of different processors may reach the output
+// out of order, by at most the owner's flush interval; each carries its
+// time.
 type AccessLog struct {
 	out  io.Writer
 	json bool
-	bufs sync.Pool
+	// batches hands each processor its batch (sync.Pool keeps one per
+	// P); listed holds every batch with lines, so that none is lost when
+	// the pool lets one go.
+	batches sync.Pool
+	mu      sync.Mutex
+	listed  []*lineBatch
 	// second is the last second rendered, shared by the lines within it.
 	second atomic.Pointer[renderedSecond]
 }
 
-// NewAccessLog writes lines to out, one Write per line as an slog
-// handler does: in slog's JSON format when json is set, in its text
-// format otherwise. Out must be safe for concurrent use.
+// accessBatchBytes is the size at which a batch is written out at once.
+const accessBatchBytes = 8 << 10
+
+// lineBatch is lines not yet written out.
+type lineBatch struct {
+	mu  sync.Mutex
+	buf []byte
+	// listed tells that the batch is in AccessLog.listed.
+	listed bool
+}
+
+// NewAccessLog writes lines to out, in slog's JSON format when json is
+// set, in its text format otherwise, a batch of whole lines per Write.
+// Out must be safe for concurrent use. Lines wait in memory until Flush,
+// at most accessBatchBytes per processor.
 func NewAccessLog(out io.Writer, json bool) *AccessLog {
 	return &AccessLog{out: out, json: json}
 }
@@ -60,25 +87,80 @@ func (e *accessEntry) attrs(record *slog.Record) {
 	}
 }
 
-// write writes e's line and reports true, or reports false without
-// writing when one of its strings needs quoting or escaping.
+// write adds e's line to a batch and reports true, or reports false
+// without writing when one of its strings needs quoting or escaping.
 func (l *AccessLog) write(e *accessEntry) bool {
 	if !plainValue(e.requestID) || !plainValue(e.method) || !plainValue(e.route) {
 		return false
 	}
-	buf, _ := l.bufs.Get().(*[]byte)
-	if buf == nil {
-		buf = new([]byte)
+	b, _ := l.batches.Get().(*lineBatch)
+	if b == nil {
+		b = &lineBatch{}
 	}
-	stamp := l.secondOf(e.time)
-	if l.json {
-		*buf = appendJSONAccessLine((*buf)[:0], e, stamp)
-	} else {
-		*buf = appendTextAccessLine((*buf)[:0], e, stamp)
-	}
-	_, _ = l.out.Write(*buf)
-	l.bufs.Put(buf)
+	l.add(b, e)
+	l.batches.Put(b)
 	return true
+}
+
+// add appends e's line to b, writing b out once it holds
+// accessBatchBytes.
+func (l *AccessLog) add(b *lineBatch, e *accessEntry) {
+	stamp := l.secondOf(e.time)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.listed {
+		l.list(b)
+	}
+	if l.json {
+		b.buf = appendJSONAccessLine(b.buf, e, stamp)
+	} else {
+		b.buf = appendTextAccessLine(b.buf, e, stamp)
+	}
+	if len(b.buf) >= accessBatchBytes {
+		_, _ = l.out.Write(b.buf)
+		b.buf = b.buf[:0]
+	}
+}
+
+// list adds b, locked, to the listed batches.
+func (l *AccessLog) list(b *lineBatch) {
+	l.mu.Lock()
+	l.listed = append(l.listed, b)
+	l.mu.Unlock()
+	b.listed = true
+}
+
+// Flush writes out every line written so far. A batch found empty has
+// had no line since the last Flush: it leaves the list (it joins again
+// with its next line), so batches the pool has let go are collected.
+func (l *AccessLog) Flush() error {
+	l.mu.Lock()
+	listed := slices.Clone(l.listed)
+	l.mu.Unlock()
+	var err error
+	for _, b := range listed {
+		b.mu.Lock()
+		if len(b.buf) > 0 {
+			if _, writeErr := l.out.Write(b.buf); err == nil {
+				err = writeErr
+			}
+			b.buf = b.buf[:0]
+		} else {
+			l.unlist(b)
+		}
+		b.mu.Unlock()
+	}
+	return err
+}
+
+// unlist takes b, locked and empty, off the list.
+func (l *AccessLog) unlist(b *lineBatch) {
+	l.mu.Lock()
+	if i := slices.Index(l.listed, b); i >= 0 {
+		l.listed = slices.Delete(l.listed, i, i+1)
+	}
+	l.mu.Unlock()
+	b.listed = false
 }
 
 // secondOf is the rendered second of t, from the last line's when it is

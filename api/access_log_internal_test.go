@@ -36,8 +36,12 @@ func TestAccessLogWritesWhatSlogWrites(t *testing.T) {
 	for _, json := range []bool{false, true} {
 		for name, entry := range entries {
 			var fast, slow bytes.Buffer
-			if !NewAccessLog(&fast, json).write(&entry) {
+			log := NewAccessLog(&fast, json)
+			if !log.write(&entry) {
 				t.Fatalf("%s (json %v): the fast path refused a plain entry", name, json)
+			}
+			if err := log.Flush(); err != nil {
+				t.Fatal(err)
 			}
 			var handler slog.Handler = slog.NewTextHandler(&slow, nil)
 			if json {
@@ -59,7 +63,8 @@ func TestAccessLogLeavesQuotedStringsToSlog(t *testing.T) {
 	for _, route := range []string{"", "/a b", `/a"b`, "/a=b", "/a\\b", "/é", "/a\nb", "/a<b"} {
 		var out bytes.Buffer
 		entry := accessEntry{time: time.Now(), requestID: []byte("x"), method: "GET", route: route, status: 404}
-		if NewAccessLog(&out, false).write(&entry) || out.Len() != 0 {
+		log := NewAccessLog(&out, false)
+		if log.write(&entry) || log.Flush() != nil || out.Len() != 0 {
 			t.Errorf("route %q: written by the fast path: %q", route, out.String())
 		}
 	}
@@ -92,6 +97,9 @@ func TestAccessLogTimesMatchSlogAcrossSecondsAndZones(t *testing.T) {
 				entry := accessEntry{time: at, requestID: []byte("t"), method: "GET", route: "/healthz", status: 200, latency: time.Millisecond}
 				if !log.write(&entry) {
 					t.Fatal("the fast path refused a plain entry")
+				}
+				if err := log.Flush(); err != nil {
+					t.Fatal(err)
 				}
 				var slow bytes.Buffer
 				var handler slog.Handler = slog.NewTextHandler(&slow, nil)

@@ -67,10 +67,14 @@ func TestAccessLogWritesInfoLinesItselfAndLeavesWarningsToTheLogger(t *testing.T
 		_, _ = w.Write([]byte(`{"reason":"inMaintenance"}`))
 	})
 	fast := &syncBuffer{}
-	h := newHarness(t, harnessOptions{upstream: down, config: func(c *api.Config) { c.AccessLog = api.NewAccessLog(fast, false) }})
+	accessLog := api.NewAccessLog(fast, false)
+	h := newHarness(t, harnessOptions{upstream: down, config: func(c *api.Config) { c.AccessLog = accessLog }})
 	key := h.issue("32")
 	if resp := h.get("/clan/2PPGG/history", "auth", key, "X-Request-Id", "fast-1"); resp.StatusCode != http.StatusExpectationFailed {
 		t.Fatalf("history of an untracked clan: %d", resp.StatusCode)
+	}
+	if err := accessLog.Flush(); err != nil {
+		t.Fatal(err)
 	}
 	line := fast.String()
 	for _, want := range []string{"level=INFO msg=request requestId=fast-1 method=GET route=/clan/:tag/history status=417 latency=", " keyId="} {
@@ -83,6 +87,9 @@ func TestAccessLogWritesInfoLinesItselfAndLeavesWarningsToTheLogger(t *testing.T
 	}
 	if resp := h.get("/clan/search?name=royal", "auth", key, "X-Request-Id", "slow-1"); resp.StatusCode != http.StatusServiceUnavailable {
 		t.Fatalf("search with the upstream down: %d", resp.StatusCode)
+	}
+	if err := accessLog.Flush(); err != nil {
+		t.Fatal(err)
 	}
 	if strings.Contains(fast.String(), "slow-1") || !h.logs.contains("level=WARN msg=request requestId=slow-1") {
 		t.Fatalf("the 503 line did not go to the logger:\nfast: %s\nlogger: %s", fast.String(), h.logs.String())

@@ -92,7 +92,9 @@ type Config struct {
 	// AccessLog, when set, writes the INFO access-log lines in place of
 	// Logger (in the same format as Logger's handler, which must be
 	// slog's text or JSON handler over the same output); nil leaves every
-	// line to Logger.
+	// line to Logger. Its lines wait in memory until its Flush, which the
+	// owner of the output calls periodically, before the logger's
+	// warnings and at shutdown.
 	AccessLog *AccessLog
 	Clock     models.Clock
 	Logger    *slog.Logger

@@ -56,3 +56,53 @@ func TestBufferedLogBatchesLinesAndNeverHoldsBackWarnings(t *testing.T) {
 		t.Fatalf("after Close the output has %d of %d request lines (last words: %v)", got, lines, strings.Contains(text, "last words"))
 	}
 }
+
+// heldLines is a lineFeeder: lines it writes into its output when
+// flushed.
+type heldLines struct {
+	mu    sync.Mutex
+	out   *bufferedLog
+	lines []string
+}
+
+func (h *heldLines) add(line string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.lines = append(h.lines, line)
+}
+
+func (h *heldLines) Flush() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, line := range h.lines {
+		if _, err := h.out.Write([]byte(line + "\n")); err != nil {
+			return err
+		}
+	}
+	h.lines = nil
+	return nil
+}
+
+// TestBufferedLogWritesItsFeedersLinesFirst: lines a feeder holds (the
+// access log's) are written before a later warning, and by Close.
+func TestBufferedLogWritesItsFeedersLinesFirst(t *testing.T) {
+	real := &countingWriter{}
+	out := newBufferedLog(real)
+	held := &heldLines{out: out}
+	out.feedFrom(held)
+	log := newBufferedLogger(out, config{LogLevel: "info", LogFormat: "text"})
+	held.add("access line 1")
+	log.Warn("dependency unavailable")
+	text, _ := real.read()
+	first, warning := strings.Index(text, "access line 1"), strings.Index(text, "dependency unavailable")
+	if first < 0 || warning < first {
+		t.Fatalf("the held line is not before the warning:\n%s", text)
+	}
+	held.add("access line 2")
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if text, _ := real.read(); !strings.Contains(text, "access line 2") {
+		t.Fatalf("Close left a held line in memory:\n%s", text)
+	}
+}
