@@ -15,8 +15,8 @@ import (
 const headerAuth = "auth"
 
 // authenticate reads the developer key from the auth header or an
-// Authorization Bearer header (never from the query string) and verifies
-// it.
+// Authorization Bearer header (never from the query string), verifies it
+// and rate-limits it (see rateLimit).
 func (s *Server) authenticate(c *fiber.Ctx) error {
 	raw, ok := presentedKey(c)
 	if !ok {
@@ -33,7 +33,7 @@ func (s *Server) authenticate(c *fiber.Ctx) error {
 	if st := stateOf(c); st != nil {
 		st.identity, st.authenticated = identity, true
 	}
-	return c.Next()
+	return s.rateLimit(c, identity, now)
 }
 
 // presentedKey returns the key a request carries. A present but empty

@@ -10,7 +10,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/keys"
 )
 
 // Rate-limit headers of the contract.
@@ -243,14 +243,12 @@ func newRateHeaders(rate float64) rateHeaders {
 	return rateHeaders{limit: []byte(limit), policy: []byte(`"default";q=` + limit + `;w=1`)}
 }
 
-// rateLimit spends a token of the request's key and writes the rate-limit
-// headers on every authenticated answer; without a token it answers 429.
-func (s *Server) rateLimit(c *fiber.Ctx) error {
-	identity, ok := identityOf(c)
-	if !ok {
-		return models.ErrMissingKey
-	}
-	d := s.limiter.take(identity.KeyID, s.requestNow(c))
+// rateLimit spends a token of the request's key, verified at now, and
+// writes the rate-limit headers on every authenticated answer; without a
+// token it answers 429. Called by authenticate, which has the identity
+// and the time at hand.
+func (s *Server) rateLimit(c *fiber.Ctx, identity keys.Identity, now time.Time) error {
+	d := s.limiter.take(identity.KeyID, now)
 	header := &c.Response().Header
 	var buf [48]byte
 	header.SetCanonical(s.headers.rateLimit, s.rateHeaders.limit)
