@@ -47,7 +47,7 @@ func (o *loadOutcome) add(other loadOutcome) {
 //
 // A connection writes requests and parses answer headers with fasthttp's
 // own Request.Write and ResponseHeader.Read, as its HostClient does, but
-// reads each body into a buffer of its own. HostClient takes a body
+// reads each body through a buffer of its own. HostClient takes a body
 // buffer from a process-wide pool per answer, sized by the bodies the
 // pool has seen, and allocates anew for a body larger than that: bodies
 // whose sizes vary around a power of two (Crowns' real answers) then cost
@@ -119,7 +119,7 @@ type loadConn struct {
 	conn net.Conn
 	r    *bufio.Reader
 	w    *bufio.Writer
-	// body holds the last answer's body; it grows to the largest.
+	// body is the buffer bodies are read into, loadChunkBytes long.
 	body []byte
 }
 
@@ -157,7 +157,7 @@ func (c *loadConn) loop(ctx context.Context, requests []loadRequest, next, want 
 }
 
 // roundTrip sends req and reads its answer: the header into header, the
-// body into c.body; it returns the body's length. A kept connection that
+// body through c.body; it returns the body's length. A kept connection that
 // fails (the server may have closed it while idle) is dialled again and
 // the request sent once more, as HostClient does for a GET.
 func (c *loadConn) roundTrip(req *fasthttp.Request, header *fasthttp.ResponseHeader) (int, error) {
@@ -202,13 +202,24 @@ func (c *loadConn) exchange(req *fasthttp.Request, header *fasthttp.ResponseHead
 	if length < 0 {
 		return 0, fmt.Errorf("answer without a Content-Length (%d)", length)
 	}
-	if cap(c.body) < length {
-		c.body = make([]byte, length)
+	// The body is read and dropped a chunk at a time: only its length
+	// counts.
+	if c.body == nil {
+		c.body = make([]byte, loadChunkBytes)
 	}
-	c.body = c.body[:length]
-	_, err := io.ReadFull(c.r, c.body)
-	return length, err
+	for rest := length; rest > 0; {
+		n, err := io.ReadFull(c.r, c.body[:min(rest, len(c.body))])
+		if err != nil {
+			return length - rest + n, err
+		}
+		rest -= n
+	}
+	return length, nil
 }
+
+// loadChunkBytes is the size of a connection's body buffer: a body is read
+// into it a chunk at a time.
+const loadChunkBytes = 64 << 10
 
 // close drops the connection, if any.
 func (c *loadConn) close() {

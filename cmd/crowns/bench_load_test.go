@@ -132,10 +132,9 @@ func TestLoadClientReadsEveryBodyWhole(t *testing.T) {
 	}
 }
 
-// TestLoadConnAllocatesNothingPerAnswer: once its buffer has grown to the
-// largest body, a connection reads answers of any size without
-// allocating, so bodies of varied sizes cost the load what one fixed
-// size does.
+// TestLoadConnAllocatesNothingPerAnswer: a connection reads answers of
+// any size without allocating, so bodies of varied sizes cost the load
+// what one fixed size does.
 func TestLoadConnAllocatesNothingPerAnswer(t *testing.T) {
 	srv := newCannedServer(t, 16500, 12000, 16400, 14000)
 	conn := &loadConn{addr: srv.addr()}
