@@ -77,17 +77,25 @@ func Open(ctx context.Context, cfg DatabaseConfig) (*Store, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	dialector, dialect, err := dialectorFor(cfg)
-	if err != nil {
-		return nil, err
-	}
-	db, err := gorm.Open(dialector, &gorm.Config{
+	gormConfig := &gorm.Config{
 		Logger:                 newGormLogger(log),
 		SkipDefaultTransaction: true,
 		PrepareStmt:            false,
 		NowFunc:                func() time.Time { return time.Now().UTC() },
+	}
+	var dialect Dialect
+	db, err := openPatiently(ctx, func() (*gorm.DB, error) {
+		var dialector gorm.Dialector
+		var err error
+		if dialector, dialect, err = dialectorFor(cfg); err != nil {
+			return nil, err
+		}
+		return gorm.Open(dialector, gormConfig)
 	})
 	if err != nil {
+		if dialect == "" {
+			return nil, err
+		}
 		return nil, fmt.Errorf("open %s database: %w", dialect, err)
 	}
 	sqlDB, err := db.DB()
@@ -234,9 +242,7 @@ func isUnavailable(err error) bool {
 		return strings.HasPrefix(pgErr.Code, "08") || strings.HasPrefix(pgErr.Code, "53") ||
 			pgErr.Code == "57P01" || pgErr.Code == "57P02" || pgErr.Code == "57P03"
 	}
-	msg := err.Error()
-	return strings.Contains(msg, "database is locked") || strings.Contains(msg, "SQLITE_BUSY") ||
-		strings.Contains(msg, "sql: database is closed")
+	return fileLocked(err) || strings.Contains(err.Error(), "sql: database is closed")
 }
 
 // IsUniqueViolation reports whether err is a unique-constraint violation on
