@@ -59,12 +59,11 @@ func (o *loadOutcome) add(other loadOutcome) {
 // The connections stay open from one drive to the next; drives of one
 // client are not run at once.
 type loadClient struct {
-	connections int
-	conns       []*loadConn
+	conns []*loadConn
 }
 
 func newLoadClient(addr string, connections int) *loadClient {
-	l := &loadClient{connections: connections}
+	l := &loadClient{}
 	for range connections {
 		l.conns = append(l.conns, &loadConn{addr: addr})
 	}
@@ -80,16 +79,16 @@ const loadTimeout = 30 * time.Second
 // With rounds > 0 it stops instead after each goroutine has sent rounds
 // requests (a warm-up pass).
 func (l *loadClient) drive(ctx context.Context, requests []loadRequest, want int, duration time.Duration, rounds int) loadOutcome {
-	outcomes := make([]loadOutcome, l.connections)
+	outcomes := make([]loadOutcome, len(l.conns))
 	start := time.Now()
 	deadline := start.Add(duration)
 	var wg sync.WaitGroup
 	asPart(ctx, partLoad, func(ctx context.Context) {
-		for w := range l.connections {
+		for w, conn := range l.conns {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				outcomes[w] = l.conns[w].loop(ctx, requests, w*len(requests)/l.connections, want, deadline, rounds)
+				outcomes[w] = conn.loop(ctx, requests, w*len(requests)/len(l.conns), want, deadline, rounds)
 			}()
 		}
 	})
@@ -184,6 +183,7 @@ func (c *loadConn) tryOnce(req *fasthttp.Request, header *fasthttp.ResponseHeade
 	return n, err
 }
 
+// exchange writes req on the connection and reads the answer.
 func (c *loadConn) exchange(req *fasthttp.Request, header *fasthttp.ResponseHeader) (int, error) {
 	if err := c.conn.SetDeadline(time.Now().Add(loadTimeout)); err != nil {
 		return 0, err
