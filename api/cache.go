@@ -139,17 +139,13 @@ func (c *responseCache) generation(group string) uint64 {
 	if group == "" {
 		return 0
 	}
-	return c.all.Load() + c.generations[stripeOf(group)].Load()
+	return c.all.Load() + c.generations[c.stripeOf(group)].Load()
 }
 
-// stripeOf picks the generation counter of a group (FNV-1a).
-func stripeOf(group string) int {
-	h := uint32(2166136261)
-	for i := 0; i < len(group); i++ {
-		h ^= uint32(group[i])
-		h *= 16777619
-	}
-	return int(h % generationStripes)
+// stripeOf picks the generation counter of a group, by the hash that
+// picks shards.
+func (c *responseCache) stripeOf(group string) int {
+	return int(maphash.String(c.seed, group) % generationStripes)
 }
 
 // drop forgets every answer of group, and the answers of it being
@@ -157,7 +153,7 @@ func stripeOf(group string) int {
 // put racing with the drop either sees the new generation or stores
 // before its shard is cleared.
 func (c *responseCache) drop(group string) {
-	c.generations[stripeOf(group)].Add(1)
+	c.generations[c.stripeOf(group)].Add(1)
 	for i := range c.shards {
 		c.shards[i].dropGroup(group)
 	}

@@ -59,6 +59,12 @@ type rateDecision struct {
 // overflowing; New refuses more.
 const MaxRateFill = 100 * 365 * 24 * time.Hour
 
+// RateFillsInTime reports whether an empty bucket of burst tokens, rate
+// (> 0) coming back a second, fills within MaxRateFill.
+func RateFillsInTime(rate float64, burst int) bool {
+	return float64(burst)/rate <= MaxRateFill.Seconds()
+}
+
 // newRateLimiter takes rate > 0 and burst > 0 with burst / rate within
 // MaxRateFill (New checks it); a token's interval is rounded to the
 // nanosecond.

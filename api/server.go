@@ -150,7 +150,7 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 	if cfg.RatePerSecond <= 0 || cfg.RateBurst <= 0 {
 		return nil, errors.New("api: rate limit must be positive")
 	}
-	if float64(cfg.RateBurst)/cfg.RatePerSecond > MaxRateFill.Seconds() {
+	if !RateFillsInTime(cfg.RatePerSecond, cfg.RateBurst) {
 		return nil, errors.New("api: an empty rate-limit bucket must fill (burst / rate) within 100 years")
 	}
 	if cfg.RequestTimeout <= 0 {

@@ -132,7 +132,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		SnapshotConcurrency:   r.integer("CROWNS_SNAPSHOT_CONCURRENCY", 4, 1, 256),
 	}
 	r.check(cfg.RatePerSecond > 0, "CROWNS_RATE_LIMIT_PER_SECOND must be greater than 0")
-	r.check(cfg.RatePerSecond <= 0 || float64(cfg.RateBurst)/cfg.RatePerSecond <= api.MaxRateFill.Seconds(),
+	r.check(cfg.RatePerSecond <= 0 || api.RateFillsInTime(cfg.RatePerSecond, cfg.RateBurst),
 		"CROWNS_RATE_LIMIT_BURST / CROWNS_RATE_LIMIT_PER_SECOND (the seconds an empty bucket takes to fill) must be at most 100 years")
 	r.check(cfg.SnapshotRatePerSecond > 0 && cfg.SnapshotRatePerSecond <= 1000, "CROWNS_SNAPSHOT_RATE_PER_SECOND must be greater than 0 and at most 1000")
 	r.check(cfg.SnapshotConcurrency <= cfg.UpstreamConcurrency, "CROWNS_SNAPSHOT_CONCURRENCY must not exceed CROWNS_UPSTREAM_CONCURRENCY")
