@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/bwmarrin/discordgo"
+
+	"github.com/crownsdev/crowns/internal/backoff"
 )
 
 // Reading the key-event outbox for the log channel.
@@ -102,14 +104,7 @@ func (b *Bot) nudgeAudit() {
 }
 
 // auditRetryDelay is the wait after the given number of failures in a
-// row: the poll interval doubled per failure, at most maxRetryDelay.
+// row: the house backoff from twice the poll interval to maxRetryDelay.
 func auditRetryDelay(interval time.Duration, failures int) time.Duration {
-	wait := interval
-	for range failures {
-		wait *= 2
-		if wait >= maxRetryDelay {
-			return maxRetryDelay
-		}
-	}
-	return wait
+	return backoff.Policy{First: 2 * interval, Max: maxRetryDelay}.Delay(failures)
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/gorilla/websocket"
+
+	"github.com/crownsdev/crowns/internal/backoff"
 )
 
 // Gateway close codes that no retry can fix.
@@ -28,12 +30,12 @@ func (b *Bot) checkToken(ctx context.Context) string {
 	return refusalOf(err)
 }
 
-// openGateway connects, retrying an unreachable gateway with a doubling
-// delay. It reports whether the bot is connected; false means ctx ended or
+// openGateway connects, retrying an unreachable gateway with the house
+// backoff. It reports whether the bot is connected; false means ctx ended or
 // Discord refused the bot (the instruction is logged).
 func (b *Bot) openGateway(ctx context.Context) bool {
-	delay := b.cfg.ReconnectDelay
-	for ctx.Err() == nil {
+	retry := backoff.Policy{First: b.cfg.ReconnectDelay, Max: maxRetryDelay}
+	for failures := 1; ctx.Err() == nil; failures++ {
 		err := b.session.Open()
 		if err == nil {
 			b.log.Info("connected to the Discord gateway")
@@ -43,11 +45,11 @@ func (b *Bot) openGateway(ctx context.Context) bool {
 			b.log.Error(refusal)
 			return false
 		}
+		delay := retry.Delay(failures)
 		b.log.Warn("cannot reach the Discord gateway; retrying", "error", err, "retryIn", delay)
 		if !waitOrDone(ctx, delay) {
 			return false
 		}
-		delay = min(2*delay, maxRetryDelay)
 	}
 	return false
 }

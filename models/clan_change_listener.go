@@ -2,20 +2,18 @@ package models
 
 import (
 	"context"
-	"math/rand/v2"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/crownsdev/crowns/internal/backoff"
 )
 
-// Reconnection backoff of the change listener: it doubles from the first
-// to the second bound, with jitter, and starts over after a connection
-// that listened.
-const (
-	listenBackoffMin = 100 * time.Millisecond
-	listenBackoffMax = 30 * time.Second
-)
+// listenRetry is the reconnection backoff of the change listener; it
+// starts over after a connection that listened. Its cap is short so that
+// changes are seen again soon after the database comes back.
+var listenRetry = backoff.Policy{First: 100 * time.Millisecond, Max: time.Second}
 
 // listenConnectTimeout bounds one connection attempt of the listener.
 const listenConnectTimeout = 10 * time.Second
@@ -32,23 +30,23 @@ func (c *ClanStore) ListenForClanChanges(ctx context.Context) error {
 	if c.store.changeChannel == "" {
 		return nil
 	}
-	backoff := listenBackoffMin
+	failures := 0
 	for {
 		listened, err := c.listenOnce(ctx)
 		if ctx.Err() != nil {
 			return nil
 		}
 		if listened {
-			backoff = listenBackoffMin
+			failures = 0
 		}
-		wait := backoff/2 + rand.N(backoff/2+1)
+		failures++
+		wait := listenRetry.Delay(failures)
 		c.store.log.Warn("clan change listener disconnected; reconnecting", "error", err, "retryIn", wait)
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-time.After(wait):
 		}
-		backoff = min(2*backoff, listenBackoffMax)
 	}
 }
 

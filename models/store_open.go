@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"github.com/crownsdev/crowns/internal/backoff"
 )
 
 // openPatience bounds how long Open tries again while a SQLite file is
@@ -16,14 +18,17 @@ import (
 // waiting its busy_timeout. The same 10 s as that timeout.
 const openPatience = 10 * time.Second
 
+// openRetry is the pause between tries of a locked SQLite file.
+var openRetry = backoff.Policy{First: 5 * time.Millisecond, Max: 250 * time.Millisecond}
+
 // openPatiently opens a database with open, trying again with a growing
 // pause while the answer is that the SQLite file is locked, for at most
 // openPatience or until ctx ends; a failed attempt's connections are
 // closed.
 func openPatiently(ctx context.Context, open func() (*gorm.DB, error)) (*gorm.DB, error) {
 	deadline := time.Now().Add(openPatience)
-	pause := 5 * time.Millisecond
-	for {
+	for failures := 1; ; failures++ {
+		pause := openRetry.Delay(failures)
 		db, err := open()
 		if err == nil || !fileLocked(err) || !time.Now().Add(pause).Before(deadline) {
 			return db, err
@@ -40,7 +45,6 @@ func openPatiently(ctx context.Context, open func() (*gorm.DB, error)) (*gorm.DB
 			return nil, err
 		case <-timer.C:
 		}
-		pause = min(2*pause, 250*time.Millisecond)
 	}
 }
 

@@ -58,7 +58,7 @@ func (c *Client) get(ctx context.Context, req request, out any) error {
 			c.report(ctx, f, attrs)
 			return f.err
 		}
-		wait := c.backoffFor(attempt)
+		wait := c.retry.Delay(attempt)
 		if got.retryAfter > 0 {
 			wait = got.retryAfter
 		}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/crownsdev/crowns/internal/backoff"
 	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/upstream/catalog"
 )
@@ -54,7 +55,7 @@ type Client struct {
 	token       string
 	timeout     time.Duration
 	maxAttempts int
-	backoff     time.Duration
+	retry       backoff.Policy
 	http        *http.Client
 	log         *slog.Logger
 	clock       models.Clock
@@ -80,7 +81,7 @@ func New(cfg Config) (*Client, error) {
 		token:       cfg.Token,
 		timeout:     cmp.Or(cfg.Timeout, DefaultTimeout),
 		maxAttempts: cmp.Or(cfg.MaxAttempts, DefaultMaxAttempts),
-		backoff:     cmp.Or(cfg.Backoff, DefaultBackoff),
+		retry:       retryPolicy(cmp.Or(cfg.Backoff, DefaultBackoff)),
 		http:        cfg.HTTPClient,
 		log:         cfg.Logger,
 		clock:       cfg.Clock,

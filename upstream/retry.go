@@ -1,23 +1,18 @@
 package upstream
 
 import (
-	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/crownsdev/crowns/internal/backoff"
 )
 
-// backoffFor is the wait after the given failed attempt: Backoff doubled per
-// attempt, capped at 20 times Backoff, with the upper half jittered so that
-// concurrent callers do not retry in lockstep.
-func (c *Client) backoffFor(attempt int) time.Duration {
-	d := c.backoff << min(attempt-1, 20)
-	if limit := 20 * c.backoff; d > limit || d <= 0 {
-		d = limit
-	}
-	half := d / 2
-	return half + rand.N(half+1)
+// retryPolicy is the wait between tries of one call: first doubled per
+// failed attempt, at most 20 times first.
+func retryPolicy(first time.Duration) backoff.Policy {
+	return backoff.Policy{First: first, Max: 20 * first}
 }
 
 // parseRetryAfter reads a Retry-After header in seconds or as an HTTP date;

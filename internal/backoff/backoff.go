@@ -1,0 +1,46 @@
+// Package backoff is the one retry schedule of Crowns: every loop that
+// tries again after a failure (game-API calls, scheduler jobs, the clan
+// change listener, opening the database, the Discord gateway and audit
+// poll) waits the delay a Policy gives.
+//
+// The delay doubles from First per failure in a row, up to Max, and is
+// then jittered to a random point in its upper half, so that replicas and
+// concurrent callers failing together do not retry in lockstep, while a
+// caller can still count on waiting at least half the nominal delay.
+package backoff
+
+import (
+	"math/rand/v2"
+	"time"
+)
+
+// Policy says how long to wait between tries.
+type Policy struct {
+	// First is the nominal wait after the first failure.
+	First time.Duration
+	// Max caps the nominal wait; zero means First never grows.
+	Max time.Duration
+}
+
+// Nominal is the wait after failures failures in a row before jitter:
+// First doubled per failure after the first, at most Max. Fewer than one
+// failure counts as one.
+func (p Policy) Nominal(failures int) time.Duration {
+	limit := max(p.Max, p.First)
+	d := p.First
+	for i := 1; i < failures && d < limit; i++ {
+		d *= 2
+	}
+	return min(d, limit)
+}
+
+// Delay is the wait after failures failures in a row: the nominal wait,
+// jittered uniformly into [Nominal/2, Nominal].
+func (p Policy) Delay(failures int) time.Duration {
+	d := p.Nominal(failures)
+	if d <= 0 {
+		return 0
+	}
+	half := d / 2
+	return d - half + rand.N(half+1)
+}
