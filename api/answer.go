@@ -17,10 +17,11 @@ import (
 const (
 	// minGzipSize: smaller bodies go out as they are.
 	minGzipSize = 1024
-	// gzipOnlySize: from this size on an answer is kept compressed only
-	// (most clients accept gzip; the rare identity client gets it inflated
-	// on the fly), so a cached answer costs about a seventh of its plain
-	// size.
+	// gzipOnlySize: from this size on an answer is rendered compressed
+	// only, so a cached answer costs about a seventh of its plain size. The
+	// first client that does not accept gzip gets it inflated, and the
+	// plain form is then cached beside the compressed one, so that such
+	// clients are served as fast as the others.
 	gzipOnlySize = 8 << 10
 )
 
@@ -29,7 +30,8 @@ const (
 // or a refusal that is cached like an answer (the 417 of the history of
 // an untracked clan). It is immutable once built.
 type cachedAnswer struct {
-	// plain is the JSON body; nil when it is kept compressed only.
+	// plain is the JSON body; nil when it is kept compressed only (no
+	// client that does not accept gzip asked for it yet).
 	plain []byte
 	// gzipped is the body compressed; nil when compression does not pay.
 	gzipped []byte
@@ -123,14 +125,18 @@ func etagOf(body []byte) string {
 	return `"` + strconv.FormatUint(uint64(len(body)), 36) + "-" + strconv.FormatUint(h.Sum64(), 36) + `"`
 }
 
-// inflaters pools gzip readers for answers kept compressed only.
+// inflaters pools the gzip readers that inflate answers kept compressed
+// only.
 type inflaters struct {
 	pool sync.Pool
 }
 
-// inflate returns a reader of the plain body of an answer kept
-// compressed only; close it to give it back.
-func (p *inflaters) inflate(a *cachedAnswer) (*inflatingBody, error) {
+// plainBody returns the plain body of a: as it is kept, or inflated from
+// its compressed form.
+func (p *inflaters) plainBody(a *cachedAnswer) ([]byte, error) {
+	if a.plain != nil || a.gzipped == nil {
+		return a.plain, nil
+	}
 	src := bytes.NewReader(a.gzipped)
 	zr, _ := p.pool.Get().(*gzip.Reader)
 	if zr == nil {
@@ -141,44 +147,20 @@ func (p *inflaters) inflate(a *cachedAnswer) (*inflatingBody, error) {
 	} else if err := zr.Reset(src); err != nil {
 		return nil, fmt.Errorf("inflate answer: %w", err)
 	}
-	return &inflatingBody{Reader: zr, pool: p}, nil
+	defer p.pool.Put(zr)
+	plain := make([]byte, a.length)
+	if _, err := io.ReadFull(zr, plain); err != nil {
+		return nil, fmt.Errorf("inflate answer: %w", err)
+	}
+	if n, _ := zr.Read(make([]byte, 1)); n != 0 {
+		return nil, errors.New("inflate answer: longer than the rendered body")
+	}
+	return plain, nil
 }
 
-// inflatingBody streams the plain body of an answer kept compressed
-// only; Close (the server calls it once the body is sent) gives its
-// reader back to the pool.
-type inflatingBody struct {
-	*gzip.Reader
-	pool *inflaters
-}
-
-// Close gives the reader back.
-func (b *inflatingBody) Close() error {
-	if b.Reader != nil {
-		b.pool.pool.Put(b.Reader)
-		b.Reader = nil
-	}
-	return nil
-}
-
-// writePlain writes the plain body of a to w, inflating it when it is
-// kept compressed only.
-func (p *inflaters) writePlain(w io.Writer, a *cachedAnswer) error {
-	if a.plain != nil || a.gzipped == nil {
-		_, err := w.Write(a.plain)
-		return err
-	}
-	body, err := p.inflate(a)
-	if err != nil {
-		return err
-	}
-	defer body.Close()
-	n, err := io.Copy(w, body)
-	switch {
-	case err != nil:
-		return fmt.Errorf("inflate answer: %w", err)
-	case n != int64(a.length):
-		return errors.New("inflate answer: length differs from the rendered body")
-	}
-	return nil
+// withPlain is a with its plain body kept beside the compressed one.
+func (a *cachedAnswer) withPlain(plain []byte) *cachedAnswer {
+	completed := *a
+	completed.plain = plain
+	return &completed
 }

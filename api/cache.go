@@ -24,8 +24,8 @@ const generationStripes = 64
 // the clan changes.
 //
 // A large budget is split into shards, picked by a hash of the key, each
-// with its own share of the budget and its own writers' lock; a hit takes
-// no lock at all (see cacheShard).
+// with its own share of the budget and its own lock, so that concurrent
+// requests for different answers rarely wait on each other.
 type responseCache struct {
 	// ttl is the lifetime of upstream-backed answers (fetch).
 	ttl    time.Duration
@@ -117,21 +117,29 @@ func (c *responseCache) expired(key string) *cachedAnswer {
 	return c.shardOfString(key).expired(key, c.clock.Now())
 }
 
-// put stores an answer in its slot, evicting the least recently used (to
-// the second) of its shard to stay within the shard's share of the
+// put stores an answer in its slot, evicting the least recently used of
+// its shard to stay within the shard's share of the
 // budget, unless its group was dropped since generation was read. An
 // answer larger than that share is not stored.
 func (c *responseCache) put(slot cacheSlot, answer *cachedAnswer, generation uint64) {
 	if slot.ttl <= 0 || c.budget <= 0 {
 		return
 	}
-	now := c.clock.Now()
 	entry := &cacheEntry{
 		key: slot.key, group: slot.group, answer: answer,
-		expires: now.Add(slot.ttl),
+		expires: c.clock.Now().Add(slot.ttl),
 		size:    answer.size() + int64(len(slot.key)+len(slot.group)),
 	}
-	c.shardOfString(slot.key).put(entry, now, func() bool { return c.generation(slot.group) == generation })
+	c.shardOfString(slot.key).put(entry, func() bool { return c.generation(slot.group) == generation })
+}
+
+// replace keeps completed (previous with another form of its body) under
+// key in place of previous, if previous is still what key holds.
+func (c *responseCache) replace(key string, previous, completed *cachedAnswer) {
+	if c.budget <= 0 || key == "" {
+		return
+	}
+	c.shardOfString(key).replace(key, previous, completed)
 }
 
 // generation is the current generation of group; 0 for no group.

@@ -141,8 +141,8 @@ func TestLargeAnswersAreKeptCompressedOnly(t *testing.T) {
 	}
 	var p inflaters
 	for range 2 { // the second time with a pooled reader
-		var got bytes.Buffer
-		if err := p.writePlain(&got, answer); err != nil || !bytes.Equal(got.Bytes(), plain) {
+		got, err := p.plainBody(answer)
+		if err != nil || !bytes.Equal(got, plain) {
 			t.Fatalf("inflated body differs from the rendered one (%v)", err)
 		}
 	}
@@ -349,8 +349,67 @@ func TestAHitKeepsAnAnswerFromEviction(t *testing.T) {
 	}
 }
 
+func TestAPlainFormIsKeptBesideTheCompressedOneOnceAsked(t *testing.T) {
+	clock := models.NewManualClock(time.Unix(1000, 0))
+	var plain []byte
+	for i := 0; len(plain) < 40_000; i++ {
+		plain = fmt.Appendf(plain, `{"rank":%d,"name":"member %d"},`, i%50+1, i)
+	}
+	compressed := newCachedAnswer(plain)
+	filler := newCachedAnswer([]byte(`{"a":1}`))
+	fillerSize := filler.size() + int64(len("f1"))
+	// Room for the compressed answer, its plain form and two fillers.
+	budget := compressed.size() + int64(len(plain)) + 2*fillerSize + int64(len("big"))
+	cache := newResponseCache(time.Hour, budget, clock)
+	cache.put(cacheSlot{key: "big", ttl: time.Hour}, compressed, 0)
+	for _, key := range []string{"f1", "f2", "f3"} {
+		cache.put(cacheSlot{key: key, ttl: time.Hour}, filler, 0)
+	}
+	before := cache.used()
+
+	completed := compressed.withPlain(plain)
+	cache.replace("big", compressed, completed)
+	got, ok := cache.getString("big", clock.Now())
+	if !ok || got != completed {
+		t.Fatal("the answer with its plain form did not replace the compressed-only one")
+	}
+	if grown := cache.used() - before; grown <= 0 {
+		t.Fatalf("the cache's use did not grow with the plain form (%d bytes)", grown)
+	}
+	if cache.used() > budget {
+		t.Fatalf("used %d of %d", cache.used(), budget)
+	}
+	// Room was made by evicting the least recently used filler only.
+	for key, want := range map[string]bool{"f1": false, "f2": true, "f3": true} {
+		if _, ok := cache.getString(key, clock.Now()); ok != want {
+			t.Errorf("%s cached = %v, want %v", key, ok, want)
+		}
+	}
+	// A replacement of an answer that is no longer the cached one is
+	// ignored.
+	cache.replace("big", compressed, compressed.withPlain(plain))
+	if got, _ := cache.getString("big", clock.Now()); got != completed {
+		t.Fatal("a stale replacement overwrote the cached answer")
+	}
+}
+
+func TestAPlainFormTooLargeForTheBudgetIsNotKept(t *testing.T) {
+	clock := models.NewManualClock(time.Unix(1000, 0))
+	var plain []byte
+	for i := 0; len(plain) < 40_000; i++ {
+		plain = fmt.Appendf(plain, `{"rank":%d},`, i)
+	}
+	compressed := newCachedAnswer(plain)
+	cache := newResponseCache(time.Hour, compressed.size()+100, clock)
+	cache.put(cacheSlot{key: "big", ttl: time.Hour}, compressed, 0)
+	cache.replace("big", compressed, compressed.withPlain(plain))
+	if got, ok := cache.getString("big", clock.Now()); !ok || got != compressed {
+		t.Fatal("the compressed answer was not kept as it was")
+	}
+}
+
 // TestCacheHitsAndChangesRunConcurrently is for the race detector: hits
-// read the index while stores, evictions and drops replace it.
+// and stores run while evictions and drops change the shards.
 func TestCacheHitsAndChangesRunConcurrently(t *testing.T) {
 	clock := models.NewManualClock(time.Unix(0, 0))
 	answer := newCachedAnswer([]byte(`{}`))
@@ -400,5 +459,5 @@ func (sh *cacheShard) usedBytes() int64 {
 func (sh *cacheShard) counts() (groups, entries int) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	return len(sh.groups), len(*sh.index.Load())
+	return len(sh.groups), len(sh.entries)
 }

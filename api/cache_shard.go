@@ -1,30 +1,24 @@
 package api
 
 import (
+	"container/list"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
 // cacheShard is one share of the response cache: its entries within its
-// budget, and the groups they belong to.
-//
-// A hit writes nothing that another core reads: the index is an immutable
-// map, replaced whole (copied) by each change under the writers' lock and
-// read without one; an entry's last use is stamped at most once a second.
-// Changes come from misses, whose production (an upstream call, a
-// database read) costs far more than the copy.
+// share of the budget, in least-recently-used order, and the groups they
+// belong to. One mutex guards it all; a hit holds it for a map lookup and
+// a move to the front of the order.
 type cacheShard struct {
-	index atomic.Pointer[map[string]*cacheEntry]
-
-	mu     sync.Mutex // held by writers
+	mu     sync.Mutex
 	budget int64
 	used   int64
-	// stored numbers the entries in the order they were stored: of
-	// entries last used in the same second, the earliest stored goes
-	// first.
-	stored uint64
-	groups map[string]map[string]struct{}
+	// entries indexes order's elements by key; order runs from the most
+	// recently used entry (front) to the least (back).
+	entries map[string]*list.Element
+	order   list.List
+	groups  map[string]map[string]struct{}
 }
 
 type cacheEntry struct {
@@ -33,54 +27,62 @@ type cacheEntry struct {
 	answer  *cachedAnswer
 	expires time.Time
 	size    int64
-	// seq is the entry's number in the shard's order of storing.
-	seq uint64
-	// lastUsed is the Unix second of the last hit (or of the store).
-	lastUsed atomic.Int64
 }
 
 func (sh *cacheShard) init(budget int64) {
 	sh.budget = budget
+	sh.entries = make(map[string]*list.Element)
 	sh.groups = make(map[string]map[string]struct{})
-	empty := map[string]*cacheEntry{}
-	sh.index.Store(&empty)
 }
 
+// get returns the answer under key if it is fresh at now, and marks it
+// the most recently used. The key is not kept.
 func (sh *cacheShard) get(key []byte, now time.Time) (*cachedAnswer, bool) {
-	return fresh((*sh.index.Load())[string(key)], now)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	return sh.freshLocked(sh.entries[string(key)], now)
 }
 
+// getString is get of a key held as a string.
 func (sh *cacheShard) getString(key string, now time.Time) (*cachedAnswer, bool) {
-	return fresh((*sh.index.Load())[key], now)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	return sh.freshLocked(sh.entries[key], now)
 }
 
-// fresh is the answer of a looked-up entry, if there is one and it is
-// fresh at now; its last use becomes now's second.
-func fresh(entry *cacheEntry, now time.Time) (*cachedAnswer, bool) {
-	if entry == nil || !now.Before(entry.expires) {
+// freshLocked is the answer of a looked-up element, if there is one and
+// it is fresh at now; the element becomes the most recently used.
+func (sh *cacheShard) freshLocked(element *list.Element, now time.Time) (*cachedAnswer, bool) {
+	if element == nil {
+		return nil, false
+	}
+	entry := element.Value.(*cacheEntry)
+	if !now.Before(entry.expires) {
 		// An expired entry is kept until replaced or evicted: see
 		// responseCache.expired.
 		return nil, false
 	}
-	if second := now.Unix(); entry.lastUsed.Load() < second {
-		entry.lastUsed.Store(second)
-	}
+	sh.order.MoveToFront(element)
 	return entry.answer, true
 }
 
 // expired is the answer under key whose lifetime ended before now.
 func (sh *cacheShard) expired(key string, now time.Time) *cachedAnswer {
-	if entry := (*sh.index.Load())[key]; entry != nil && !now.Before(entry.expires) {
-		return entry.answer
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if element := sh.entries[key]; element != nil {
+		if entry := element.Value.(*cacheEntry); !now.Before(entry.expires) {
+			return entry.answer
+		}
 	}
 	return nil
 }
 
-// put stores entry, stored at now, if current (asked under the lock)
-// still says yes: it replaces the entry of its key, and the least
-// recently used entries go until it fits the budget. An entry larger than
-// the whole budget is not stored.
-func (sh *cacheShard) put(entry *cacheEntry, now time.Time, current func() bool) {
+// put stores entry if current (asked under the lock) still says yes: it
+// replaces the entry of its key, and the least recently used entries go
+// until it fits the budget. An entry larger than the whole budget is not
+// stored.
+func (sh *cacheShard) put(entry *cacheEntry, current func() bool) {
 	if entry.size > sh.budget {
 		return
 	}
@@ -89,21 +91,11 @@ func (sh *cacheShard) put(entry *cacheEntry, now time.Time, current func() bool)
 	if !current() {
 		return
 	}
-	index := sh.copyIndex(1)
-	if old := index[entry.key]; old != nil {
-		sh.removeLocked(index, old)
+	if old := sh.entries[entry.key]; old != nil {
+		sh.removeLocked(old)
 	}
-	for sh.used+entry.size > sh.budget {
-		victim := leastRecentlyUsed(index)
-		if victim == nil {
-			break
-		}
-		sh.removeLocked(index, victim)
-	}
-	sh.stored++
-	entry.seq = sh.stored
-	entry.lastUsed.Store(now.Unix())
-	index[entry.key] = entry
+	sh.makeRoomLocked(entry.size)
+	sh.entries[entry.key] = sh.order.PushFront(entry)
 	sh.used += entry.size
 	if entry.group != "" {
 		members, ok := sh.groups[entry.group]
@@ -113,38 +105,52 @@ func (sh *cacheShard) put(entry *cacheEntry, now time.Time, current func() bool)
 		}
 		members[entry.key] = struct{}{}
 	}
-	sh.index.Store(&index)
 }
 
-// copyIndex is a copy of the index to change, with room for extra
-// entries more.
-func (sh *cacheShard) copyIndex(extra int) map[string]*cacheEntry {
-	current := *sh.index.Load()
-	index := make(map[string]*cacheEntry, len(current)+extra)
-	for key, entry := range current {
-		index[key] = entry
+// replace puts completed in place of the answer under key, if that is
+// still previous: the same entry, lifetime and place in the order, with
+// the size of the new answer. Entries least recently used go to make room;
+// when completed cannot fit, the entry keeps previous.
+func (sh *cacheShard) replace(key string, previous, completed *cachedAnswer) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	element := sh.entries[key]
+	if element == nil {
+		return
 	}
-	return index
+	entry := element.Value.(*cacheEntry)
+	if entry.answer != previous {
+		return
+	}
+	grown := completed.size() - previous.size()
+	if entry.size+grown > sh.budget {
+		return
+	}
+	// The entry itself is the most recently used: it is not evicted here.
+	sh.order.MoveToFront(element)
+	sh.makeRoomLocked(grown)
+	entry.answer = completed
+	entry.size += grown
+	sh.used += grown
 }
 
-// leastRecentlyUsed is the entry of index last used longest ago (the
-// earliest stored of a second); nil when index is empty.
-func leastRecentlyUsed(index map[string]*cacheEntry) *cacheEntry {
-	var victim *cacheEntry
-	var victimUsed int64
-	for _, entry := range index {
-		used := entry.lastUsed.Load()
-		if victim == nil || used < victimUsed || (used == victimUsed && entry.seq < victim.seq) {
-			victim, victimUsed = entry, used
+// makeRoomLocked evicts the least recently used entries until size more
+// bytes fit the budget.
+func (sh *cacheShard) makeRoomLocked(size int64) {
+	for sh.used+size > sh.budget {
+		victim := sh.order.Back()
+		if victim == nil {
+			return
 		}
+		sh.removeLocked(victim)
 	}
-	return victim
 }
 
-// removeLocked takes entry out of index (a copy being changed) and of the
+// removeLocked takes an element out of the order, the index and the
 // accounting.
-func (sh *cacheShard) removeLocked(index map[string]*cacheEntry, entry *cacheEntry) {
-	delete(index, entry.key)
+func (sh *cacheShard) removeLocked(element *list.Element) {
+	entry := sh.order.Remove(element).(*cacheEntry)
+	delete(sh.entries, entry.key)
 	sh.used -= entry.size
 	if entry.group == "" {
 		return
@@ -161,8 +167,10 @@ func (sh *cacheShard) removeLocked(index map[string]*cacheEntry, entry *cacheEnt
 func (sh *cacheShard) dropGroup(group string) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	if members := sh.groups[group]; len(members) > 0 {
-		sh.dropLocked(map[string]map[string]struct{}{group: members})
+	for key := range sh.groups[group] {
+		if element := sh.entries[key]; element != nil {
+			sh.removeLocked(element)
+		}
 	}
 }
 
@@ -170,20 +178,11 @@ func (sh *cacheShard) dropGroup(group string) {
 func (sh *cacheShard) dropAllGroups() {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	if len(sh.groups) > 0 {
-		sh.dropLocked(sh.groups)
-	}
-}
-
-// dropLocked replaces the index by one without the members of groups.
-func (sh *cacheShard) dropLocked(groups map[string]map[string]struct{}) {
-	index := sh.copyIndex(0)
-	for _, members := range groups {
+	for _, members := range sh.groups {
 		for key := range members {
-			if entry := index[key]; entry != nil {
-				sh.removeLocked(index, entry)
+			if element := sh.entries[key]; element != nil {
+				sh.removeLocked(element)
 			}
 		}
 	}
-	sh.index.Store(&index)
 }

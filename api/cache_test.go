@@ -81,22 +81,38 @@ func TestGzipForClientsThatAcceptIt(t *testing.T) {
 	plain := readBody(t, h.get(path, "auth", key))
 
 	resp := h.get(path, "auth", key, "Accept-Encoding", "br;q=1, gzip;q=0.8")
-	expectHeader(t, resp, "Content-Encoding", "gzip")
-	zr, err := gzip.NewReader(bytes.NewReader(readBody(t, resp)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	unzipped, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(unzipped, plain) {
+	if !bytes.Equal(gunzipBody(t, resp), plain) {
 		t.Fatal("the gzip body does not decompress to the plain body")
 	}
 	refused := h.get(path, "auth", key, "Accept-Encoding", "gzip;q=0")
 	if refused.Header.Get("Content-Encoding") != "" {
 		t.Fatal("gzip sent to a client that refused it")
 	}
+	if !bytes.Equal(readBody(t, refused), plain) {
+		t.Fatal("a client that refused gzip got another body")
+	}
+}
+
+func TestIdentityClientsGetTheSameAnswerBeforeAndAfterGzipClients(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	key := h.issue("24")
+	path := "/player/" + h.world.PlayerTags()[2] + "/battles"
+	want := gunzipBody(t, h.get(path, "auth", key, "Accept-Encoding", "gzip"))
+	// The first identity client is served the inflated answer, the next
+	// ones the plain form cached beside the compressed one; gzip clients
+	// still get the compressed form.
+	for i := range 3 {
+		resp := h.get(path, "auth", key)
+		if resp.Header.Get("Content-Encoding") != "" {
+			t.Fatalf("request %d: Content-Encoding %q for a client without gzip", i, resp.Header.Get("Content-Encoding"))
+		}
+		expectHeader(t, resp, "x-cached", "true")
+		if got := readBody(t, resp); !bytes.Equal(got, want) {
+			t.Fatalf("request %d: the plain body differs from the inflated gzip body", i)
+		}
+	}
+	again := h.get(path, "auth", key, "Accept-Encoding", "gzip")
+	expectHeader(t, again, "Content-Encoding", "gzip")
 }
 
 func TestCacheCanBeSwitchedOff(t *testing.T) {
@@ -109,4 +125,20 @@ func TestCacheCanBeSwitchedOff(t *testing.T) {
 	if n := h.upstream.total.Load(); n != 2 {
 		t.Fatalf("upstream called %d times, want 2", n)
 	}
+}
+
+// gunzipBody checks that resp is gzip-encoded and returns its body
+// decompressed.
+func gunzipBody(t *testing.T, resp *http.Response) []byte {
+	t.Helper()
+	expectHeader(t, resp, "Content-Encoding", "gzip")
+	zr, err := gzip.NewReader(bytes.NewReader(readBody(t, resp)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return body
 }

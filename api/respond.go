@@ -19,14 +19,16 @@ func (s *Server) sendJSON(c *fiber.Ctx, v any) error {
 	if err != nil {
 		return fmt.Errorf("encode answer: %w", err)
 	}
-	return s.sendAnswer(c, newCachedAnswer(body), false)
+	return s.sendAnswer(c, newCachedAnswer(body), false, "")
 }
 
 // sendAnswer writes a rendered answer: its headers, ETag, x-cached when it
-// came from the upstream-backed cache, and the gzip form for clients that
-// accept it (an answer kept compressed only is inflated for the others).
-// A matching If-None-Match is answered 304 without a body.
-func (s *Server) sendAnswer(c *fiber.Ctx, answer *cachedAnswer, fromCache bool) error {
+// came from the upstream-backed cache, and the form of the body the client
+// accepts. A matching If-None-Match is answered 304 without a body. key
+// names the answer in the response cache ("" when it is not cached): an
+// answer kept compressed only that a client without gzip asks for is
+// inflated once and kept there with its plain form.
+func (s *Server) sendAnswer(c *fiber.Ctx, answer *cachedAnswer, fromCache bool, key string) error {
 	header := &c.Response().Header
 	for _, h := range answer.headers {
 		c.Set(h[0], h[1])
@@ -45,17 +47,15 @@ func (s *Server) sendAnswer(c *fiber.Ctx, answer *cachedAnswer, fromCache bool) 
 		header.SetContentEncoding("gzip")
 		return c.Send(answer.gzipped)
 	}
-	if answer.plain != nil {
+	if answer.plain != nil || answer.gzipped == nil {
 		return c.Send(answer.plain)
 	}
-	// Streamed: no buffer of the whole plain body is taken for the rare
-	// client that does not accept gzip.
-	body, err := s.inflaters.inflate(answer)
+	plain, err := s.inflaters.plainBody(answer)
 	if err != nil {
 		return err
 	}
-	c.Response().SetBodyStream(body, answer.length)
-	return nil
+	s.cache.replace(key, answer, answer.withPlain(plain))
+	return c.Send(plain)
 }
 
 // etagMatches applies If-None-Match's weak comparison: any listed tag, with

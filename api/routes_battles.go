@@ -22,7 +22,7 @@ func (s *Server) handleBattles(c *fiber.Ctx) error {
 	var buf [64]byte
 	key := battlesCacheKey(buf[:0], tag)
 	if answer, hit := s.cache.get(key, now); hit {
-		return s.sendAnswer(c, answer, true)
+		return s.sendAnswer(c, answer, true, string(key))
 	}
 	tag = strings.Clone(tag)
 	answer, hit, err := s.cache.fetch(s.requestCtx(c), now, string(key), s.cfg.RequestTimeout,
@@ -43,7 +43,7 @@ func (s *Server) handleBattles(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return s.sendAnswer(c, answer, hit)
+	return s.sendAnswer(c, answer, hit, string(key))
 }
 
 // battlesCacheKey appends the name of the cached battles of a player to

@@ -39,7 +39,8 @@ func (s *Server) handleClanSearch(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	answer, hit, err := s.cache.fetch(s.requestCtx(c), s.requestNow(c), searchCacheKey(q), s.cfg.RequestTimeout,
+	key := searchCacheKey(q)
+	answer, hit, err := s.cache.fetch(s.requestCtx(c), s.requestNow(c), key, s.cfg.RequestTimeout,
 		func(ctx context.Context) (*cachedAnswer, error) {
 			page, err := s.deps.Game.SearchClans(ctx, q)
 			if errors.Is(err, models.ErrInvalid) {
@@ -53,7 +54,7 @@ func (s *Server) handleClanSearch(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return s.sendAnswer(c, answer, hit)
+	return s.sendAnswer(c, answer, hit, key)
 }
 
 func renderSearchPage(q models.ClanSearchQuery, page models.ClanSearchPage) (*cachedAnswer, error) {

@@ -50,7 +50,7 @@ func (s *Server) sendHistory(c *fiber.Ctx, kind models.SnapshotKind) error {
 	var buf [64]byte
 	key := historyCacheKey(buf[:0], tag, kind, days, now)
 	if answer, hit := s.cache.get(key, now); hit {
-		return s.sendHistoryAnswer(c, answer)
+		return s.sendHistoryAnswer(c, answer, string(key))
 	}
 	tag = strings.Clone(tag)
 	slot := cacheSlot{key: string(key), group: tag, ttl: s.cfg.HistoryCacheTTL}
@@ -79,7 +79,7 @@ func (s *Server) sendHistory(c *fiber.Ctx, kind models.SnapshotKind) error {
 	if err != nil {
 		return err
 	}
-	return s.sendHistoryAnswer(c, answer)
+	return s.sendHistoryAnswer(c, answer, slot.key)
 }
 
 // historyHolds tells whether previous, a history answer whose TTL ended,
@@ -97,12 +97,12 @@ func (s *Server) historyHolds(ctx context.Context, previous *cachedAnswer, tag s
 }
 
 // sendHistoryAnswer sends a rendered history answer, or returns the
-// refusal it stands for.
-func (s *Server) sendHistoryAnswer(c *fiber.Ctx, answer *cachedAnswer) error {
+// refusal it stands for; key names it in the response cache.
+func (s *Server) sendHistoryAnswer(c *fiber.Ctx, answer *cachedAnswer, key string) error {
 	if answer.refusal != nil {
 		return answer.refusal
 	}
-	return s.sendAnswer(c, answer, false)
+	return s.sendAnswer(c, answer, false, key)
 }
 
 // historyCacheKey names the cached history answer of a clan, schedule and

@@ -78,7 +78,7 @@ func (s *Server) handleTournaments(c *fiber.Ctx) error {
 		if answers[0] == nil {
 			return models.ErrNotFound
 		}
-		return s.sendAnswer(c, answers[0], hits[0])
+		return s.sendAnswer(c, answers[0], hits[0], tournamentCacheKey(tags[0]))
 	}
 	list, allHits, found, err := s.joinTournamentAnswers(answers, hits)
 	switch {
@@ -87,7 +87,7 @@ func (s *Server) handleTournaments(c *fiber.Ctx) error {
 	case !found:
 		return models.ErrNotFound
 	}
-	return s.sendAnswer(c, list, allHits)
+	return s.sendAnswer(c, list, allHits, "")
 }
 
 // parseTournamentTags reads the comma-separated tags of the path:
@@ -127,7 +127,7 @@ func namingTag(written string, err error) error {
 // cache or looked up upstream (once for concurrent callers) and stored.
 // A failure to store is logged: the caller still gets the tournament.
 func (s *Server) tournamentAnswer(ctx context.Context, tag string) (*cachedAnswer, bool, error) {
-	return s.cache.fetch(ctx, s.clock.Now(), "tournament/"+tag, s.cfg.RequestTimeout, func(ctx context.Context) (*cachedAnswer, error) {
+	return s.cache.fetch(ctx, s.clock.Now(), tournamentCacheKey(tag), s.cfg.RequestTimeout, func(ctx context.Context) (*cachedAnswer, error) {
 		details, err := s.deps.TournamentSource.Tournament(ctx, tag)
 		if err != nil {
 			return nil, err
@@ -158,11 +158,16 @@ func (s *Server) joinTournamentAnswers(answers []*cachedAnswer, hits []bool) (li
 		if found {
 			body.WriteByte(',')
 		}
-		if err := s.inflaters.writePlain(&body, answer); err != nil {
+		plain, err := s.inflaters.plainBody(answer)
+		if err != nil {
 			return nil, false, false, err
 		}
+		body.Write(plain)
 		found, allHits = true, allHits && hits[i]
 	}
 	body.WriteByte(']')
 	return newCachedAnswer(body.Bytes()), allHits, found, nil
 }
+
+// tournamentCacheKey names the cached answer of a looked-up tournament.
+func tournamentCacheKey(tag string) string { return "tournament/" + tag }
