@@ -59,12 +59,12 @@ func TestRateLimiterSpendsEachTokenOnce(t *testing.T) {
 	}
 }
 
-// TestRateLimiterRebuildDropsOnlyLongFullBuckets: a rebuild forgets the
-// buckets that have been full for idleBucketLimit and moves the others with
-// what they hold.
-func TestRateLimiterRebuildDropsOnlyLongFullBuckets(t *testing.T) {
+// TestRateLimiterSweepDropsOnlyLongFullBuckets: a sweep forgets the
+// buckets that have been full for idleBucketLimit and keeps the others
+// with what they hold.
+func TestRateLimiterSweepDropsOnlyLongFullBuckets(t *testing.T) {
 	l := newRateLimiter(1.0/60, 3) // a token a minute
-	const idle, busy = 1, 2
+	const idle, busy = 1, 1 + rateShards // one shard
 	l.take(idle, rateStart)
 	for range 3 {
 		l.take(busy, rateStart)
@@ -72,28 +72,48 @@ func TestRateLimiterRebuildDropsOnlyLongFullBuckets(t *testing.T) {
 	// Three minutes on, the idle key's bucket has been full for two, the
 	// busy key's for less than idleBucketLimit.
 	later := rateStart.Add(idleBucketLimit + 2*time.Minute - time.Second)
-	old := l.table.Load()
-	l.rebuild(old, later.UnixNano())
-	table := l.table.Load()
-	if table == old {
-		t.Fatal("the rebuild kept the table")
-	}
-	if got := table.used.Load(); got != 1 {
-		t.Fatalf("%d buckets after the rebuild, want the busy key's only", got)
+	sh := &l.shards[idle%rateShards]
+	sh.mu.Lock()
+	sh.sweep(later.UnixNano())
+	left := len(sh.full)
+	sh.mu.Unlock()
+	if left != 1 {
+		t.Fatalf("%d buckets after the sweep, want the busy key's only", left)
 	}
 	if d := l.take(busy, later); !d.allowed || d.remaining != 1 {
-		t.Fatalf("busy key after the rebuild: %+v, want 2 of its 3 tokens back, then one spent", d)
+		t.Fatalf("busy key after the sweep: %+v, want 2 of its 3 tokens back, then one spent", d)
 	}
 	if d := l.take(idle, later); !d.allowed || d.remaining != 2 {
-		t.Fatalf("idle key after the rebuild: %+v, want a full bucket", d)
+		t.Fatalf("idle key after the sweep: %+v, want a full bucket", d)
 	}
 }
 
-// TestRateLimiterGrowsWhileTaking spends the one token of many more keys
-// than the first table holds, each asked for several times from several
-// goroutines (run it under -race): the table is rebuilt again and again
-// under the requests, yet every key gets exactly its one token.
-func TestRateLimiterGrowsWhileTaking(t *testing.T) {
+// TestRateLimiterSweepsAsKeysComeAndGo: many keys that each spend a
+// token and then stay away do not pile up: once their buckets are full
+// again, the next sweeps drop them.
+func TestRateLimiterSweepsAsKeysComeAndGo(t *testing.T) {
+	l := newRateLimiter(10, 20)
+	const keys = 20 * minSweep
+	for i := range int64(keys) {
+		l.take(i, rateStart)
+	}
+	later := rateStart.Add(idleBucketLimit + time.Minute)
+	for i := range int64(keys) {
+		l.take(keys+i, later)
+	}
+	total := 0
+	for i := range l.shards {
+		total += len(l.shards[i].full)
+	}
+	if total > keys+rateShards*minSweep {
+		t.Fatalf("%d buckets kept for %d keys in use: the idle ones were not swept", total, keys)
+	}
+}
+
+// TestRateLimiterSpendsEachTokenOnceUnderConcurrency spends the one token
+// of many keys, each asked for several times from several goroutines (run
+// it under -race): every key gets exactly its one token.
+func TestRateLimiterSpendsEachTokenOnceUnderConcurrency(t *testing.T) {
 	const keys, goroutines, asks = 5000, 4, 3
 	l := newRateLimiter(1e-9, 1) // no refill within the test
 	var allowed [keys + 1]atomic.Int64
@@ -115,29 +135,6 @@ func TestRateLimiterGrowsWhileTaking(t *testing.T) {
 		if got := allowed[key].Load(); got != 1 {
 			t.Fatalf("key %d: %d requests allowed, want its one token", key, got)
 		}
-	}
-	if got := len(l.table.Load().slots); got <= minRateSlots {
-		t.Fatalf("the table has %d slots for %d keys: it never grew", got, keys)
-	}
-}
-
-// TestARebuiltTableTakesNothingMore: once rebuilt, the old table gives a
-// request that still holds it no slot for a new key and no token from a
-// moved bucket, so nothing is spent where the new table would not see it.
-func TestARebuiltTableTakesNothingMore(t *testing.T) {
-	l := newRateLimiter(1, 5)
-	l.take(1, rateStart)
-	old := l.table.Load()
-	slot := old.find(1)
-	l.rebuild(old, rateStart.UnixNano())
-	if got := old.find(2); got != nil {
-		t.Fatal("the old table gave a new key a slot after the rebuild")
-	}
-	if _, ok := l.spend(slot, rateStart.UnixNano()); ok {
-		t.Fatal("a moved bucket of the old table spent a token")
-	}
-	if d := l.take(1, rateStart); !d.allowed || d.remaining != 3 {
-		t.Fatalf("after the rebuild: %+v, want the bucket moved with 4 tokens, then one spent", d)
 	}
 }
 
