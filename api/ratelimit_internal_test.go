@@ -63,7 +63,7 @@ func TestRateLimiterSpendsEachTokenOnce(t *testing.T) {
 // buckets that have been full for idleBucketLimit and keeps the others
 // with what they hold.
 func TestRateLimiterSweepDropsOnlyLongFullBuckets(t *testing.T) {
-	l := newRateLimiter(1.0/60, 3) // a token a minute
+	l := newRateLimiter(1.0/60, 3)       // a token a minute
 	const idle, busy = 1, 1 + rateShards // one shard
 	l.take(idle, rateStart)
 	for range 3 {
