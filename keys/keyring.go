@@ -98,8 +98,7 @@ func (k *keyring) digest(raw string) digest {
 // characters after the prefix, zero-padded to three AES blocks and
 // encrypted in CBC mode with a zero IV under the cache sub-key. The
 // encryption is one-to-one, so two keys share a cacheID only when they
-// are equal; its last block, a CBC-MAC of the whole key, spreads the
-// cache's index. The plaintext is overwritten block by block as it is
+// are equal. The plaintext is overwritten block by block as it is
 // encrypted. Three AES blocks cost a fraction of the HMAC of the lookup
 // digest, which a verification then needs only when the cache does not
 // know the key. raw has the shape of a key (hasKeyShape).

@@ -37,8 +37,8 @@ func TestCacheIDsAreOneToOne(t *testing.T) {
 			changed[i]++
 		}
 		otherID := ring.cacheID(string(changed))
-		if otherID == id || indexOf(&otherID) == indexOf(&id) {
-			t.Fatalf("changing character %d left the cacheID or its index as it was", i+1)
+		if otherID == id || [16]byte(otherID[32:]) == [16]byte(id[32:]) {
+			t.Fatalf("changing character %d left the cacheID or its last block as it was", i+1)
 		}
 	}
 	if strings.Contains(string(id[:]), raw[len(Prefix):len(Prefix)+8]) {

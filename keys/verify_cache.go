@@ -2,10 +2,12 @@ package keys
 
 import (
 	"crypto/aes"
-	"encoding/binary"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/crownsdev/crowns/models"
 )
 
 // verdict is the cached outcome of verifying one key: an identity, or
@@ -24,17 +26,19 @@ type verdict struct {
 // committed since the last successful sync began is at most ttl old, and
 // each one read drops the verdicts it concerns.
 //
-// A hit takes no lock and writes nothing shared: it reads the current
-// verdictTable, whose slots writers change one atomic word at a time.
-// Writers (a lookup's put, forget) take mu. See verdictTable for why a
-// reader racing with a writer can miss, but never gets a wrong verdict.
+// Verdicts of keys that authenticate and those of unknown keys are kept
+// apart, each within its own bound, so that a flood of made-up keys can
+// never push a real key's verdict out. One mutex guards both maps.
 type verifyCache struct {
 	ttl       int64
 	syncedTTL int64
-	// limit bounds the verdicts held.
-	limit int
-	table atomic.Pointer[verdictTable]
-	mu    sync.Mutex
+	// limit bounds the verdicts of known keys; unknownLimit those of
+	// unknown keys.
+	limit, unknownLimit int
+
+	mu      sync.Mutex
+	known   map[cacheID]*cachedVerdict
+	unknown map[cacheID]*cachedVerdict
 	// generation moves on every forget; a lookup that started before a
 	// forget does not store its (possibly outdated) verdict.
 	generation atomic.Uint64
@@ -49,10 +53,7 @@ type cacheID [3 * aes.BlockSize]byte
 
 // cachedVerdict is a verdict with the key it is for, by cacheID and
 // lookup digest (which key events name); never changed once stored (put
-// stores a new one), but for usedAt. A hit reads the first 64 bytes (the
-// key, the lookup time, the last use) and the verdict after them; the
-// padding makes the entry 192 bytes, a size the allocator places at
-// multiples of 64, so that those are two whole cache lines.
+// stores a new one), but for usedAt.
 type cachedVerdict struct {
 	id cacheID
 	// lookedUp is when the database was asked, in Unix nanoseconds of the
@@ -64,7 +65,6 @@ type cachedVerdict struct {
 	usedAt atomic.Int64
 	verdict
 	digest digest
-	_      [40]byte
 }
 
 // noteUse records a use of the verdict's key at now (see usedAt).
@@ -76,20 +76,28 @@ func (v *cachedVerdict) noteUse(now int64) {
 	v.use.record(now)
 }
 
-// indexOf is the table index of a key: 8 bytes of the last block of its
-// cacheID, a CBC-MAC of the whole key, so uniformly spread.
-func indexOf(id *cacheID) uint64 { return binary.LittleEndian.Uint64(id[2*aes.BlockSize:]) }
+// unknownShare is the part of the cache's size given to verdicts of
+// unknown keys, on top of the size for known ones.
+const unknownShare = 4
 
 func newVerifyCache(size int, ttl, syncedTTL time.Duration) *verifyCache {
-	c := &verifyCache{ttl: int64(ttl), syncedTTL: int64(max(ttl, syncedTTL)), limit: max(1, size)}
-	c.table.Store(newVerdictTable(0))
-	return c
+	limit := max(1, size)
+	return &verifyCache{
+		ttl: int64(ttl), syncedTTL: int64(max(ttl, syncedTTL)),
+		limit: limit, unknownLimit: max(1, limit/unknownShare),
+		known: make(map[cacheID]*cachedVerdict), unknown: make(map[cacheID]*cachedVerdict),
+	}
 }
 
 // get returns the verdict cached for the key of id, if it is still
 // trusted at now.
 func (c *verifyCache) get(id *cacheID, now int64) (*cachedVerdict, bool) {
-	v := c.table.Load().find(id)
+	c.mu.Lock()
+	v := c.known[*id]
+	if v == nil {
+		v = c.unknown[*id]
+	}
+	c.mu.Unlock()
 	if v == nil {
 		return nil, false
 	}
@@ -105,8 +113,9 @@ func (c *verifyCache) get(id *cacheID, now int64) (*cachedVerdict, bool) {
 func (c *verifyCache) startLookup() uint64 { return c.generation.Load() }
 
 // put caches v for the key of id and d from now, unless a forget
-// happened since the lookup began at generation. A full cache drops
-// another verdict first.
+// happened since the lookup began at generation. When the verdicts of its
+// kind (known or unknown key) are at their bound, another of that kind
+// goes first.
 func (c *verifyCache) put(id *cacheID, d *digest, v verdict, now int64, generation uint64) {
 	entry := &cachedVerdict{id: *id, lookedUp: now, digest: *d, verdict: v}
 	entry.usedAt.Store(now)
@@ -115,20 +124,38 @@ func (c *verifyCache) put(id *cacheID, d *digest, v verdict, now int64, generati
 	if c.generation.Load() != generation {
 		return
 	}
-	t := c.table.Load()
-	if t.store(entry, c.limit) {
-		return
+	delete(c.known, *id)
+	delete(c.unknown, *id)
+	verdicts, limit := c.known, c.limit
+	if errors.Is(v.err, models.ErrUnknownKey) {
+		verdicts, limit = c.unknown, c.unknownLimit
 	}
-	t = newVerdictTable(t.live + 1)
-	t.copyLive(c.table.Load())
-	t.store(entry, c.limit)
-	c.table.Store(t)
+	if len(verdicts) >= limit {
+		evictOne(verdicts, now-c.syncedTTL)
+	}
+	verdicts[*id] = entry
+}
+
+// evictOne drops a verdict of verdicts: one looked up before staleBefore
+// if the first few looked at include one, else the first of them. Go's
+// map order makes that a random pick.
+func evictOne(verdicts map[cacheID]*cachedVerdict, staleBefore int64) {
+	const looks = 8
+	var victim cacheID
+	n := 0
+	for id, v := range verdicts {
+		victim = id
+		if n++; v.lookedUp < staleBefore || n == looks {
+			break
+		}
+	}
+	delete(verdicts, victim)
 }
 
 // forget drops the verdicts of the keys of these digests (raw bytes from
 // the database). The generation moves first, so a lookup racing with this
 // cannot store a verdict read before the change. A digest does not give
-// the cacheID back, so the whole table is looked through: key events are
+// the cacheID back, so every verdict is looked through: key events are
 // rare next to verifications.
 func (c *verifyCache) forget(digests [][]byte) {
 	c.generation.Add(1)
@@ -144,7 +171,13 @@ func (c *verifyCache) forget(digests [][]byte) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.table.Load().dropWhere(func(v *cachedVerdict) bool { return drop[v.digest] })
+	for _, verdicts := range []map[cacheID]*cachedVerdict{c.known, c.unknown} {
+		for id, v := range verdicts {
+			if drop[v.digest] {
+				delete(verdicts, id)
+			}
+		}
+	}
 }
 
 // forgetAll drops every verdict.
@@ -152,12 +185,13 @@ func (c *verifyCache) forgetAll() {
 	c.generation.Add(1)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.table.Store(newVerdictTable(0))
+	clear(c.known)
+	clear(c.unknown)
 }
 
 // len counts cached verdicts, expired ones included.
 func (c *verifyCache) len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.table.Load().live
+	return len(c.known) + len(c.unknown)
 }

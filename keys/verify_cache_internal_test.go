@@ -2,8 +2,11 @@ package keys
 
 import (
 	"errors"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/crownsdev/crowns/models"
 )
 
 // testEntry is a cacheID and a digest of the cache tests, told apart by n.
@@ -67,31 +70,49 @@ func TestVerifyCacheForgetsByDigest(t *testing.T) {
 	}
 }
 
-// TestVerifyCacheTellsKeysOfOneIndexApart: two keys whose cacheIDs share
-// the table index never get each other's verdict, forgetting one leaves
-// the other, and both can be cached at once.
-func TestVerifyCacheTellsKeysOfOneIndexApart(t *testing.T) {
-	cache := newVerifyCache(16, time.Second, time.Second)
-	first, firstDigest := testEntry(1)
-	second, secondDigest := testEntry(2)
-	second[32], second[33], second[40] = first[32], first[33], first[40]
-	if indexOf(&first) != indexOf(&second) {
-		t.Fatal("the keys do not share an index")
+// TestUnknownKeysNeverPushKnownKeysOut: a flood of verdicts of unknown
+// keys stays within its own bound and leaves every known key's verdict
+// cached.
+func TestUnknownKeysNeverPushKnownKeysOut(t *testing.T) {
+	const size = 64
+	cache := newVerifyCache(size, time.Minute, time.Minute)
+	for i := range size {
+		id, d := testEntry(i)
+		cache.put(&id, &d, verdict{identity: Identity{KeyID: int64(i)}}, 0, cache.startLookup())
 	}
-	cache.put(&first, &firstDigest, verdict{identity: Identity{KeyID: 1}}, 0, cache.startLookup())
-	if _, ok := cache.get(&second, 0); ok {
-		t.Fatal("a key got the verdict of another with the same index")
+	for i := size; i < 100*size; i++ {
+		id, d := testEntry(i)
+		cache.put(&id, &d, verdict{err: models.ErrUnknownKey}, 0, cache.startLookup())
 	}
-	cache.forget([][]byte{secondDigest[:]})
-	if v, ok := cache.get(&first, 0); !ok || v.identity.KeyID != 1 {
-		t.Fatal("forgetting a key dropped another with the same index")
+	for i := range size {
+		id, _ := testEntry(i)
+		if v, ok := cache.get(&id, 0); !ok || v.identity.KeyID != int64(i) {
+			t.Fatalf("known key %d was pushed out by unknown keys", i)
+		}
 	}
-	cache.put(&second, &secondDigest, verdict{identity: Identity{KeyID: 2}}, 0, cache.startLookup())
-	if v, ok := cache.get(&second, 0); !ok || v.identity.KeyID != 2 {
-		t.Fatal("the later of two keys with one index is not served")
+	if n := cache.len(); n != size+size/unknownShare {
+		t.Fatalf("cache holds %d verdicts, want %d known and %d unknown", n, size, size/unknownShare)
 	}
-	if v, ok := cache.get(&first, 0); !ok || v.identity.KeyID != 1 {
-		t.Fatal("the earlier of two keys with one index is not served beside the later")
+	// A key that was unknown and then issued is served as known.
+	id, d := testEntry(100*size - 1)
+	cache.put(&id, &d, verdict{identity: Identity{KeyID: 7}}, 0, cache.startLookup())
+	if v, ok := cache.get(&id, 0); !ok || v.err != nil || v.identity.KeyID != 7 {
+		t.Fatal("a key's new verdict did not replace its unknown one")
+	}
+}
+
+// TestVerifyCacheEvictsExpiredVerdictsFirst: at its bound, the cache
+// drops a verdict too old to be trusted rather than a fresh one.
+func TestVerifyCacheEvictsExpiredVerdictsFirst(t *testing.T) {
+	cache := newVerifyCache(2, time.Second, time.Second)
+	old, oldDigest := testEntry(1)
+	fresh, freshDigest := testEntry(2)
+	cache.put(&old, &oldDigest, verdict{}, 0, cache.startLookup())
+	cache.put(&fresh, &freshDigest, verdict{}, int64(5*time.Second), cache.startLookup())
+	next, nextDigest := testEntry(3)
+	cache.put(&next, &nextDigest, verdict{}, int64(5*time.Second), cache.startLookup())
+	if _, ok := cache.get(&fresh, int64(5*time.Second)); !ok {
+		t.Fatal("a fresh verdict was evicted while an expired one was held")
 	}
 }
 
@@ -123,5 +144,74 @@ func TestACachedVerdictRecordsUsesToTheSecond(t *testing.T) {
 		if got := use.latest.Load(); got != want {
 			t.Fatalf("after a hit at %vs: last use %d, want %d", hit.at, got, want)
 		}
+	}
+}
+
+// TestVerifyCacheReadersRaceWritersSafely: readers that race with puts,
+// evictions and forgets (run it with -race) miss at worst,
+// never getting the verdict of another key; once writers stop, what is
+// stored is served and the cache fills to its size.
+func TestVerifyCacheReadersRaceWritersSafely(t *testing.T) {
+	const keys, size = 2000, 500
+	cache := newVerifyCache(size, time.Minute, time.Minute)
+	put := func(i int) {
+		id, d := testEntry(i)
+		cache.put(&id, &d, verdict{identity: Identity{KeyID: int64(i)}}, 0, cache.startLookup())
+	}
+	var readers, writers sync.WaitGroup
+	stop := make(chan struct{})
+	var wrong sync.Map
+	for r := range 4 {
+		readers.Add(1)
+		go func() {
+			defer readers.Done()
+			for i := r; ; i = (i + 7) % keys {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				id, _ := testEntry(i)
+				if v, ok := cache.get(&id, 0); ok && v.identity.KeyID != int64(i) {
+					wrong.Store(i, v.identity.KeyID)
+				}
+			}
+		}()
+	}
+	for w := range 2 {
+		writers.Add(1)
+		go func() {
+			defer writers.Done()
+			for round := range 5 {
+				for i := w; i < keys; i += 2 {
+					put(i)
+					if i%97 == round {
+						_, d := testEntry(i)
+						cache.forget([][]byte{d[:]})
+					}
+				}
+			}
+		}()
+	}
+	writers.Wait()
+	close(stop)
+	readers.Wait()
+	wrong.Range(func(key, got any) bool {
+		t.Errorf("key %d got the verdict of key %d", key, got)
+		return true
+	})
+	// The last writes may have been forgets: at most its size.
+	if n := cache.len(); n > size {
+		t.Fatalf("cache holds %d verdicts, more than its size %d", n, size)
+	}
+	for i := range size {
+		put(i)
+		id, _ := testEntry(i)
+		if v, ok := cache.get(&id, 0); !ok || v.identity.KeyID != int64(i) {
+			t.Fatalf("key %d: not served right after it was stored", i)
+		}
+	}
+	if n := cache.len(); n != size {
+		t.Fatalf("after %d puts of distinct keys the cache holds %d verdicts, want %d", size, n, size)
 	}
 }
