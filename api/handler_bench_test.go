@@ -31,7 +31,6 @@ func BenchmarkServeCached(b *testing.B) {
 		c.HistoryCacheTTL = time.Hour
 		// Access-log lines formatted as in production, then dropped.
 		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-		c.AccessLog = api.NewAccessLog(io.Discard, false)
 	}})
 	key := h.issue("40")
 	unknown, err := keys.NewKey()
@@ -149,7 +148,6 @@ func battlesOfManyKeys(b *testing.B, keys int) (crowns, bare fasthttp.RequestHan
 	h := newHarness(b, harnessOptions{config: func(c *api.Config) {
 		c.RatePerSecond, c.RateBurst = 1e9, 1e9
 		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-		c.AccessLog = api.NewAccessLog(io.Discard, false)
 	}})
 	path := "/player/" + h.world.PlayerTags()[0] + "/battles"
 	requests = make([]*fasthttp.Request, keys)

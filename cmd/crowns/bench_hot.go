@@ -66,7 +66,7 @@ func runHotBench(ctx context.Context, env cli, cfg config, req benchRequest) err
 	asPart(ctx, partCrowns, func(ctx context.Context) {
 		logOut = newBufferedLog(devNull)
 		log = newBufferedLogger(logOut, cfg)
-		n, err = startNode(ctx, cfg, cli{getenv: env.getenv, stdout: io.Discard, stderr: env.stderr, clock: env.clock}, log, newAccessLog(logOut, cfg))
+		n, err = startNode(ctx, cfg, cli{getenv: env.getenv, stdout: io.Discard, stderr: env.stderr, clock: env.clock}, log)
 	})
 	defer logOut.Close()
 	if err != nil {

@@ -6,10 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
-
-	"github.com/crownsdev/crowns/api"
 )
 
 // logFlushInterval is how long a log line of crowns serve may wait in
@@ -31,18 +28,7 @@ type bufferedLog struct {
 	buf  *bufio.Writer
 	stop context.CancelFunc
 	done chan struct{}
-	// feeder, when set, holds lines of its own for this output (the
-	// API's access log): every flush writes its lines in first.
-	feeder atomic.Pointer[lineFeeder]
 }
-
-// lineFeeder keeps lines for a bufferedLog until asked to write them.
-type lineFeeder interface {
-	Flush() error
-}
-
-// feedFrom makes every flush of b write feeder's lines in first.
-func (b *bufferedLog) feedFrom(feeder lineFeeder) { b.feeder.Store(&feeder) }
 
 // newBufferedLog buffers out and flushes it every logFlushInterval until
 // Close.
@@ -60,23 +46,11 @@ func (b *bufferedLog) Write(p []byte) (int, error) {
 	return b.buf.Write(p)
 }
 
-// Flush writes out what is buffered, the feeder's lines included.
+// Flush writes out what is buffered.
 func (b *bufferedLog) Flush() error {
-	err := b.flushFeeder()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if flushErr := b.buf.Flush(); err == nil {
-		err = flushErr
-	}
-	return err
-}
-
-// flushFeeder writes the feeder's lines into the buffer.
-func (b *bufferedLog) flushFeeder() error {
-	if feeder := b.feeder.Load(); feeder != nil {
-		return (*feeder).Flush()
-	}
-	return nil
+	return b.buf.Flush()
 }
 
 // Close stops the periodic flush and writes out what is left.
@@ -108,12 +82,8 @@ type flushingHandler struct {
 	out *bufferedLog
 }
 
-// Handle writes the record, flushing after a warning or an error (and
-// before it, the access lines that wait, so that they come first).
+// Handle writes the record, flushing after a warning or an error.
 func (h flushingHandler) Handle(ctx context.Context, r slog.Record) error {
-	if r.Level >= slog.LevelWarn {
-		_ = h.out.flushFeeder()
-	}
 	err := h.Handler.Handle(ctx, r)
 	if r.Level >= slog.LevelWarn {
 		if flushErr := h.out.Flush(); err == nil {
@@ -137,13 +107,4 @@ func (h flushingHandler) WithGroup(name string) slog.Handler {
 // and level over out.
 func newBufferedLogger(out *bufferedLog, cfg config) *slog.Logger {
 	return slog.New(flushingHandler{Handler: logHandler(out, cfg), out: out})
-}
-
-// newAccessLog writes the API's access lines into out in cfg's format,
-// as the logger of newBufferedLogger would, only faster; out flushes it
-// with its own lines.
-func newAccessLog(out *bufferedLog, cfg config) *api.AccessLog {
-	accessLog := api.NewAccessLog(out, cfg.LogFormat == "json")
-	out.feedFrom(accessLog)
-	return accessLog
 }

@@ -83,26 +83,3 @@ func (h *heldLines) Flush() error {
 	return nil
 }
 
-// TestBufferedLogWritesItsFeedersLinesFirst: lines a feeder holds (the
-// access log's) are written before a later warning, and by Close.
-func TestBufferedLogWritesItsFeedersLinesFirst(t *testing.T) {
-	real := &countingWriter{}
-	out := newBufferedLog(real)
-	held := &heldLines{out: out}
-	out.feedFrom(held)
-	log := newBufferedLogger(out, config{LogLevel: "info", LogFormat: "text"})
-	held.add("access line 1")
-	log.Warn("dependency unavailable")
-	text, _ := real.read()
-	first, warning := strings.Index(text, "access line 1"), strings.Index(text, "dependency unavailable")
-	if first < 0 || warning < first {
-		t.Fatalf("the held line is not before the warning:\n%s", text)
-	}
-	held.add("access line 2")
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if text, _ := real.read(); !strings.Contains(text, "access line 2") {
-		t.Fatalf("Close left a held line in memory:\n%s", text)
-	}
-}

@@ -31,7 +31,7 @@ func runServe(ctx context.Context, env cli, args []string) int {
 	out := newBufferedLog(env.stderr)
 	defer out.Close()
 	log := newBufferedLogger(out, cfg)
-	node, err := startNode(ctx, cfg, env, log, newAccessLog(out, cfg))
+	node, err := startNode(ctx, cfg, env, log)
 	if err != nil {
 		log.Error("cannot start", "error", err)
 		return exitFailure
@@ -54,9 +54,6 @@ type node struct {
 	game   *gameSource
 	api    *api.Server
 	listen net.Listener
-	// accessLog writes the API's access lines; nil leaves them to the
-	// logger.
-	accessLog *api.AccessLog
 
 	// background is cancelled at shutdown; work tracks its goroutines.
 	background context.CancelFunc
@@ -68,12 +65,11 @@ type node struct {
 
 // startNode opens the database, builds every part of the selected roles
 // and starts them. On failure it undoes what it started.
-// The API writes its access lines through accessLog when it is set.
-func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger, accessLog *api.AccessLog) (n *node, err error) {
+func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger) (n *node, err error) {
 	if env.getenv("GOGC") == "" {
 		debug.SetGCPercent(cfg.GCPercent)
 	}
-	n = &node{failures: make(chan error, 4), accessLog: accessLog}
+	n = &node{failures: make(chan error, 4)}
 	backgroundCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	n.background = cancel
 	defer func() {
@@ -152,7 +148,6 @@ func (n *node) startAPI(ctx context.Context, cfg config, env cli, log *slog.Logg
 		CacheBytes:       cfg.CacheBytes,
 		Tournaments:      cfg.Tournaments,
 		DisableAccessLog: !cfg.AccessLog,
-		AccessLog:        n.accessLog,
 		Clock:            env.clock,
 		Logger:           log,
 	}, api.Dependencies{Keys: n.keys, Game: n.game.client, Health: n.store, Tracker: tracker, History: n.clans,
