@@ -88,8 +88,8 @@ type Config struct {
 	// DisableAccessLog drops the access-log line of every request; errors
 	// and 5xx answers are still logged.
 	DisableAccessLog bool
-	Clock     models.Clock
-	Logger    *slog.Logger
+	Clock            models.Clock
+	Logger           *slog.Logger
 }
 
 // Dependencies are the parts of other roles the API calls.

@@ -82,4 +82,3 @@ func (h *heldLines) Flush() error {
 	h.lines = nil
 	return nil
 }
-
