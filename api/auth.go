@@ -16,7 +16,9 @@ const headerAuth = "auth"
 
 // authenticate reads the developer key from the auth header or an
 // Authorization Bearer header (never from the query string), verifies it
-// and rate-limits it (see rateLimit).
+// and rate-limits it (see rateLimit). A key the verification cache does not
+// know costs a database lookup, within the client's and the overall
+// lookup budget.
 func (s *Server) authenticate(c *fiber.Ctx) error {
 	raw, ok := presentedKey(c)
 	if !ok {
@@ -25,6 +27,9 @@ func (s *Server) authenticate(c *fiber.Ctx) error {
 	now := s.requestNow(c)
 	identity, err := s.deps.Keys.VerifyCached(raw, now)
 	if errors.Is(err, keys.ErrNotCached) {
+		if err := s.lookups.spend(c, now); err != nil {
+			return err
+		}
 		identity, err = s.deps.Keys.VerifyAt(s.requestCtx(c), raw, now)
 	}
 	if err != nil {

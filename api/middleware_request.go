@@ -132,7 +132,15 @@ func (s *Server) requestContext(c *fiber.Ctx) error {
 	// by Logger.LogAttrs, which would look up the caller's frame for every
 	// line; no handler of ours shows it.
 	latency := time.Since(start)
-	record := slog.NewRecord(start.Add(latency), level, accessLogMessage, 0)
+	end := start.Add(latency)
+	var skipped int64
+	if refused(status) {
+		var ok bool
+		if ok, skipped = s.refusals.admit(s.requestNow(c)); !ok {
+			return nil
+		}
+	}
+	record := slog.NewRecord(end, level, accessLogMessage, 0)
 	record.AddAttrs(
 		slog.String("requestId", string(st.id)),
 		slog.String("method", c.Method()),
@@ -142,6 +150,9 @@ func (s *Server) requestContext(c *fiber.Ctx) error {
 	)
 	if st.authenticated {
 		record.AddAttrs(slog.Int64("keyId", st.identity.KeyID))
+	}
+	if skipped > 0 {
+		record.AddAttrs(slog.Int64("refusedLinesSkipped", skipped))
 	}
 	_ = handler.Handle(ctx, record)
 	return nil

@@ -1,10 +1,12 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
 	"net"
+	"net/http"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -85,6 +87,18 @@ type Config struct {
 	Tournaments bool
 	// RequestTimeout bounds the work of one request (default 15s).
 	RequestTimeout time.Duration
+	// LookupsPerAddress and LookupBurstPerAddress bound the database
+	// lookups of keys the verification cache does not know that one client
+	// address may cause; LookupsPerSecond and LookupBurst those of all
+	// clients together. Zero takes the Default of each.
+	LookupsPerAddress     float64
+	LookupBurstPerAddress int
+	LookupsPerSecond      float64
+	LookupBurst           int
+	// MaxConnsPerAddress bounds the connections one client address holds
+	// open at once (zero: DefaultMaxConnsPerAddress); one more is answered
+	// 429 and closed.
+	MaxConnsPerAddress int
 	// DisableAccessLog drops the access-log line of every request; errors
 	// and 5xx answers are still logged.
 	DisableAccessLog bool
@@ -116,7 +130,11 @@ type Server struct {
 	systemClock bool
 	app         *fiber.App
 	limiter     *rateLimiter
-	cache       *responseCache
+	// lookups bounds the database lookups of uncached keys.
+	lookups *lookupBudget
+	// refusals samples the access lines of refused requests.
+	refusals *refusalSampler
+	cache    *responseCache
 	// inflaters serve answers kept compressed only to identity clients.
 	inflaters  inflaters
 	states     requestStates
@@ -148,6 +166,11 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 	if cfg.RequestTimeout <= 0 {
 		cfg.RequestTimeout = 15 * time.Second
 	}
+	cfg.LookupsPerAddress = cmp.Or(cfg.LookupsPerAddress, DefaultLookupsPerAddress)
+	cfg.LookupBurstPerAddress = cmp.Or(cfg.LookupBurstPerAddress, DefaultLookupBurstPerAddress)
+	cfg.LookupsPerSecond = cmp.Or(cfg.LookupsPerSecond, DefaultLookupsPerSecond)
+	cfg.LookupBurst = cmp.Or(cfg.LookupBurst, DefaultLookupBurst)
+	cfg.MaxConnsPerAddress = cmp.Or(cfg.MaxConnsPerAddress, DefaultMaxConnsPerAddress)
 	if cfg.Clock == nil {
 		cfg.Clock = models.SystemClock{}
 	}
@@ -160,6 +183,8 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 		log:         cfg.Logger,
 		clock:       cfg.Clock,
 		limiter:     newRateLimiter(cfg.RatePerSecond, cfg.RateBurst),
+		lookups:     newLookupBudget(cfg),
+		refusals:    newRefusalSampler(),
 		cache:       newResponseCache(cfg.CacheTTL, cfg.CacheBytes, cfg.Clock),
 		requestIDs:  newRequestIDs(),
 		rateHeaders: newRateHeaders(cfg.RatePerSecond),
@@ -183,19 +208,25 @@ func FiberConfig() fiber.Config {
 		AppName:               "crowns",
 		DisableStartupMessage: true,
 		Network:               fiber.NetworkTCP,
-		ReadTimeout:           30 * time.Second,
-		WriteTimeout:          30 * time.Second,
-		IdleTimeout:           120 * time.Second,
-		BodyLimit:             16 << 10,
-		ReadBufferSize:        8 << 10,
+		// A client has 10 s to send a request's head, and an idle
+		// keep-alive connection is closed after a minute.
+		ReadTimeout:    10 * time.Second,
+		WriteTimeout:   30 * time.Second,
+		IdleTimeout:    60 * time.Second,
+		BodyLimit:      16 << 10,
+		ReadBufferSize: 8 << 10,
 	}
 }
 
 // App returns the Fiber application, for tests (app.Test) and embedding.
 func (s *Server) App() *fiber.App { return s.app }
 
-// Serve answers requests on ln until Shutdown.
-func (s *Server) Serve(ln net.Listener) error { return s.app.Listener(ln) }
+// Serve answers requests on ln until Shutdown, each client address
+// holding at most Config.MaxConnsPerAddress connections.
+func (s *Server) Serve(ln net.Listener) error {
+	refusal := s.errorBodies[errorKey{http.StatusTooManyRequests, textRateLimited}]
+	return s.app.Listener(newConnectionLimit(ln, s.cfg.MaxConnsPerAddress, refusal))
+}
 
 // Shutdown stops taking requests and waits for those in flight, at most
 // until ctx ends.

@@ -1,0 +1,99 @@
+package api_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/crownsdev/crowns/api"
+)
+
+// serveOnLoopback serves h's app on a loopback port until the test ends.
+func serveOnLoopback(t *testing.T, h *harness) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = h.server.Serve(ln) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = h.server.Shutdown(ctx)
+	})
+	return ln.Addr().String()
+}
+
+// askHealth sends GET /healthz on conn and reads the answer.
+func askHealth(t *testing.T, conn net.Conn) *http.Response {
+	t.Helper()
+	if _, err := conn.Write([]byte("GET /healthz HTTP/1.1\r\nHost: crowns\r\n\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+func TestConnectionsPerAddressAreBounded(t *testing.T) {
+	h := newHarness(t, harnessOptions{config: func(c *api.Config) { c.MaxConnsPerAddress = 2 }})
+	addr := serveOnLoopback(t, h)
+	var held []net.Conn
+	for range 2 {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		if resp := askHealth(t, conn); resp.StatusCode != http.StatusOK {
+			t.Fatalf("a connection within the limit: %d", resp.StatusCode)
+		}
+		held = append(held, conn)
+	}
+	extra, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer extra.Close()
+	_ = extra.SetReadDeadline(time.Now().Add(10 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(extra), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body struct {
+		StatusCode int    `json:"statusCode"`
+		StatusText string `json:"statusText"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusTooManyRequests || body.StatusText != "Rate limit exceeded" || !resp.Close {
+		t.Fatalf("a connection past the limit: %d %+v, close %v", resp.StatusCode, body, resp.Close)
+	}
+	// Once a held connection closes, its place is free again: the server
+	// notices the close on its own time, so a new connection is tried
+	// until it is let in.
+	held[0].Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp := askHealth(t, conn)
+		conn.Close()
+		if resp.StatusCode == http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a closed connection's place was never given back")
+		}
+	}
+}

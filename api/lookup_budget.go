@@ -1,0 +1,62 @@
+package api
+
+import (
+	"errors"
+	"hash/maphash"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/crownsdev/crowns/models"
+)
+
+// Default bounds of the database lookups of keys the verification cache
+// does not know. A real client brings one key and needs one lookup per
+// cache lifetime; made-up keys, free to produce in the right form, would
+// otherwise each cost a query.
+const (
+	// DefaultLookupsPerAddress is the lookups a second one client address
+	// may cause, with a burst of DefaultLookupBurstPerAddress.
+	DefaultLookupsPerAddress     = 2
+	DefaultLookupBurstPerAddress = 20
+	// DefaultLookupsPerSecond is the lookups a second of all clients
+	// together, with a burst of DefaultLookupBurst.
+	DefaultLookupsPerSecond = 200
+	DefaultLookupBurst      = 1000
+)
+
+// errLookupBudgetSpent is the cause of the 503 of a request past the
+// overall lookup budget.
+var errLookupBudgetSpent = errors.New("the key lookups of all clients are over their budget")
+
+// lookupBudget bounds the database lookups of uncached keys, per client
+// address and overall, with the rate limiter's token buckets. Past a
+// client's own budget the request is answered 429; past the overall
+// budget, 503, as for a database that cannot keep up.
+type lookupBudget struct {
+	seed      maphash.Seed
+	perClient *rateLimiter
+	overall   *rateLimiter
+}
+
+func newLookupBudget(cfg Config) *lookupBudget {
+	return &lookupBudget{
+		seed:      maphash.MakeSeed(),
+		perClient: newRateLimiter(cfg.LookupsPerAddress, cfg.LookupBurstPerAddress),
+		overall:   newRateLimiter(cfg.LookupsPerSecond, cfg.LookupBurst),
+	}
+}
+
+// spend takes one lookup of the request's client address at now, or says
+// why it may not: a rateLimitedError for the client's own budget, an
+// UnavailableError for the overall one.
+func (b *lookupBudget) spend(c *fiber.Ctx, now time.Time) error {
+	client := int64(maphash.Bytes(b.seed, c.Context().RemoteIP()))
+	if d := b.perClient.take(client, now); !d.allowed {
+		return &rateLimitedError{retryAfter: d.retryAfter}
+	}
+	if d := b.overall.take(0, now); !d.allowed {
+		return models.Unavailable("key lookups", d.retryAfter, errLookupBudgetSpent)
+	}
+	return nil
+}

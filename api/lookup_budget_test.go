@@ -1,0 +1,106 @@
+package api_test
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crownsdev/crowns/api"
+	"github.com/crownsdev/crowns/keys"
+)
+
+// madeUpKey is a key of the right form (checksum and all) that was never
+// issued.
+func madeUpKey(t *testing.T) string {
+	t.Helper()
+	key, err := keys.NewKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return key
+}
+
+// TestMadeUpKeysCostBoundedLookupsPerClient: fresh well-formed keys from
+// one client reach the database only within that client's budget; past
+// it they are answered 429, and a key already verified is still served.
+func TestMadeUpKeysCostBoundedLookupsPerClient(t *testing.T) {
+	h := newHarness(t, harnessOptions{config: func(c *api.Config) {
+		c.LookupsPerAddress, c.LookupBurstPerAddress = 1, 4
+	}})
+	valid := h.issue("300") // its first request takes one of the four lookups
+	if resp := h.get("/clan/2CCCP/tracking", "auth", valid); resp.StatusCode != http.StatusOK {
+		t.Fatalf("a valid key: %d", resp.StatusCode)
+	}
+	queries := h.store.QueryCount()
+	for i := range 3 {
+		expectError(t, h.get("/clan/2CCCP/tracking", "auth", madeUpKey(t)), http.StatusUnauthorized, textUnknownKey)
+		if i == 0 && h.store.QueryCount() == queries {
+			t.Fatal("a made-up key within the budget was not looked up")
+		}
+	}
+	afterBudget := h.store.QueryCount()
+	for range 20 {
+		resp := h.get("/clan/2CCCP/tracking", "auth", madeUpKey(t))
+		expectError(t, resp, http.StatusTooManyRequests, "Rate limit exceeded")
+		if resp.Header.Get("Retry-After") == "" {
+			t.Fatal("a 429 of the lookup budget has no Retry-After")
+		}
+	}
+	if n := h.store.QueryCount() - afterBudget; n != 0 {
+		t.Fatalf("made-up keys past the budget cost %d statements", n)
+	}
+	if resp := h.get("/clan/2CCCP/tracking", "auth", valid); resp.StatusCode != http.StatusOK {
+		t.Fatalf("a verified key during a flood of made-up keys: %d", resp.StatusCode)
+	}
+	h.clock.Advance(time.Second)
+	expectError(t, h.get("/clan/2CCCP/tracking", "auth", madeUpKey(t)), http.StatusUnauthorized, textUnknownKey)
+	expectError(t, h.get("/clan/2CCCP/tracking", "auth", madeUpKey(t)), http.StatusTooManyRequests, "Rate limit exceeded")
+}
+
+// TestMadeUpKeysPastTheOverallBudgetAre503: past the lookups of all
+// clients together, an uncached key is answered 503 with Retry-After,
+// as a database that cannot keep up.
+func TestMadeUpKeysPastTheOverallBudgetAre503(t *testing.T) {
+	h := newHarness(t, harnessOptions{config: func(c *api.Config) {
+		c.LookupsPerSecond, c.LookupBurst = 1, 2
+	}})
+	for range 2 {
+		expectError(t, h.get("/clan/2CCCP/tracking", "auth", madeUpKey(t)), http.StatusUnauthorized, textUnknownKey)
+	}
+	resp := h.get("/clan/2CCCP/tracking", "auth", madeUpKey(t))
+	expectError(t, resp, http.StatusServiceUnavailable, "Temporarily unavailable")
+	if resp.Header.Get("Retry-After") == "" {
+		t.Fatal("a 503 of the lookup budget has no Retry-After")
+	}
+}
+
+// TestRefusedRequestsAreLoggedBySample: a flood of refused requests
+// writes at most the sampler's burst of access lines; once time moves on,
+// the next line says how many were left out.
+func TestRefusedRequestsAreLoggedBySample(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	const flood = 300
+	for range flood {
+		expectError(t, h.get("/clan/2CCCP/tracking", "auth", "not-a-key"), http.StatusUnauthorized, textUnknownKey)
+	}
+	written := strings.Count(h.logs.String(), "status=401")
+	if written == 0 || written >= flood || written > 100 {
+		t.Fatalf("%d of %d refused requests were logged, want at most the burst of 100", written, flood)
+	}
+	h.clock.Advance(time.Second)
+	expectError(t, h.get("/clan/2CCCP/tracking", "auth", "not-a-key"), http.StatusUnauthorized, textUnknownKey)
+	if want := fmt.Sprintf("refusedLinesSkipped=%d", flood-written); !h.logs.contains(want) {
+		t.Fatalf("the line after the flood does not say %q:\n%s", want, h.logs.String())
+	}
+	// Answers other than refusals are all logged.
+	before := strings.Count(h.logs.String(), "status=200")
+	valid := h.issue("301")
+	for range 150 {
+		h.get("/clan/2CCCP/tracking", "auth", valid)
+	}
+	if n := strings.Count(h.logs.String(), "status=200") - before; n != 150 {
+		t.Fatalf("%d of 150 answered requests were logged", n)
+	}
+}
