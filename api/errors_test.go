@@ -14,7 +14,7 @@ import (
 func TestUnknownPathsAndMethods(t *testing.T) {
 	h := newHarness(t, harnessOptions{})
 	key := h.issue("1")
-	for _, path := range []string{"/", "/nope", "/clan", "/clan/2CCCP", "/clan/2CCCP/history/monthly", "/tournaments/unknown", "/players/2CCCP/battles"} {
+	for _, path := range []string{"/", "/nope", "/clan", "/clan/2CCCP", "/clan/2CCCP/history/monthly", "/tournaments/2CCCP/members", "/players/2CCCP/battles"} {
 		t.Run("GET "+path, func(t *testing.T) {
 			expectError(t, h.get(path), http.StatusNotFound, "Path not found")
 			expectError(t, h.get(path, "auth", key), http.StatusNotFound, "Path not found")
@@ -97,6 +97,7 @@ func TestTournamentRoutesAnswer501WhenOff(t *testing.T) {
 	h := newHarness(t, harnessOptions{})
 	key := h.issue("5")
 	paths := []string{"/tournament/2CCCP", "/tournament/2CCCP,2PP", "/tournament/not-a-tag",
+		"/tournaments/2CCCP", "/tournaments/2CCCP,2PP", "/tournaments/not-a-tag",
 		"/tournaments/known", "/tournaments/1k", "/tournaments/full", "/tournaments/open", "/tournaments/inprep", "/tournaments/joinable?open=7"}
 	for _, path := range paths {
 		t.Run(path, func(t *testing.T) {

@@ -43,6 +43,9 @@ type harness struct {
 	// tournaments is the tournament store the server saves lookups in and
 	// answers the lists from.
 	tournaments *models.TournamentStore
+	// client is the upstream client of the server, for parts that work
+	// beside it (the tournament refresher).
+	client *upstream.Client
 	// deps are the dependencies the server was built with.
 	deps api.Dependencies
 }
@@ -85,6 +88,7 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
+	h.client = client
 	var game api.GameData = client
 	if opts.game != nil {
 		game = opts.game

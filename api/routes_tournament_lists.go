@@ -7,41 +7,37 @@ import (
 )
 
 // tournamentList is one of the /tournaments/<name> lists: the predicate
-// every element meets (none for known) and the legacy shape of its
-// elements.
+// every element meets and the legacy shape of its elements.
 type tournamentList struct {
 	name   string
-	holds  []models.TournamentPredicate
+	holds  models.TournamentPredicate
 	render func(records []models.TournamentRecord) any
 }
 
 // tournamentLists are the tournament lists of the contract.
 func tournamentLists() []tournamentList {
 	return []tournamentList{
-		{name: "known", render: knownTournaments},
-		{name: "1k", holds: []models.TournamentPredicate{models.TournamentThousand}, render: tournamentListItems},
-		{name: "full", holds: []models.TournamentPredicate{models.TournamentFull}, render: tournamentListItems},
-		{name: "open", holds: []models.TournamentPredicate{models.TournamentOpen}, render: knownTournaments},
-		{name: "inprep", holds: []models.TournamentPredicate{models.TournamentInPrep}, render: tournamentListItems},
-		{name: "joinable", holds: []models.TournamentPredicate{models.TournamentJoinable}, render: tournamentListItems},
+		{name: "known", holds: models.TournamentKnown, render: renderAs(models.TournamentRecord.Known)},
+		{name: "1k", holds: models.TournamentThousand, render: renderAs(models.TournamentRecord.Thousand)},
+		{name: "full", holds: models.TournamentFull, render: renderAs(models.TournamentRecord.Full)},
+		{name: "open", holds: models.TournamentOpen, render: renderAs(models.TournamentRecord.Known)},
+		{name: "inprep", holds: models.TournamentInPrep, render: renderAs(models.TournamentRecord.Preparing)},
+		{name: "joinable", holds: models.TournamentJoinable, render: renderAs(models.TournamentRecord.Known)},
 	}
 }
 
 // tournamentListHandler answers GET /tournaments/<list> from the
 // database: at most models.MaxTournamentListLength tournaments that meet
-// the list's predicate and every filter of the query, most recently
-// updated first.
+// the list's predicate and every active filter of the query, most
+// recently updated first.
 func (s *Server) tournamentListHandler(list tournamentList) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		filters, err := parseTournamentFilters(c)
 		if err != nil {
 			return err
 		}
-		conditions := make([]models.TournamentCondition, 0, len(list.holds)+len(filters))
-		for _, p := range list.holds {
-			conditions = append(conditions, models.TournamentCondition{Predicate: p, Holds: true})
-		}
-		records, err := s.deps.TournamentStore.ListTournaments(s.requestCtx(c), append(conditions, filters...), models.MaxTournamentListLength)
+		predicates := append([]models.TournamentPredicate{list.holds}, filters...)
+		records, err := s.deps.TournamentStore.ListTournaments(s.requestCtx(c), predicates, models.MaxTournamentListLength)
 		if err != nil {
 			return err
 		}
@@ -50,38 +46,30 @@ func (s *Server) tournamentListHandler(list tournamentList) fiber.Handler {
 }
 
 // parseTournamentFilters reads the filters 1k, open, full, inprep and
-// joinable: 1 asks that the predicate hold, 0 that it not hold.
-func parseTournamentFilters(c *fiber.Ctx) ([]models.TournamentCondition, error) {
-	var filters []models.TournamentCondition
-	for _, p := range models.TournamentPredicates() {
+// joinable and returns the active ones: 1 activates a filter, 0 (or
+// leaving it out) does not; any other value is invalid.
+func parseTournamentFilters(c *fiber.Ctx) ([]models.TournamentPredicate, error) {
+	var active []models.TournamentPredicate
+	for _, p := range models.TournamentFilters() {
 		raw, given := queryValue(c, string(p))
 		switch {
-		case !given:
-		case raw == "1", raw == "0":
-			filters = append(filters, models.TournamentCondition{Predicate: p, Holds: raw == "1"})
+		case !given, raw == "0":
+		case raw == "1":
+			active = append(active, p)
 		default:
 			return nil, models.InvalidParam(string(p), "must be 0 or 1")
 		}
 	}
-	return filters, nil
+	return active, nil
 }
 
-// knownTournaments renders records in the shape of the known and open
-// lists.
-func knownTournaments(records []models.TournamentRecord) any {
-	out := make([]models.KnownTournament, len(records))
-	for i, r := range records {
-		out[i] = r.Known()
+// renderAs renders records each in the shape shape gives.
+func renderAs[T any](shape func(models.TournamentRecord) T) func([]models.TournamentRecord) any {
+	return func(records []models.TournamentRecord) any {
+		out := make([]T, len(records))
+		for i, r := range records {
+			out[i] = shape(r)
+		}
+		return out
 	}
-	return out
-}
-
-// tournamentListItems renders records in the shape of the 1k, full,
-// inprep and joinable lists.
-func tournamentListItems(records []models.TournamentRecord) any {
-	out := make([]models.TournamentListItem, len(records))
-	for i, r := range records {
-		out[i] = r.ListItem()
-	}
-	return out
 }

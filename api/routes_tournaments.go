@@ -30,11 +30,11 @@ type TournamentSource interface {
 	Tournament(ctx context.Context, tag string) (models.TournamentDetails, error)
 }
 
-// TournamentStore keeps the tournaments looked up and answers the lists
-// from them.
+// TournamentStore keeps the tournaments looked up, marked as requested
+// (the known list), and answers the lists.
 type TournamentStore interface {
-	SaveLookedUpTournament(ctx context.Context, tournament models.TournamentDetails, seenAt time.Time) error
-	ListTournaments(ctx context.Context, conditions []models.TournamentCondition, limit int) ([]models.TournamentRecord, error)
+	SaveRequestedTournament(ctx context.Context, tournament models.TournamentDetails, seenAt time.Time) error
+	ListTournaments(ctx context.Context, predicates []models.TournamentPredicate, limit int) ([]models.TournamentRecord, error)
 }
 
 // tournamentsSwitch answers 501 on every tournament route while
@@ -46,12 +46,13 @@ func (s *Server) tournamentsSwitch(c *fiber.Ctx) error {
 	return c.Next()
 }
 
-// handleTournaments answers GET /tournament/:tags. One tag answers the
+// handleTournaments answers GET /tournament/:tags and its alias GET
+// /tournaments/:tags (which legacy clients call). One tag answers the
 // tournament, or 404. Several (comma-separated, at most
 // maxTournamentTags) answer an array of the tournaments found, in the
 // order asked, each once; 404 when none is found. Each tag is looked up
 // upstream through the response cache, a few at a time, and every
-// tournament looked up is stored for the lists.
+// tournament looked up is stored for the lists, marked as requested.
 func (s *Server) handleTournaments(c *fiber.Ctx) error {
 	tags, several, err := parseTournamentTags(strings.Clone(c.Params("tags")))
 	if err != nil {
@@ -132,7 +133,7 @@ func (s *Server) tournamentAnswer(ctx context.Context, tag string) (*cachedAnswe
 		if err != nil {
 			return nil, err
 		}
-		if err := s.deps.TournamentStore.SaveLookedUpTournament(ctx, details, s.clock.Now()); err != nil {
+		if err := s.deps.TournamentStore.SaveRequestedTournament(ctx, details, s.clock.Now()); err != nil {
 			s.log.WarnContext(ctx, "could not store a looked-up tournament", "tag", tag, "error", err)
 		}
 		body, err := json.Marshal(models.NewTournament(details))

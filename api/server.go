@@ -255,6 +255,8 @@ func (s *Server) routes() {
 	for _, list := range tournamentLists() {
 		s.app.Get("/tournaments/"+list.name, s.tournamentRoute(s.tournamentListHandler(list))...)
 	}
+	// After the lists: no list name is a valid tag.
+	s.app.Get("/tournaments/:tags", s.tournamentRoute(s.handleTournaments)...)
 
 	s.app.Use(func(*fiber.Ctx) error { return errPathNotFound })
 }

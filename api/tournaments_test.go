@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"encoding/json"
+	"log/slog"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/crownsdev/crowns/api"
 	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/scheduler"
 	"github.com/crownsdev/crowns/upstream/wire"
 )
 
@@ -22,9 +24,12 @@ const (
 	unknownTournamentB = "2PPCCQ"
 )
 
-// tournamentKeys is the field set of GET /tournament/:tag's object.
+// tournamentKeys is the field set of GET /tournament/:tag's object: the
+// seed's, and the real legacy answer's type, capacity, maxCapacity and
+// preparationDuration.
 var tournamentKeys = []string{"tag", "open", "status", "name", "description", "maxPlayers", "prepTime", "duration",
-	"endedTime", "startTime", "createTime", "creator", "members"}
+	"endedTime", "startTime", "createTime", "creator", "members",
+	"type", "capacity", "maxCapacity", "preparationDuration"}
 
 // newTournamentHarness is a harness with tournaments switched on.
 func newTournamentHarness(t *testing.T) *harness {
@@ -114,6 +119,8 @@ func TestTournamentOfEachStatusInTheLegacyShape(t *testing.T) {
 				"description": want.Description, "maxPlayers": float64(want.MaxCapacity),
 				"prepTime": float64(want.PreparationDuration), "duration": float64(want.Duration),
 				"endedTime": endedTime, "startTime": unixOf(t, want.StartedTime), "createTime": created,
+				"type": want.Type, "capacity": float64(want.Capacity), "maxCapacity": float64(want.MaxCapacity),
+				"preparationDuration": float64(want.PreparationDuration),
 			} {
 				if got[field] != value {
 					t.Errorf("%s = %#v, want %#v", field, got[field], value)
@@ -251,4 +258,100 @@ func TestTournamentsOnNeedTheirDependencies(t *testing.T) {
 			t.Fatalf("tournaments on without a tournament source or store: error %v", err)
 		}
 	}
+}
+
+// GET /tournaments/:tags is GET /tournament/:tags under the name legacy
+// clients call: the same answers, errors included.
+func TestTournamentsTagIsTheSameLookup(t *testing.T) {
+	h := newTournamentHarness(t)
+	key := h.issue("63")
+	tags := h.world.TournamentTags()
+	for _, tail := range []string{
+		tags[0], "%23" + strings.ToLower(tags[1]), tags[2] + "," + tags[0], unknownTournamentA + "," + tags[3],
+		unknownTournamentA, "ABC", tags[0] + ",22", strings.Join(tags[:11], ","),
+	} {
+		t.Run(tail, func(t *testing.T) {
+			want := h.get("/tournament/"+tail, "auth", key)
+			wantBody := readBody(t, want)
+			got := h.get("/tournaments/"+tail, "auth", key)
+			if body := readBody(t, got); got.StatusCode != want.StatusCode || string(body) != string(wantBody) {
+				t.Fatalf("/tournaments/: %d %s\n/tournament/:  %d %s", got.StatusCode, body, want.StatusCode, wantBody)
+			}
+		})
+	}
+	// And it is a lookup: the tournament becomes known.
+	var known []models.KnownTournament
+	decodeJSON(t, h.get("/tournaments/known", "auth", key), &known)
+	if len(known) != 4 {
+		t.Fatalf("known after looking up four tournaments: %+v", known)
+	}
+}
+
+// knownTags is the tags of the known list, sorted.
+func knownTags(t *testing.T, h *harness, key string) []string {
+	t.Helper()
+	tags := getList(t, h, key, "/tournaments/known")
+	slices.Sort(tags)
+	return tags
+}
+
+// The known list holds the tournaments clients looked up, by any route
+// and any number of tags at once, and no other: the refresher's
+// discoveries and refreshes feed the other lists only, and a refresh of a
+// looked-up tournament keeps it known.
+func TestKnownHoldsOnlyLookedUpTournaments(t *testing.T) {
+	eachEngineHarness(t, func(t *testing.T, h *harness) {
+		key := h.issue("64")
+		refresher, err := scheduler.NewTournamentRefresher(h.store, h.client, scheduler.TournamentRefresherConfig{
+			RefreshesPerMinute: 6000, Owner: "test", Clock: h.clock, Logger: slog.New(slog.DiscardHandler),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tick := func() scheduler.TournamentTickReport {
+			t.Helper()
+			report, err := refresher.Tick(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return report
+		}
+		if report := tick(); report.Discovered == 0 || report.Refreshed == 0 {
+			t.Fatalf("the refresher found nothing in the sandbox: %+v", report)
+		}
+		if known := knownTags(t, h, key); len(known) != 0 {
+			t.Fatalf("known holds tournaments only the refresher found: %v", known)
+		}
+		discovered := map[string]bool{}
+		for _, list := range tournamentListNames[1:] {
+			for _, tag := range getList(t, h, key, "/tournaments/"+list) {
+				discovered[tag] = true
+			}
+		}
+		if len(discovered) == 0 {
+			t.Fatal("every list but known is empty after discovery")
+		}
+
+		tags := h.world.TournamentTags()
+		a, b, c, d := tags[0], tags[1], tags[2], tags[3]
+		for _, path := range []string{"/tournament/" + a, "/tournaments/" + b, "/tournament/" + c + "," + d + "," + unknownTournamentA} {
+			if resp := h.get(path, "auth", key); resp.StatusCode != http.StatusOK {
+				t.Fatalf("%s: status %d", path, resp.StatusCode)
+			}
+		}
+		want := sortedCopy([]string{a, b, c, d})
+		if known := knownTags(t, h, key); !slices.Equal(known, want) {
+			t.Fatalf("known after four lookups: %v, want %v", known, want)
+		}
+
+		// A discovery round and refreshes later, they are still known, and
+		// only they.
+		h.clock.Advance(scheduler.DefaultTournamentDiscoverEvery + time.Minute)
+		if report := tick(); !report.Searched || report.Refreshed == 0 {
+			t.Fatalf("no search and refresh: %+v", report)
+		}
+		if known := knownTags(t, h, key); !slices.Equal(known, want) {
+			t.Fatalf("known after a refresh: %v, want %v", known, want)
+		}
+	})
 }

@@ -10,12 +10,15 @@ import (
 // MaxTournamentListLength is the most tournaments a list answers.
 const MaxTournamentListLength = 100
 
-// TournamentPredicate names a property a known tournament has or lacks;
-// the names are those of the lists and their query filters.
+// TournamentPredicate names a property a stored tournament has or lacks;
+// the names are those of the lists.
 type TournamentPredicate string
 
 // The predicates of the tournament lists.
 const (
+	// TournamentKnown: looked up by a client of the API
+	// (SaveRequestedTournament). The known list's rule; not a filter.
+	TournamentKnown TournamentPredicate = "known"
 	// TournamentThousand: 1000 places.
 	TournamentThousand TournamentPredicate = "1k"
 	// TournamentOpen: anyone may join (no password).
@@ -28,9 +31,9 @@ const (
 	TournamentJoinable TournamentPredicate = "joinable"
 )
 
-// TournamentPredicates lists every predicate, in the order the API checks
-// its filters.
-func TournamentPredicates() []TournamentPredicate {
+// TournamentFilters lists the predicates the lists take as query
+// filters, in the order the API checks them.
+func TournamentFilters() []TournamentPredicate {
 	return []TournamentPredicate{TournamentThousand, TournamentOpen, TournamentFull, TournamentInPrep, TournamentJoinable}
 }
 
@@ -38,6 +41,8 @@ func TournamentPredicates() []TournamentPredicate {
 // for an unknown predicate.
 func (p TournamentPredicate) condition() (string, bool) {
 	switch p {
+	case TournamentKnown:
+		return `requested_at IS NOT NULL`, true
 	case TournamentThousand:
 		return `max_capacity = 1000`, true
 	case TournamentOpen:
@@ -52,13 +57,7 @@ func (p TournamentPredicate) condition() (string, bool) {
 	return "", false
 }
 
-// TournamentCondition asks that a predicate hold (Holds) or not hold.
-type TournamentCondition struct {
-	Predicate TournamentPredicate
-	Holds     bool
-}
-
-// TournamentRecord is a known tournament as stored: its details without
+// TournamentRecord is a tournament as stored: its details without
 // members, and when it was last seen upstream.
 type TournamentRecord struct {
 	TournamentDetails
@@ -83,18 +82,15 @@ type tournamentListRow struct {
 }
 
 // ListTournaments returns at most limit (at most MaxTournamentListLength)
-// known tournaments that meet every condition, most recently updated
-// first. Contradicting conditions match nothing.
-func (t *TournamentStore) ListTournaments(ctx context.Context, conditions []TournamentCondition, limit int) ([]TournamentRecord, error) {
+// stored tournaments for which every predicate holds (all of them for
+// none), most recently updated first.
+func (t *TournamentStore) ListTournaments(ctx context.Context, predicates []TournamentPredicate, limit int) ([]TournamentRecord, error) {
 	limit = min(max(limit, 0), MaxTournamentListLength)
 	where := []string{"1 = 1"}
-	for _, c := range conditions {
-		sql, ok := c.Predicate.condition()
+	for _, p := range predicates {
+		sql, ok := p.condition()
 		if !ok {
-			return nil, fmt.Errorf("list tournaments: unknown predicate %q", c.Predicate)
-		}
-		if !c.Holds {
-			sql = "NOT " + sql
+			return nil, fmt.Errorf("list tournaments: unknown predicate %q", p)
 		}
 		where = append(where, sql)
 	}

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// TournamentRefreshClaim asks for known tournaments due for a full lookup.
+// TournamentRefreshClaim asks for stored tournaments due for a full lookup.
 type TournamentRefreshClaim struct {
 	// Owner names the claiming replica.
 	Owner string

@@ -9,8 +9,9 @@ import (
 )
 
 // TournamentStore keeps the tournaments Crowns knows of: every tournament
-// looked up through the API and every one the scheduler finds by search,
-// with what the lists need, and the refresher's leases on them.
+// looked up through the API (marked as requested: the known list) and
+// every one the scheduler finds by search, with what the lists need, and
+// the refresher's leases on them.
 type TournamentStore struct {
 	store *Store
 }
@@ -23,8 +24,9 @@ func NewTournamentStore(store *Store) *TournamentStore {
 // upsertTournament writes a tournament as seen at seenAt, replacing what
 // was stored of it and releasing any refresher's lease. Start and end
 // times once known are kept when the new sighting lacks them (a search
-// result has none); lookedUp records a full lookup, which only such a
-// lookup sets.
+// result has none); looked_up_at records a full lookup, which only such a
+// lookup sets, and requested_at a lookup a client of the API asked for,
+// which only such a lookup sets (a refresh or a search keeps it).
 //
 // A search result whose status differs from that of a tournament looked
 // up in full is not written (the row affected is none): its status
@@ -33,8 +35,8 @@ func NewTournamentStore(store *Store) *TournamentStore {
 // row due for a lookup instead.
 const upsertTournament = `INSERT INTO tournaments (tag, type, status, name, description, capacity, max_capacity,
 		preparation_duration, duration, create_time, start_time, end_time, updated_at, looked_up_at,
-		expected_change_at, claimed_by, claimed_until)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', NULL)
+		requested_at, expected_change_at, claimed_by, claimed_until)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', NULL)
 	ON CONFLICT (tag) DO UPDATE SET type = excluded.type, status = excluded.status, name = excluded.name,
 		description = excluded.description, capacity = excluded.capacity, max_capacity = excluded.max_capacity,
 		preparation_duration = excluded.preparation_duration, duration = excluded.duration,
@@ -43,6 +45,7 @@ const upsertTournament = `INSERT INTO tournaments (tag, type, status, name, desc
 		end_time = COALESCE(excluded.end_time, tournaments.end_time),
 		updated_at = excluded.updated_at,
 		looked_up_at = COALESCE(excluded.looked_up_at, tournaments.looked_up_at),
+		requested_at = COALESCE(excluded.requested_at, tournaments.requested_at),
 		expected_change_at = excluded.expected_change_at,
 		claimed_by = '', claimed_until = NULL
 	WHERE excluded.looked_up_at IS NOT NULL OR tournaments.looked_up_at IS NULL
@@ -56,11 +59,32 @@ const upsertTournament = `INSERT INTO tournaments (tag, type, status, name, desc
 const markStatusMoved = `UPDATE tournaments SET expected_change_at = ?
 	WHERE tag = ? AND looked_up_at IS NOT NULL AND status <> ? AND status <> ?`
 
+// sighting is how a tournament was seen: which marks saving it sets.
+type sighting int
+
+const (
+	// sightingSearch: in search results, without start or end times.
+	sightingSearch sighting = iota
+	// sightingLookup: looked up in full by the scheduler's refresher.
+	sightingLookup
+	// sightingRequest: looked up in full for a client of the API.
+	sightingRequest
+)
+
+// SaveRequestedTournament stores a tournament a client of the API just
+// looked up in full, at seenAt, as SaveLookedUpTournament does, and marks
+// it requested: it is in the known list from then on, whatever refreshes
+// or searches store of it later.
+func (t *TournamentStore) SaveRequestedTournament(ctx context.Context, tournament TournamentDetails, seenAt time.Time) error {
+	return t.save(ctx, []TournamentDetails{tournament}, seenAt, sightingRequest)
+}
+
 // SaveLookedUpTournament stores a tournament just looked up in full (with
-// its start and end times once it has them) at seenAt. Saving the same
+// its start and end times once it has them) at seenAt, as the refresher
+// does: it neither sets nor clears the requested mark. Saving the same
 // tournament twice, from two replicas say, is harmless.
 func (t *TournamentStore) SaveLookedUpTournament(ctx context.Context, tournament TournamentDetails, seenAt time.Time) error {
-	return t.save(ctx, []TournamentDetails{tournament}, seenAt, true)
+	return t.save(ctx, []TournamentDetails{tournament}, seenAt, sightingLookup)
 }
 
 // SaveDiscoveredTournaments stores tournaments found in search results at
@@ -72,10 +96,10 @@ func (t *TournamentStore) SaveLookedUpTournament(ctx context.Context, tournament
 // becomes due for a full lookup at once, which moves its status and times
 // together.
 func (t *TournamentStore) SaveDiscoveredTournaments(ctx context.Context, found []TournamentDetails, seenAt time.Time) error {
-	return t.save(ctx, found, seenAt, false)
+	return t.save(ctx, found, seenAt, sightingSearch)
 }
 
-func (t *TournamentStore) save(ctx context.Context, tournaments []TournamentDetails, seenAt time.Time, lookedUp bool) error {
+func (t *TournamentStore) save(ctx context.Context, tournaments []TournamentDetails, seenAt time.Time, how sighting) error {
 	if len(tournaments) == 0 {
 		return nil
 	}
@@ -86,11 +110,11 @@ func (t *TournamentStore) save(ctx context.Context, tournaments []TournamentDeta
 				continue
 			}
 			seen[tournament.Tag] = true
-			res := tx.Exec(upsertTournament, tournamentRow(tournament, seenAt, lookedUp)...)
+			res := tx.Exec(upsertTournament, tournamentRow(tournament, seenAt, how)...)
 			if res.Error != nil {
 				return fmt.Errorf("save tournament %s: %w", tournament.Tag, res.Error)
 			}
-			if res.RowsAffected == 0 && !lookedUp {
+			if res.RowsAffected == 0 && how == sightingSearch {
 				err := tx.Exec(markStatusMoved, seenAt.Unix(), tournament.Tag, tournament.Status, TournamentEnded).Error
 				if err != nil {
 					return fmt.Errorf("mark tournament %s due: %w", tournament.Tag, err)
@@ -103,16 +127,19 @@ func (t *TournamentStore) save(ctx context.Context, tournaments []TournamentDeta
 }
 
 // tournamentRow is the parameters of upsertTournament.
-func tournamentRow(tournament TournamentDetails, seenAt time.Time, lookedUp bool) []any {
-	var lookedUpAt *int64
-	if lookedUp {
+func tournamentRow(tournament TournamentDetails, seenAt time.Time, how sighting) []any {
+	var lookedUpAt, requestedAt *int64
+	if how >= sightingLookup {
 		lookedUpAt = unixOrNull(seenAt)
+	}
+	if how == sightingRequest {
+		requestedAt = unixOrNull(seenAt)
 	}
 	return []any{
 		tournament.Tag, tournament.Type, tournament.Status, tournament.Name, tournament.Description,
 		tournament.Capacity, tournament.MaxCapacity, tournament.PreparationDuration, tournament.Duration,
 		tournament.CreatedTime.Unix(), unixOrNull(tournament.StartedTime), unixOrNull(tournament.EndedTime),
-		seenAt.Unix(), lookedUpAt, unixOrNull(tournament.nextStatusChange()),
+		seenAt.Unix(), lookedUpAt, requestedAt, unixOrNull(tournament.nextStatusChange()),
 	}
 }
 

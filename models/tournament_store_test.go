@@ -65,11 +65,11 @@ func tagOf(n int) string {
 	return string(tag)
 }
 
-func listTags(t *testing.T, store *models.TournamentStore, conditions ...models.TournamentCondition) []string {
+func listTags(t *testing.T, store *models.TournamentStore, predicates ...models.TournamentPredicate) []string {
 	t.Helper()
-	records, err := store.ListTournaments(context.Background(), conditions, models.MaxTournamentListLength)
+	records, err := store.ListTournaments(context.Background(), predicates, models.MaxTournamentListLength)
 	if err != nil {
-		t.Fatalf("list %v: %v", conditions, err)
+		t.Fatalf("list %v: %v", predicates, err)
 	}
 	tags := make([]string, len(records))
 	for i, r := range records {
@@ -243,19 +243,24 @@ func predicateOracle(p models.TournamentPredicate, t models.TournamentDetails) b
 	panic("unknown predicate " + p)
 }
 
-func TestListsMeetEveryConditionNewestFirst(t *testing.T) {
+func TestListsMeetEveryPredicateNewestFirst(t *testing.T) {
 	dbtest.EachEngine(t, func(t *testing.T, db *models.Store) {
 		ctx := context.Background()
 		store := models.NewTournamentStore(db)
 		// Every combination of size, type, fullness and status, each seen
-		// a minute after the previous one.
+		// a minute after the previous one; every other one requested.
 		var all []models.TournamentDetails
+		requested := map[string]bool{}
 		for _, places := range []int{50, 1000} {
 			for _, kind := range []string{models.TournamentTypeOpen, models.TournamentTypePasswordProtected} {
 				for _, players := range []int{places, places / 2} {
 					for _, status := range []string{models.TournamentInPreparation, models.TournamentInProgress, models.TournamentEnded} {
 						tournament := testTournament(tagOf(len(all)), kind, status, players, places)
-						if err := store.SaveLookedUpTournament(ctx, tournament, tournamentEpoch.Add(time.Duration(len(all))*time.Minute)); err != nil {
+						save := store.SaveLookedUpTournament
+						if len(all)%2 == 0 {
+							save, requested[tournament.Tag] = store.SaveRequestedTournament, true
+						}
+						if err := save(ctx, tournament, tournamentEpoch.Add(time.Duration(len(all))*time.Minute)); err != nil {
 							t.Fatal(err)
 						}
 						all = append(all, tournament)
@@ -263,12 +268,18 @@ func TestListsMeetEveryConditionNewestFirst(t *testing.T) {
 				}
 			}
 		}
-		expect := func(conditions ...models.TournamentCondition) []string {
-			var tags []string
+		holds := func(p models.TournamentPredicate, tournament models.TournamentDetails) bool {
+			if p == models.TournamentKnown {
+				return requested[tournament.Tag]
+			}
+			return predicateOracle(p, tournament)
+		}
+		expect := func(predicates ...models.TournamentPredicate) []string {
+			tags := []string{}
 			for _, tournament := range slices.Backward(all) {
 				meets := true
-				for _, c := range conditions {
-					meets = meets && predicateOracle(c.Predicate, tournament) == c.Holds
+				for _, p := range predicates {
+					meets = meets && holds(p, tournament)
 				}
 				if meets {
 					tags = append(tags, tournament.Tag)
@@ -276,35 +287,70 @@ func TestListsMeetEveryConditionNewestFirst(t *testing.T) {
 			}
 			return tags
 		}
-		check := func(conditions ...models.TournamentCondition) {
+		check := func(predicates ...models.TournamentPredicate) {
 			t.Helper()
-			got, want := listTags(t, store, conditions...), expect(conditions...)
+			got, want := listTags(t, store, predicates...), expect(predicates...)
 			if !slices.Equal(got, want) {
-				t.Errorf("%v: got %v, want %v", conditions, got, want)
+				t.Errorf("%v: got %v, want %v", predicates, got, want)
 			}
 		}
 		check()
-		predicates := models.TournamentPredicates()
+		predicates := append([]models.TournamentPredicate{models.TournamentKnown}, models.TournamentFilters()...)
 		for i, p := range predicates {
-			for _, holds := range []bool{true, false} {
-				if len(expect(models.TournamentCondition{Predicate: p, Holds: holds})) == 0 {
-					t.Fatalf("the fixture has no tournament where %s is %v", p, holds)
-				}
-				check(models.TournamentCondition{Predicate: p, Holds: holds})
-				for _, q := range predicates[i+1:] {
-					for _, alsoHolds := range []bool{true, false} {
-						check(models.TournamentCondition{Predicate: p, Holds: holds}, models.TournamentCondition{Predicate: q, Holds: alsoHolds})
-					}
+			if n := len(expect(p)); n == 0 || n == len(all) {
+				t.Fatalf("in the fixture %s holds for %d of %d tournaments", p, n, len(all))
+			}
+			check(p)
+			for j, q := range predicates[i+1:] {
+				check(p, q)
+				for _, r := range predicates[i+j+2:] {
+					check(p, q, r)
 				}
 			}
 		}
-		contradiction := listTags(t, store, models.TournamentCondition{Predicate: models.TournamentFull, Holds: true},
-			models.TournamentCondition{Predicate: models.TournamentFull, Holds: false})
-		if len(contradiction) != 0 {
-			t.Errorf("full and not full: %v", contradiction)
-		}
-		if _, err := store.ListTournaments(ctx, []models.TournamentCondition{{Predicate: "tiny", Holds: true}}, 10); err == nil {
+		if _, err := store.ListTournaments(ctx, []models.TournamentPredicate{"tiny"}, 10); err == nil {
 			t.Error("an unknown predicate was accepted")
+		}
+	})
+}
+
+func TestOnlyRequestedTournamentsAreKnown(t *testing.T) {
+	dbtest.EachEngine(t, func(t *testing.T, db *models.Store) {
+		ctx := context.Background()
+		store := models.NewTournamentStore(db)
+		found := testTournament(tagOf(1), models.TournamentTypeOpen, models.TournamentInPreparation, 3, 50)
+		if err := store.SaveDiscoveredTournaments(ctx, []models.TournamentDetails{found}, tournamentEpoch); err != nil {
+			t.Fatal(err)
+		}
+		steps := []struct {
+			name  string
+			save  func() error
+			known bool
+		}{
+			{"found by search", func() error { return nil }, false},
+			{"refreshed by the scheduler", func() error {
+				return store.SaveLookedUpTournament(ctx, found, tournamentEpoch.Add(time.Minute))
+			}, false},
+			{"looked up by a client", func() error {
+				return store.SaveRequestedTournament(ctx, found, tournamentEpoch.Add(2*time.Minute))
+			}, true},
+			{"refreshed again", func() error {
+				return store.SaveLookedUpTournament(ctx, found, tournamentEpoch.Add(3*time.Minute))
+			}, true},
+			{"found by search again", func() error {
+				return store.SaveDiscoveredTournaments(ctx, []models.TournamentDetails{found}, tournamentEpoch.Add(4*time.Minute))
+			}, true},
+		}
+		for _, step := range steps {
+			if err := step.save(); err != nil {
+				t.Fatalf("%s: %v", step.name, err)
+			}
+			if known := slices.Contains(listTags(t, store, models.TournamentKnown), found.Tag); known != step.known {
+				t.Fatalf("%s: known %v, want %v", step.name, known, step.known)
+			}
+			if open := listTags(t, store, models.TournamentOpen); !slices.Equal(open, []string{found.Tag}) {
+				t.Fatalf("%s: open list %v", step.name, open)
+			}
 		}
 	})
 }

@@ -24,8 +24,8 @@ func TestTournamentLegacyShape(t *testing.T) {
 				CreatedTime: created, StartedTime: created.Add(2 * time.Hour), EndedTime: created.Add(3 * time.Hour),
 				EndedTimeRaw: "20171227T044151.000Z", Members: members,
 			},
-			want: `{"tag":"20YU0VJ9","open":false,"status":"ended","name":"bad guy","description":"d","maxPlayers":100,` +
-				`"prepTime":7200,"duration":3600,"endedTime":"20171227T044151.000Z","startTime":1514346111,"createTime":1514338911,` +
+			want: `{"tag":"20YU0VJ9","type":"passwordProtected","open":false,"status":"ended","name":"bad guy","description":"d",` +
+				`"capacity":2,"maxCapacity":100,"maxPlayers":100,"preparationDuration":7200,"prepTime":7200,"duration":3600,"endedTime":"20171227T044151.000Z","startTime":1514346111,"createTime":1514338911,` +
 				`"creator":{"tag":"YYPRL9CV","name":"Kush","score":12},` +
 				`"members":[{"tag":"YQ9C8CV9","name":"Dilan","score":274},{"tag":"YYPRL9CV","name":"Kush","score":12}]}`,
 		},
@@ -35,8 +35,8 @@ func TestTournamentLegacyShape(t *testing.T) {
 				Tag: "20YU0VJ9", Type: "open", Status: "inPreparation", Name: "n", CreatorTag: "2PP",
 				MaxCapacity: 50, PreparationDuration: 3600, Duration: 3600, CreatedTime: created, Members: members[:1],
 			},
-			want: `{"tag":"20YU0VJ9","open":true,"status":"inPreparation","name":"n","description":"","maxPlayers":50,` +
-				`"prepTime":3600,"duration":3600,"endedTime":null,"startTime":null,"createTime":1514338911,` +
+			want: `{"tag":"20YU0VJ9","type":"open","open":true,"status":"inPreparation","name":"n","description":"",` +
+				`"capacity":0,"maxCapacity":50,"maxPlayers":50,"preparationDuration":3600,"prepTime":3600,"duration":3600,"endedTime":null,"startTime":null,"createTime":1514338911,` +
 				`"creator":{"tag":"2PP","name":"","score":0},"members":[{"tag":"YQ9C8CV9","name":"Dilan","score":274}]}`,
 		},
 		{
@@ -45,8 +45,8 @@ func TestTournamentLegacyShape(t *testing.T) {
 				Tag: "20YU0VJ9", Type: "open", Status: "inProgress", Name: "n", MaxCapacity: 50,
 				CreatedTime: created, StartedTime: created.Add(time.Hour),
 			},
-			want: `{"tag":"20YU0VJ9","open":true,"status":"inProgress","name":"n","description":"","maxPlayers":50,` +
-				`"prepTime":0,"duration":0,"endedTime":null,"startTime":1514342511,"createTime":1514338911,"creator":null,"members":[]}`,
+			want: `{"tag":"20YU0VJ9","type":"open","open":true,"status":"inProgress","name":"n","description":"",` +
+				`"capacity":0,"maxCapacity":50,"maxPlayers":50,"preparationDuration":0,"prepTime":0,"duration":0,"endedTime":null,"startTime":1514342511,"createTime":1514338911,"creator":null,"members":[]}`,
 		},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -71,23 +71,32 @@ func TestTournamentListShapes(t *testing.T) {
 		},
 		UpdatedAt: created.Add(150 * time.Minute),
 	}
-	item, err := json.Marshal(record.ListItem())
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantItem := `{"tag":"UL8YP98","name":"combat","open":true,"maxPlayers":1000,"currentPlayers":40,"status":"inProgress",` +
-		`"createTime":1530877030,"prepTime":7200,"startTime":1530884230,"endTime":null,"duration":3600,"description":"tirer",` +
-		`"updatedAt":1530886030,"members":[]}`
-	if string(item) != wantItem {
-		t.Errorf("list item\ngot  %s\nwant %s", item, wantItem)
-	}
-	known, err := json.Marshal(record.Known())
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantKnown := `{"tag":"UL8YP98","type":"open","status":"inProgress","name":"combat","capacity":40,"playerCount":40,` +
-		`"maxCapacity":1000,"preparationDuration":7200,"duration":3600,"createTime":1530877030,"startTime":1530884230,"endTime":null}`
-	if string(known) != wantKnown {
-		t.Errorf("known\ngot  %s\nwant %s", known, wantKnown)
+	for _, tt := range []struct {
+		list    string
+		element any
+		want    string
+	}{
+		{"known, open, joinable", record.Known(),
+			`{"tag":"UL8YP98","name":"combat","open":true,"status":"inProgress","currentPlayers":40,"createTime":1530877030,` +
+				`"prepTime":7200,"startTime":1530884230,"endTime":null,"duration":3600,"maxPlayers":1000}`},
+		{"1k", record.Thousand(),
+			`{"tag":"UL8YP98","name":"combat","open":true,"status":"inProgress","currentPlayers":40,"createTime":1530877030,` +
+				`"prepTime":7200,"startTime":1530884230,"endTime":null,"duration":3600,"description":"tirer","updatedAt":1530886030,"maxCapacity":1000}`},
+		{"full", record.Full(),
+			`{"tag":"UL8YP98","name":"combat","open":true,"status":"inProgress","currentPlayers":40,"createTime":1530877030,` +
+				`"prepTime":7200,"startTime":1530884230,"endTime":null,"duration":3600,"maxPlayers":1000,"description":"tirer","updatedAt":1530886030,"members":[]}`},
+		{"inprep", record.Preparing(),
+			`{"tag":"UL8YP98","name":"combat","open":true,"status":"inProgress","currentPlayers":40,"createTime":1530877030,` +
+				`"prepTime":7200,"startTime":1530884230,"endTime":null,"duration":3600,"maxCapacity":1000}`},
+	} {
+		t.Run(tt.list, func(t *testing.T) {
+			got, err := json.Marshal(tt.element)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tt.want {
+				t.Fatalf("got  %s\nwant %s", got, tt.want)
+			}
+		})
 	}
 }

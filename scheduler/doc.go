@@ -1,5 +1,5 @@
 // Package scheduler is the periodic work of Crowns: clan snapshots and
-// clan tracking on request, and the refresh of known tournaments.
+// clan tracking on request, and the refresh of stored tournaments.
 //
 // Every tracked clan is snapshotted at each 4-hourly slot (00, 04, 08, 12,
 // 16, 20 UTC) and, when weekly collection is enabled, at each weekly slot
@@ -17,7 +17,7 @@
 // old history when due), so tests drive it deterministically; Scheduler.Run
 // ticks on a real ticker until its context ends.
 //
-// TournamentRefresher keeps the known tournaments current: it discovers
+// TournamentRefresher keeps the stored tournaments current: it discovers
 // tournaments by searching the game upstream for configured terms, looks
 // up again those that have not ended (when they grow stale, and as soon as
 // their status is due to move on from preparation to progress to the

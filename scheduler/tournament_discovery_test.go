@@ -80,8 +80,9 @@ func searchFinds(t *testing.T, u *tournamentUpstream, term, tag string) bool {
 	return false
 }
 
-// listElement is tag as the lists show it.
-func listElement(t *testing.T, db *models.Store, tag string) models.TournamentListItem {
+// listElement is tag as the full list's shape shows it, whichever lists
+// hold it.
+func listElement(t *testing.T, db *models.Store, tag string) models.FullTournament {
 	t.Helper()
 	records, err := models.NewTournamentStore(db).ListTournaments(context.Background(), nil, models.MaxTournamentListLength)
 	if err != nil {
@@ -89,11 +90,11 @@ func listElement(t *testing.T, db *models.Store, tag string) models.TournamentLi
 	}
 	for _, record := range records {
 		if record.Tag == tag {
-			return record.ListItem()
+			return record.Full()
 		}
 	}
-	t.Fatalf("%s is not in the known list", tag)
-	return models.TournamentListItem{}
+	t.Fatalf("%s is not stored", tag)
+	return models.FullTournament{}
 }
 
 // sameUnix says whether seconds (nil for none) is want (zero for none).

@@ -120,11 +120,11 @@ func (u *tournamentUpstream) preparingTournament(t *testing.T) models.Tournament
 }
 
 // lookedUpPreparingTournament is preparingTournament, stored in db as
-// looked up in full at the upstream clock's time.
+// looked up in full by a client of the API at the upstream clock's time.
 func (u *tournamentUpstream) lookedUpPreparingTournament(t *testing.T, db *models.Store) models.TournamentDetails {
 	t.Helper()
 	preparing := u.preparingTournament(t)
-	if err := models.NewTournamentStore(db).SaveLookedUpTournament(context.Background(), preparing, u.clock.Now()); err != nil {
+	if err := models.NewTournamentStore(db).SaveRequestedTournament(context.Background(), preparing, u.clock.Now()); err != nil {
 		t.Fatal(err)
 	}
 	return preparing
@@ -166,11 +166,11 @@ func tickTournaments(t *testing.T, refresher *scheduler.TournamentRefresher) sch
 	return report
 }
 
-// knownTags lists the tags of the known tournaments meeting conditions,
-// most recently updated first.
-func knownTags(t *testing.T, db *models.Store, conditions ...models.TournamentCondition) []string {
+// listedTags lists the tags of the stored tournaments for which every
+// predicate holds, most recently updated first.
+func listedTags(t *testing.T, db *models.Store, predicates ...models.TournamentPredicate) []string {
 	t.Helper()
-	records, err := models.NewTournamentStore(db).ListTournaments(context.Background(), conditions, models.MaxTournamentListLength)
+	records, err := models.NewTournamentStore(db).ListTournaments(context.Background(), predicates, models.MaxTournamentListLength)
 	if err != nil {
 		t.Fatal(err)
 	}

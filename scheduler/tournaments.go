@@ -30,7 +30,7 @@ type TournamentSource interface {
 	SearchTournaments(ctx context.Context, name string, limit int) ([]models.TournamentDetails, error)
 }
 
-// TournamentRefresher keeps the known tournaments current: it discovers
+// TournamentRefresher keeps the stored tournaments current: it discovers
 // new ones by searching upstream for the configured terms, looks up again
 // those that have not ended (when stale, or when their status is due to
 // move on), forgets those the upstream no longer knows and prunes ended

@@ -13,10 +13,6 @@ import (
 	"github.com/crownsdev/crowns/scheduler"
 )
 
-func holds(p models.TournamentPredicate, value bool) models.TournamentCondition {
-	return models.TournamentCondition{Predicate: p, Holds: value}
-}
-
 func TestDiscoveryPopulatesTheLists(t *testing.T) {
 	dbtest.EachEngine(t, func(t *testing.T, db *models.Store) {
 		clock := models.NewManualClock(tournamentStart)
@@ -49,10 +45,14 @@ func TestDiscoveryPopulatesTheLists(t *testing.T) {
 				t.Fatalf("%s %s has start time %v", tag, row.Status, row.StartTime)
 			}
 		}
-		for _, p := range models.TournamentPredicates() {
-			if len(knownTags(t, db, holds(p, true))) == 0 {
+		for _, p := range models.TournamentFilters() {
+			if len(listedTags(t, db, p)) == 0 {
 				t.Errorf("the %s list is empty after discovery", p)
 			}
+		}
+		// Known lists only what clients of the API looked up: nothing yet.
+		if known := listedTags(t, db, models.TournamentKnown); len(known) != 0 {
+			t.Errorf("the known list holds tournaments only the refresher found: %v", known)
 		}
 
 		if again := tickTournaments(t, refresher); again.Searched || again.Refreshed != 0 {
@@ -77,26 +77,26 @@ func TestRefreshMovesATournamentBetweenLists(t *testing.T) {
 		cfg := tournamentRefresherConfig(clock, "a", noSearchTerms)
 		cfg.StaleAfter = 24 * time.Hour
 		refresher := newTournamentRefresher(t, db, u, cfg)
-		inprep := holds(models.TournamentInPrep, true)
-		notInprep := holds(models.TournamentInPrep, false)
-		ended := holds(models.TournamentJoinable, false)
+		known, inprep, joinable := models.TournamentKnown, models.TournamentInPrep, models.TournamentJoinable
 
 		started := preparing.CreatedTime.Add(time.Duration(preparing.PreparationDuration) * time.Second)
 		over := started.Add(time.Duration(preparing.Duration) * time.Second)
+		// A refresh keeps the tournament in the known list (a client
+		// looked it up) while it moves between the others.
 		steps := []struct {
 			name      string
 			at        time.Time
 			refreshed int
 			status    string
-			inLists   [][]models.TournamentCondition
-			notIn     [][]models.TournamentCondition
+			inLists   [][]models.TournamentPredicate
+			notIn     [][]models.TournamentPredicate
 		}{
 			{"nothing due yet", clock.Now(), 0, models.TournamentInPreparation,
-				[][]models.TournamentCondition{nil, {inprep}}, [][]models.TournamentCondition{{notInprep}}},
+				[][]models.TournamentPredicate{nil, {known}, {known, inprep}}, nil},
 			{"just after the start", started.Add(time.Minute), 1, models.TournamentInProgress,
-				[][]models.TournamentCondition{nil, {notInprep}}, [][]models.TournamentCondition{{inprep}}},
+				[][]models.TournamentPredicate{nil, {known}}, [][]models.TournamentPredicate{{inprep}}},
 			{"just after the end", over.Add(time.Minute), 1, models.TournamentEnded,
-				[][]models.TournamentCondition{nil, {notInprep, ended}}, [][]models.TournamentCondition{{inprep}, {holds(models.TournamentJoinable, true)}}},
+				[][]models.TournamentPredicate{nil, {known}}, [][]models.TournamentPredicate{{inprep}, {joinable}}},
 			{"ended ones are not looked up again", over.Add(25 * time.Hour), 0, models.TournamentEnded, nil, nil},
 		}
 		for _, step := range steps {
@@ -110,14 +110,14 @@ func TestRefreshMovesATournamentBetweenLists(t *testing.T) {
 			if !ok || row.Status != step.status {
 				t.Fatalf("%s: stored %v %+v, want status %s", step.name, ok, row, step.status)
 			}
-			for _, conditions := range step.inLists {
-				if !slices.Contains(knownTags(t, db, conditions...), tag) {
-					t.Errorf("%s: not in the list %v", step.name, conditions)
+			for _, predicates := range step.inLists {
+				if !slices.Contains(listedTags(t, db, predicates...), tag) {
+					t.Errorf("%s: not in the list %v", step.name, predicates)
 				}
 			}
-			for _, conditions := range step.notIn {
-				if slices.Contains(knownTags(t, db, conditions...), tag) {
-					t.Errorf("%s: still in the list %v", step.name, conditions)
+			for _, predicates := range step.notIn {
+				if slices.Contains(listedTags(t, db, predicates...), tag) {
+					t.Errorf("%s: still in the list %v", step.name, predicates)
 				}
 			}
 		}
