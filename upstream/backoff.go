@@ -8,12 +8,17 @@ import (
 	"time"
 )
 
-// backoffFor is the wait after the given failed attempt: Backoff doubled per
-// attempt, capped at 20 times Backoff, with the upper half jittered so that
-// concurrent callers do not retry in lockstep.
-func (c *Client) backoffFor(attempt int) time.Duration {
-	d := c.backoff << min(attempt-1, 20)
-	if limit := 20 * c.backoff; d > limit || d <= 0 {
+// backoffFor is the wait after the given failed attempt of a call:
+// backoffDelay from Backoff.
+func (c *Client) backoffFor(attempt int) time.Duration { return backoffDelay(c.backoff, attempt) }
+
+// backoffDelay is the wait after the given failed attempt: first doubled
+// per attempt, capped at 20 times first, with the upper half jittered so
+// that concurrent callers do not retry in lockstep. The calls' retries and
+// the catalog refresh's both wait by it.
+func backoffDelay(first time.Duration, attempt int) time.Duration {
+	d := first << min(attempt-1, 20)
+	if limit := 20 * first; d > limit || d <= 0 {
 		d = limit
 	}
 	half := d / 2
