@@ -10,5 +10,6 @@ func migrations() []migration {
 		{version: 4, name: "tournaments", statements: tournamentsSchema},
 		{version: 5, name: "snapshot_job_order", statements: snapshotJobOrderSchema},
 		{version: 6, name: "tournament_requests", statements: tournamentRequestsSchema},
+		{version: 7, name: "game_catalogs", statements: gameCatalogsSchema},
 	}
 }

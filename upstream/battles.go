@@ -140,12 +140,15 @@ func (c *Client) participants(side []wire.BattlePlayer) []models.Participant {
 	return out
 }
 
-// arena describes a battle's arena from the catalog; an arena the catalog
-// lacks keeps the upstream's name.
+// arena describes a battle's arena from the catalog. An arena the catalog
+// lacks keeps the upstream's id (as arenaID) and name (as both name and
+// arena label), the name being "Arena <id>" when the upstream gave none;
+// its trophy limit is unknown (0).
 func (c *Client) arena(a wire.Arena) models.BattleArena {
-	known, ok := c.catalog.Arena(a.ID)
+	known, ok := c.Catalog().Arena(a.ID)
 	if !ok {
-		return models.BattleArena{Name: a.Name}
+		name := cmp.Or(a.Name, "Arena "+strconv.Itoa(a.ID))
+		return models.BattleArena{Name: name, Arena: name, ArenaID: a.ID}
 	}
 	return models.BattleArena{Name: known.Name, Arena: known.Label, ArenaID: known.Number, TrophyLimit: known.TrophyLimit}
 }

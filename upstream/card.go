@@ -15,7 +15,7 @@ import (
 // catalog. A card the catalog lacks keeps the upstream's facts and zero
 // values elsewhere.
 func (c *Client) card(in wire.CardLevel) models.Card {
-	known, _ := c.catalog.Card(in.ID)
+	known, _ := c.Catalog().Card(in.ID)
 	rarity := rarityOf(in.Rarity)
 	if rarity == "" {
 		rarity = known.Rarity

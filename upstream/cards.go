@@ -23,15 +23,16 @@ type CardListing struct {
 	Icon        string `json:"icon"`
 }
 
-// Cards lists every card of the game (GET /cards).
+// Cards lists every card of the game (GET /cards, every page).
 func (c *Client) Cards(ctx context.Context) ([]CardListing, error) {
-	var list wire.List[wire.Item]
-	if err := c.get(ctx, request{path: "/cards"}, &list); err != nil {
+	items, err := listAll[wire.Item](ctx, c, "/cards")
+	if err != nil {
 		return nil, err
 	}
-	out := make([]CardListing, 0, len(list.Items))
-	for _, item := range list.Items {
-		known, _ := c.catalog.Card(item.ID)
+	cat := c.Catalog()
+	out := make([]CardListing, 0, len(items))
+	for _, item := range items {
+		known, _ := cat.Card(item.ID)
 		out = append(out, CardListing{
 			ID:          item.ID,
 			Name:        cmp.Or(item.Name, known.Name),

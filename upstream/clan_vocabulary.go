@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/upstream/catalog"
 	"github.com/crownsdev/crowns/upstream/wire"
 )
 
@@ -13,20 +14,28 @@ func legacyClanType(upstream string) string {
 }
 
 // legacyLocation is the legacy form of a clan location; nil when the
-// upstream gave none.
-func legacyLocation(l *wire.Location) *models.Location {
+// upstream gave none. A region's code (the game gives none) comes from
+// known, the catalog, when it has the region (nil: none known), else from
+// the region's name (see catalog.Location.Code).
+func legacyLocation(known *catalog.Catalog, l *wire.Location) *models.Location {
 	if l == nil {
 		return nil
 	}
-	return &models.Location{Name: l.Name, IsCountry: l.IsCountry, Code: l.CountryCode}
+	place := catalog.Location{ID: l.ID, Name: l.Name, IsCountry: l.IsCountry, CountryCode: l.CountryCode}
+	if known != nil {
+		if k, ok := known.Location(l.ID); ok && !k.IsCountry {
+			place.RegionCode = k.RegionCode
+		}
+	}
+	return &models.Location{Name: l.Name, IsCountry: l.IsCountry, Code: place.Code()}
 }
 
 // badge describes a badge id from the catalog; an id the catalog lacks
-// keeps only its id.
+// gets catalog.UnknownBadge's placeholder name, category and image.
 func (c *Client) badge(id int) models.Badge {
-	b, ok := c.catalog.Badge(id)
+	b, ok := c.Catalog().Badge(id)
 	if !ok {
-		return models.Badge{ID: id}
+		b = catalog.UnknownBadge(id)
 	}
 	return models.Badge{Name: b.Name, Category: b.Category, ID: b.ID, Image: b.Image()}
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/upstream/catalog"
 	"github.com/crownsdev/crowns/upstream/wire"
 )
 
@@ -68,7 +69,7 @@ func (c *Client) searchResult(clan wire.Clan) models.ClanSearchResult {
 		RequiredScore: clan.RequiredTrophies,
 		Donations:     clan.DonationsPerWeek,
 		Badge:         c.badge(clan.BadgeID),
-		Location:      legacyLocation(clan.Location),
+		Location:      legacyLocation(c.Catalog(), clan.Location),
 	}
 }
 
@@ -78,12 +79,16 @@ func (c *Client) Clan(ctx context.Context, tag string) (models.ClanDetails, erro
 	if err := c.get(ctx, request{path: "/clans/" + tagPath(tag)}, &clan); err != nil {
 		return models.ClanDetails{}, err
 	}
-	return ClanDetailsOf(clan), nil
+	return clanDetailsOf(c.Catalog(), clan), nil
 }
 
 // ClanDetailsOf maps a clan in the official wire format to the legacy
-// shape the rest of Crowns uses: what Clan returns for it.
-func ClanDetailsOf(clan wire.Clan) models.ClanDetails {
+// shape the rest of Crowns uses: what Clan returns for it, except that a
+// region's code comes from its name alone (no catalog is consulted).
+func ClanDetailsOf(clan wire.Clan) models.ClanDetails { return clanDetailsOf(nil, clan) }
+
+// clanDetailsOf maps a clan, looking region codes up in known (nil: none).
+func clanDetailsOf(known *catalog.Catalog, clan wire.Clan) models.ClanDetails {
 	details := models.ClanDetails{
 		Tag:              bareTag(clan.Tag),
 		Name:             clan.Name,
@@ -94,7 +99,7 @@ func ClanDetailsOf(clan wire.Clan) models.ClanDetails {
 		RequiredScore:    clan.RequiredTrophies,
 		DonationsPerWeek: clan.DonationsPerWeek,
 		MemberCount:      clan.Members,
-		Location:         legacyLocation(clan.Location),
+		Location:         legacyLocation(known, clan.Location),
 		Members:          make([]models.ClanMember, 0, len(clan.MemberList)),
 	}
 	for _, m := range clan.MemberList {

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/crownsdev/crowns/internal/backoff"
@@ -60,7 +61,12 @@ type Client struct {
 	log         *slog.Logger
 	clock       models.Clock
 	slots       chan struct{}
-	catalog     *catalog.Catalog
+	// builtIn is the catalog embedded in the binary; current is the one
+	// answers are mapped with: builtIn, or builtIn with the game's latest
+	// card and location lists merged over it (see CatalogRefresher). A
+	// catalog is never changed once stored, only replaced.
+	builtIn *catalog.Catalog
+	current atomic.Pointer[catalog.Catalog]
 }
 
 // New checks cfg, fills in defaults and returns a client.
@@ -86,8 +92,9 @@ func New(cfg Config) (*Client, error) {
 		log:         cfg.Logger,
 		clock:       cfg.Clock,
 		slots:       make(chan struct{}, cmp.Or(cfg.Concurrency, DefaultConcurrency)),
-		catalog:     cat,
+		builtIn:     cat,
 	}
+	c.current.Store(cat)
 	if c.http == nil {
 		c.http = defaultHTTPClient(cap(c.slots))
 	}
@@ -99,6 +106,10 @@ func New(cfg Config) (*Client, error) {
 	}
 	return c, nil
 }
+
+// Catalog is the catalog answers are mapped with now. It is safe to keep
+// and read while a refresh replaces it.
+func (c *Client) Catalog() *catalog.Catalog { return c.current.Load() }
 
 // defaultHTTPClient bounds connecting and TLS, keeps a pool of idle
 // connections as large as the concurrency, and leaves the overall bound to

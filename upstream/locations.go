@@ -15,14 +15,15 @@ type LocationListing struct {
 	CountryCode string `json:"countryCode,omitempty"`
 }
 
-// Locations lists the game's regions and countries (GET /locations).
+// Locations lists the game's regions and countries (GET /locations, every
+// page).
 func (c *Client) Locations(ctx context.Context) ([]LocationListing, error) {
-	var list wire.List[wire.Location]
-	if err := c.get(ctx, request{path: "/locations"}, &list); err != nil {
+	items, err := listAll[wire.Location](ctx, c, "/locations")
+	if err != nil {
 		return nil, err
 	}
-	out := make([]LocationListing, 0, len(list.Items))
-	for _, l := range list.Items {
+	out := make([]LocationListing, 0, len(items))
+	for _, l := range items {
 		out = append(out, LocationListing(l))
 	}
 	return out, nil

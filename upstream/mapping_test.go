@@ -83,7 +83,7 @@ func TestBattleArenas(t *testing.T) {
 	}{
 		{battles[0].Arena, models.BattleArena{Name: "Master I", Arena: "League 4", ArenaID: 16, TrophyLimit: 4900}},
 		{battles[1].Arena, models.BattleArena{Name: "Barbarian Bowl", Arena: "Arena 3", ArenaID: 3, TrophyLimit: 600}},
-		{battles[2].Arena, models.BattleArena{Name: "Brand New Arena"}}, // not in the catalog
+		{battles[2].Arena, models.BattleArena{Name: "Brand New Arena", Arena: "Brand New Arena", ArenaID: 54009999}}, // not in the catalog
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {
@@ -106,15 +106,16 @@ func TestBattleParticipants(t *testing.T) {
 		t.Error("a 2v2 participant has trophies the upstream did not give")
 	}
 	clan := duo.Team[0].Clan
-	if clan == nil || clan.Tag != "CLAN2" || clan.Name != "Two" || clan.Badge.Name != "Sword_02" || clan.Badge.Category != "01_Symbol" ||
-		clan.Badge.Image != "https://cr-api.github.io/cr-api-assets/badges/Sword_02.png" {
+	if clan == nil || clan.Tag != "CLAN2" || clan.Name != "Two" || clan.Badge.Name != "Flame_02" || clan.Badge.Category != "01_Symbol" ||
+		clan.Badge.Image != "https://cr-api.github.io/cr-api-assets/badges/Flame_02.png" {
 		t.Errorf("participant clan %+v", clan)
 	}
 	if duo.Team[1].Clan != nil {
 		t.Errorf("clanless participant has clan %+v", duo.Team[1].Clan)
 	}
-	if got := duo.Opponent[0].Clan.Badge; got != (models.Badge{ID: 16999999}) {
-		t.Errorf("badge outside the catalog %+v, want only its id", got)
+	if got, want := duo.Opponent[0].Clan.Badge, (models.Badge{Name: "Badge 16999999", Category: "Unknown", ID: 16999999,
+		Image: "https://cr-api.github.io/cr-api-assets/badges/no_clan.png"}); got != want {
+		t.Errorf("badge outside the catalog %+v, want %+v", got, want)
 	}
 	if len(duo.Team) != 2 || duo.Opponent[1].Tag != "P2QG" {
 		t.Errorf("2v2 sides %+v / %+v", duo.Team, duo.Opponent)
@@ -273,8 +274,8 @@ func TestSearchSendsTheFiltersAndReturnsCursors(t *testing.T) {
 			t.Errorf("sent %s, want %s", sent, want)
 		}
 		want := models.ClanSearchResult{Tag: "C2Q8", Name: "x", Type: "open", Score: 5, MemberCount: 3, RequiredScore: 100, Donations: 7,
-			Badge:    models.Badge{Name: "Sword_01", Category: "01_Symbol", ID: 16000000, Image: "https://cr-api.github.io/cr-api-assets/badges/Sword_01.png"},
-			Location: &models.Location{Name: "Europe"}}
+			Badge:    models.Badge{Name: "Flame_01", Category: "01_Symbol", ID: 16000000, Image: "https://cr-api.github.io/cr-api-assets/badges/Flame_01.png"},
+			Location: &models.Location{Name: "Europe", Code: "_EU"}}
 		if page.After != "A1" || page.Before != "B1" || len(page.Items) != 1 || page.Items[0].Location == nil ||
 			*page.Items[0].Location != *want.Location || page.Items[0].Badge != want.Badge {
 			t.Errorf("page %+v", page)

@@ -13,6 +13,7 @@ import (
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/scheduler"
+	"github.com/crownsdev/crowns/upstream"
 )
 
 // runServe runs the roles selected by CROWNS_ROLES until ctx ends (SIGINT
@@ -89,6 +90,10 @@ func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger) (n *n
 	}
 	n.clans = models.NewClanStore(n.store)
 	if cfg.Roles.API {
+		if err = n.startCatalogRefresher(ctx, backgroundCtx, env, log); err != nil {
+			return n, err
+		}
+
 		// Other replicas' snapshots and tracking changes drop this API's
 		// cached history answers (PostgreSQL; nothing to hear on SQLite).
 		n.goBackground(func() {
@@ -128,6 +133,19 @@ func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger) (n *n
 		log.Info("Discord key desk off: CROWNS_DISCORD_TOKEN is unset")
 	}
 	return n, nil
+}
+
+// startCatalogRefresher puts the stored copies of the game's card and
+// location lists to use, then keeps them current in the background
+// (fetched at once, then daily) until background ends.
+func (n *node) startCatalogRefresher(ctx, background context.Context, env cli, log *slog.Logger) error {
+	refresher, err := upstream.NewCatalogRefresher(n.game.client, n.store, upstream.CatalogRefresherConfig{Clock: env.clock, Logger: log})
+	if err != nil {
+		return err
+	}
+	refresher.LoadStored(ctx)
+	n.goBackground(func() { refresher.Run(background) })
+	return nil
 }
 
 // startAPI listens on CROWNS_ADDR and serves the API; in the embedded mode

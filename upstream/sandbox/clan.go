@@ -110,7 +110,8 @@ func (w *World) clanHeader(i int, summary clanSummary) wire.Clan {
 		Members:          c.memberCount,
 	}
 	if c.location != nil {
-		out.Location = &wire.Location{ID: c.location.ID, Name: c.location.Name, IsCountry: c.location.IsCountry, CountryCode: c.location.CountryCode}
+		location := wireLocation(*c.location)
+		out.Location = &location
 	}
 	return out
 }
