@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"runtime"
 	"strings"
@@ -62,7 +61,6 @@ type benchRequest struct {
 func parseBenchArgs(args []string) (benchRequest, error) {
 	req := benchRequest{}
 	fs := flag.NewFlagSet("crowns bench", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	fs.DurationVar(&req.duration, "duration", 10*time.Second, "load per route")
 	fs.IntVar(&req.connections, "connections", 32, "keep-alive connections")
 	fs.IntVar(&req.keys, "keys", 10_000, "developer keys to seed")
@@ -73,13 +71,10 @@ func parseBenchArgs(args []string) (benchRequest, error) {
 	fs.IntVar(&req.coldClans, "cold-clans", 10_000, "tracked clans of the scheduler tick")
 	fs.StringVar(&req.cpuProfile, "cpuprofile", "", "CPU profile of the load runs")
 	fs.StringVar(&req.memProfile, "memprofile", "", "heap profile at the end")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return req, err
 	}
 	var problems []string
-	if fs.NArg() > 0 {
-		problems = append(problems, fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
-	}
 	if req.duration <= 0 {
 		problems = append(problems, "--duration must be positive")
 	}

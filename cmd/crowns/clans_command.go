@@ -47,13 +47,9 @@ func parseClansArgs(args []string) (clansRequest, error) {
 	switch req.action {
 	case "list":
 		fs := flag.NewFlagSet("crowns clans list", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
 		fs.BoolVar(&req.all, "all", false, "include untracked clans")
-		if err := fs.Parse(rest); err != nil {
+		if err := parseFlags(fs, rest); err != nil {
 			return clansRequest{}, err
-		}
-		if fs.NArg() > 0 {
-			return clansRequest{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 		}
 		return req, nil
 	case "track", "untrack":
@@ -72,7 +68,7 @@ func parseClansArgs(args []string) (clansRequest, error) {
 			return clansRequest{}, fmt.Errorf("weekly must be on or off, got %q", rest[1])
 		}
 	default:
-		return clansRequest{}, fmt.Errorf("unknown action %q (run 'crowns clans help')", req.action)
+		return clansRequest{}, fmt.Errorf("unknown action %q", req.action)
 	}
 	tag, err := models.NormalizeTag(rest[0])
 	if err != nil {

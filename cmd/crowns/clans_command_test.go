@@ -44,15 +44,15 @@ func TestClansCommandRejectsBadArguments(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, "crowns clans: an action is required: track, untrack, weekly or list\n"},
-		{[]string{"follow", "2CCCP"}, "crowns clans: unknown action \"follow\" (run 'crowns clans help')\n"},
-		{[]string{"track"}, "crowns clans: track takes one clan tag\n"},
-		{[]string{"untrack", "2CCCP", "8LLL"}, "crowns clans: untrack takes one clan tag\n"},
-		{[]string{"track", "ABC"}, "crowns clans: illegal characters in tag 'ABC' (allowed: 0289CGJLPQRUVY)\n"},
-		{[]string{"weekly", "2CCCP"}, "crowns clans: weekly takes a clan tag and on or off\n"},
-		{[]string{"weekly", "2CCCP", "maybe"}, "crowns clans: weekly must be on or off, got \"maybe\"\n"},
-		{[]string{"list", "extra"}, "crowns clans: unexpected argument \"extra\"\n"},
-		{[]string{"list", "--everything"}, "crowns clans: flag provided but not defined: -everything\n"},
+		{nil, "crowns clans: an action is required: track, untrack, weekly or list (run 'crowns clans --help' for usage)\n"},
+		{[]string{"follow", "2CCCP"}, "crowns clans: unknown action \"follow\" (run 'crowns clans --help' for usage)\n"},
+		{[]string{"track"}, "crowns clans: track takes one clan tag (run 'crowns clans --help' for usage)\n"},
+		{[]string{"untrack", "2CCCP", "8LLL"}, "crowns clans: untrack takes one clan tag (run 'crowns clans --help' for usage)\n"},
+		{[]string{"track", "ABC"}, "crowns clans: illegal characters in tag 'ABC' (allowed: 0289CGJLPQRUVY) (run 'crowns clans --help' for usage)\n"},
+		{[]string{"weekly", "2CCCP"}, "crowns clans: weekly takes a clan tag and on or off (run 'crowns clans --help' for usage)\n"},
+		{[]string{"weekly", "2CCCP", "maybe"}, "crowns clans: weekly must be on or off, got \"maybe\" (run 'crowns clans --help' for usage)\n"},
+		{[]string{"list", "extra"}, "crowns clans: unexpected argument \"extra\" (run 'crowns clans --help' for usage)\n"},
+		{[]string{"list", "--everything"}, "crowns clans: flag provided but not defined: -everything (run 'crowns clans --help' for usage)\n"},
 	}
 	for _, tt := range tests {
 		code, stdout, stderr := c.run(tt.args...)

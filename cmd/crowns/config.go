@@ -4,8 +4,8 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -16,10 +16,13 @@ import (
 // config is every setting of the crowns binary, read from CROWNS_*
 // environment variables with defaults, validated once at start-up.
 type config struct {
-	Addr          string
-	DataDir       string
-	DatabaseURL   string
+	Addr        string
+	DataDir     string
+	DatabaseURL string
+	// Secret is CROWNS_SECRET, or the content of the file CROWNS_SECRET_FILE
+	// names (SecretFile).
 	Secret        string
+	SecretFile    string
 	UpstreamURL   string
 	UpstreamToken string
 	// UpstreamTimeout bounds one upstream call, retries included.
@@ -101,7 +104,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		Addr:                 r.str("CROWNS_ADDR", defaultAddr),
 		DataDir:              r.str("CROWNS_DATA_DIR", defaultDataDir),
 		DatabaseURL:          r.str("CROWNS_DATABASE_URL", ""),
-		Secret:               r.str("CROWNS_SECRET", ""),
+		SecretFile:           r.str("CROWNS_SECRET_FILE", ""),
 		UpstreamURL:          strings.TrimRight(r.str("CROWNS_UPSTREAM_URL", defaultUpstreamURL), "/"),
 		UpstreamToken:        r.str("CROWNS_UPSTREAM_TOKEN", ""),
 		UpstreamTimeout:      r.duration("CROWNS_UPSTREAM_TIMEOUT", 10*time.Second),
@@ -131,6 +134,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		SnapshotRatePerSecond: r.float("CROWNS_SNAPSHOT_RATE_PER_SECOND", 5),
 		SnapshotConcurrency:   r.integer("CROWNS_SNAPSHOT_CONCURRENCY", 4, 1, 256),
 	}
+	cfg.Secret = r.secret("CROWNS_SECRET", cfg.SecretFile)
 	r.check(cfg.RatePerSecond > 0, "CROWNS_RATE_LIMIT_PER_SECOND must be greater than 0")
 	r.check(cfg.RatePerSecond <= 0 || api.RateFillsInTime(cfg.RatePerSecond, cfg.RateBurst),
 		"CROWNS_RATE_LIMIT_BURST / CROWNS_RATE_LIMIT_PER_SECOND (the seconds an empty bucket takes to fill) must be at most 100 years")
@@ -149,7 +153,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 	}
 	if cfg.Secret != "" {
 		if raw, err := base64.StdEncoding.DecodeString(cfg.Secret); err != nil || len(raw) < 32 {
-			r.fail("CROWNS_SECRET must be base64 of at least 32 bytes (try: head -c 32 /dev/urandom | base64)")
+			r.fail("%s must be base64 of at least 32 bytes (try: openssl rand -base64 32)", secretName(cfg))
 		}
 	}
 	if cfg.DiscordToken != "" && cfg.Roles.Bot {
@@ -172,60 +176,6 @@ func (c config) usesSandbox() bool { return c.UpstreamToken == "" }
 
 // botEnabled reports whether this process runs the Discord bot.
 func (c config) botEnabled() bool { return c.Roles.Bot && c.DiscordToken != "" }
-
-// print writes the configuration once, secrets masked.
-func (c config) print(w io.Writer) {
-	database := "sqlite (" + c.DataDir + ")"
-	if c.DatabaseURL != "" {
-		database = maskURL(c.DatabaseURL)
-	}
-	upstream := c.UpstreamURL + " (token " + mask(c.UpstreamToken) + ")"
-	if c.usesSandbox() {
-		upstream = "in-process sandbox (CROWNS_UPSTREAM_TOKEN unset)"
-	}
-	rows := [][2]string{
-		{"addr", c.Addr},
-		{"data dir", c.DataDir},
-		{"database", database},
-		{"secret", secretSource(c)},
-		{"upstream", upstream},
-		{"upstream timeout", c.UpstreamTimeout.String()},
-		{"upstream concurrency", strconv.Itoa(c.UpstreamConcurrency)},
-		{"track address", c.TrackAddress},
-		{"rate limit", fmt.Sprintf("%g/s, burst %d", c.RatePerSecond, c.RateBurst)},
-		{"cache", fmt.Sprintf("ttl %s, history ttl %s, %d MiB", c.CacheTTL, c.HistoryCacheTTL, c.CacheBytes>>20)},
-		{"roles", c.Roles.String()},
-		{"tournaments", onOff(c.Tournaments)},
-		{"tournament refresh", c.tournamentRefreshSummary()},
-		{"history retention", fmt.Sprintf("%d days", c.HistoryRetentionDays)},
-		{"snapshot fetches", fmt.Sprintf("%g/s, %d at a time", c.SnapshotRatePerSecond, c.SnapshotConcurrency)},
-		{"discord", discordSummary(c)},
-		{"log", c.LogLevel + ", " + c.LogFormat + ", access log " + onOff(c.AccessLog)},
-		{"gc percent", strconv.Itoa(c.GCPercent) + " (unless GOGC is set)"},
-	}
-	fmt.Fprintln(w, "crowns configuration:")
-	for _, row := range rows {
-		fmt.Fprintf(w, "  %-21s %s\n", row[0], row[1])
-	}
-}
-
-func secretSource(c config) string {
-	if c.Secret != "" {
-		return "from CROWNS_SECRET " + mask(c.Secret)
-	}
-	return "generated file in the data dir"
-}
-
-func discordSummary(c config) string {
-	if c.DiscordToken == "" {
-		return "off (CROWNS_DISCORD_TOKEN unset)"
-	}
-	if !c.Roles.Bot {
-		return "off (role bot not selected)"
-	}
-	return fmt.Sprintf("token %s, guild %s, key channel %s, log channel %s, prefix %s",
-		mask(c.DiscordToken), c.DiscordGuildID, c.DiscordKeyChannelID, orNone(c.DiscordLogChannelID), c.DiscordPrefix)
-}
 
 func orNone(s string) string {
 	if s == "" {
@@ -317,6 +267,28 @@ func (r *envReader) duration(name string, def time.Duration) time.Duration {
 		return def
 	}
 	return d
+}
+
+// secret is the variable name's value, or the content of file (trimmed)
+// when that is set instead; setting both is a problem.
+func (r *envReader) secret(name, file string) string {
+	value := strings.TrimSpace(r.getenv(name))
+	if file == "" {
+		return value
+	}
+	if value != "" {
+		r.fail("set %s or %s_FILE, not both", name, name)
+		return value
+	}
+	content, err := os.ReadFile(file)
+	if err != nil {
+		r.fail("%s_FILE: cannot read the secret: %v", name, err)
+		return ""
+	}
+	if value = strings.TrimSpace(string(content)); value == "" {
+		r.fail("%s_FILE: %s is empty", name, file)
+	}
+	return value
 }
 
 func (r *envReader) onOff(name string, def bool) bool {

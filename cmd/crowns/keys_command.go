@@ -69,10 +69,9 @@ func parseKeysArgs(args []string) (keysRequest, error) {
 	req := keysRequest{action: args[0]}
 	allowed, ok := flagsOf(req.action)
 	if !ok {
-		return keysRequest{}, fmt.Errorf("unknown action %q (run 'crowns keys help')", req.action)
+		return keysRequest{}, fmt.Errorf("unknown action %q", req.action)
 	}
 	fs := flag.NewFlagSet("crowns keys "+req.action, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	if allowed.user {
 		fs.StringVar(&req.discordUserID, "discord-user", "", "Discord user id")
 	}
@@ -82,11 +81,8 @@ func parseKeysArgs(args []string) (keysRequest, error) {
 	if allowed.reason {
 		fs.StringVar(&req.reason, "reason", "", "why")
 	}
-	if err := fs.Parse(args[1:]); err != nil {
+	if err := parseFlags(fs, args[1:]); err != nil {
 		return keysRequest{}, err
-	}
-	if fs.NArg() > 0 {
-		return keysRequest{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	if allowed.user {
 		if req.discordUserID == "" {

@@ -1,12 +1,11 @@
 // Command crowns is the one binary of Crowns: the HTTP API, the Discord key
 // desk and the snapshot scheduler (crowns serve), plus the operator
-// commands around them (keys, clans, sandbox, migrate, version).
+// commands around them (keys, clans, sandbox, migrate, healthcheck,
+// bench, version). crowns --help lists them.
 package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -19,8 +18,9 @@ import (
 )
 
 // version is the release this binary was built from, set at build time
-// with -ldflags "-X main.version=v1.2.3".
-var version = "dev"
+// with -ldflags "-X main.version=v1.2.3"; when it is empty, crowns version
+// reads the module version and revision from the build information.
+var version string
 
 // Exit codes.
 const (
@@ -46,58 +46,40 @@ func main() {
 }
 
 // run dispatches to a subcommand and returns the process exit code.
+// Without a command it serves, as "crowns serve" does.
 func run(ctx context.Context, args []string, env cli) int {
 	if env.clock == nil {
 		env.clock = models.SystemClock{}
 	}
-	command := "serve"
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		command, args = args[0], args[1:]
+	if len(args) == 0 {
+		return runServe(ctx, env, nil)
 	}
-	switch command {
-	case "serve":
-		return runServe(ctx, env, args)
-	case "migrate":
-		return runMigrate(ctx, env, args)
-	case "keys":
-		return runKeys(ctx, env, args)
-	case "sandbox":
-		return runSandbox(ctx, env, args)
-	case "clans":
-		return runClans(ctx, env, args)
-	case "bench":
-		return runBench(ctx, env, args)
-	case "version":
-		fmt.Fprintln(env.stdout, "crowns", version)
-		return exitOK
-	case "help", "-h", "--help":
-		fmt.Fprint(env.stdout, usageText)
-		return exitOK
-	default:
-		fmt.Fprintf(env.stderr, "crowns: unknown command %q (run 'crowns help' for the list)\n", command)
-		return exitUsage
+	name, rest := args[0], args[1:]
+	switch {
+	case isHelpRequest(name):
+		return runHelp(ctx, env, rest)
+	case name == "--version" || name == "-version":
+		return runVersion(ctx, env, rest)
+	case strings.HasPrefix(name, "-"):
+		return usageError(env, "crowns", fmt.Errorf("unknown flag %s", name), "crowns --help")
 	}
+	c, ok := findCommand(name)
+	if !ok {
+		return usageError(env, "crowns", fmt.Errorf("unknown command %q", name), "crowns --help")
+	}
+	return c.run(ctx, env, rest)
 }
-
-const usageText = `crowns — game statistics API with Discord-issued developer keys
-
-Usage:
-  crowns [serve]                 run the roles selected by CROWNS_ROLES (default)
-  crowns keys <action> ...       manage developer keys (run 'crowns keys' for actions)
-  crowns clans <action> ...      manage tracked clans (run 'crowns clans' for actions)
-  crowns sandbox --addr H:P      serve the offline sandbox world under /v1
-  crowns migrate                 apply pending database migrations and exit
-  crowns bench [--cold] ...      measure the hot routes against bare Fiber, or the cold paths
-  crowns version                 print the release
-
-Configuration comes from CROWNS_* environment variables; see the README.
-`
 
 // setup reads and validates the configuration and builds the logger; on a
 // bad configuration it writes the problems to stderr.
 func setup(env cli) (config, *slog.Logger, bool) {
 	cfg, err := loadConfig(env.getenv)
 	if err != nil {
+		if strings.EqualFold(strings.TrimSpace(env.getenv("CROWNS_LOG_FORMAT")), "json") {
+			problems := strings.Split(err.Error(), "\n")
+			slog.New(slog.NewJSONHandler(env.stderr, nil)).Error("crowns: invalid configuration", "problems", problems)
+			return config{}, nil, false
+		}
 		fmt.Fprintf(env.stderr, "crowns: invalid configuration:\n%s\n", indent(err.Error()))
 		return config{}, nil, false
 	}
@@ -107,14 +89,24 @@ func setup(env cli) (config, *slog.Logger, bool) {
 func newLogger(w io.Writer, cfg config) *slog.Logger { return slog.New(logHandler(w, cfg)) }
 
 // logHandler writes records to w in cfg's format, from cfg's level on.
+// Durations read as durations ("3m0s") in both formats.
 func logHandler(w io.Writer, cfg config) slog.Handler {
 	var level slog.Level
 	_ = level.UnmarshalText([]byte(cfg.LogLevel))
-	opts := &slog.HandlerOptions{Level: level}
+	opts := &slog.HandlerOptions{Level: level, ReplaceAttr: durationAsText}
 	if cfg.LogFormat == "json" {
 		return slog.NewJSONHandler(w, opts)
 	}
 	return slog.NewTextHandler(w, opts)
+}
+
+// durationAsText is a slog ReplaceAttr: a duration becomes its text,
+// "1.5s", where slog's JSON handler would write nanoseconds.
+func durationAsText(_ []string, a slog.Attr) slog.Attr {
+	if a.Value.Kind() == slog.KindDuration {
+		a.Value = slog.StringValue(a.Value.Duration().String())
+	}
+	return a
 }
 
 // openDatabase opens the configured database and applies pending
@@ -135,27 +127,6 @@ func openDatabase(ctx context.Context, cfg config, log *slog.Logger) (*models.St
 	return store, nil
 }
 
-// parseCommand parses an operator command's arguments with parse. A
-// request for usage (help, -h, --help) prints usage; bad arguments print
-// "<command>: <reason>" to stderr. done says the command has answered,
-// with exit code code.
-func parseCommand[R any](env cli, command, usage string, args []string, parse func([]string) (R, error)) (req R, code int, done bool) {
-	if len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help") {
-		fmt.Fprint(env.stdout, usage)
-		return req, exitOK, true
-	}
-	req, err := parse(args)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprint(env.stdout, usage)
-		return req, exitOK, true
-	case err != nil:
-		fmt.Fprintf(env.stderr, "%s: %v\n", command, err)
-		return req, exitUsage, true
-	}
-	return req, exitOK, false
-}
-
 // openCommandDatabase reads the configuration and opens the migrated
 // database for an operator command. When it cannot, it has written why to
 // stderr, prefixed with command, and code is the exit code to return.
@@ -170,26 +141,6 @@ func openCommandDatabase(ctx context.Context, env cli, command string) (cfg conf
 		return config{}, nil, nil, exitFailure
 	}
 	return cfg, log, store, exitOK
-}
-
-// runMigrate applies pending migrations and exits.
-func runMigrate(ctx context.Context, env cli, args []string) int {
-	if len(args) > 0 {
-		fmt.Fprintln(env.stderr, "crowns migrate: takes no arguments")
-		return exitUsage
-	}
-	_, _, store, code := openCommandDatabase(ctx, env, "crowns migrate")
-	if code != exitOK {
-		return code
-	}
-	defer store.Close()
-	version, err := store.SchemaVersion(ctx)
-	if err != nil {
-		fmt.Fprintf(env.stderr, "crowns migrate: %v\n", err)
-		return exitFailure
-	}
-	fmt.Fprintf(env.stdout, "database schema at version %d\n", version)
-	return exitOK
 }
 
 func indent(text string) string {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"strings"
@@ -16,37 +15,58 @@ import (
 // defaultSandboxAddr is where crowns sandbox listens unless told otherwise.
 const defaultSandboxAddr = "127.0.0.1:8090"
 
+const sandboxUsageText = `Usage: crowns sandbox [--addr HOST:PORT] [--seed N]
+
+Serves the offline sandbox world alone under /v1, exactly like the official
+game API's base URL: any Bearer token is accepted, a request without one gets
+the official 403 body. The start-up log names a few tags to try. Clan
+descriptions of trackable clans contain CROWNS_TRACK_ADDRESS.
+
+  --addr HOST:PORT  listen address (default ` + defaultSandboxAddr + `)
+  --seed N          seed of the world (default the sandbox's own)
+`
+
+// sandboxRequest is a parsed crowns sandbox command line.
+type sandboxRequest struct {
+	addr string
+	seed int64
+}
+
+// parseSandboxArgs reads the flags of crowns sandbox; its errors are one
+// line.
+func parseSandboxArgs(args []string) (sandboxRequest, error) {
+	req := sandboxRequest{}
+	fs := flag.NewFlagSet("crowns sandbox", flag.ContinueOnError)
+	fs.StringVar(&req.addr, "addr", defaultSandboxAddr, "listen address HOST:PORT")
+	fs.Int64Var(&req.seed, "seed", sandbox.DefaultSeed, "seed of the world")
+	if err := parseFlags(fs, args); err != nil {
+		return req, err
+	}
+	if _, _, err := net.SplitHostPort(req.addr); err != nil {
+		return req, fmt.Errorf("--addr must be HOST:PORT, got %q", req.addr)
+	}
+	return req, nil
+}
+
 // runSandbox serves the sandbox world alone under /v1 until ctx ends.
 func runSandbox(ctx context.Context, env cli, args []string) int {
-	flags := flag.NewFlagSet("crowns sandbox", flag.ContinueOnError)
-	flags.SetOutput(io.Discard)
-	addr := flags.String("addr", defaultSandboxAddr, "listen address HOST:PORT")
-	seed := flags.Int64("seed", sandbox.DefaultSeed, "seed of the world")
-	if err := flags.Parse(args); err != nil {
-		fmt.Fprintf(env.stderr, "crowns sandbox: %v (usage: crowns sandbox [--addr HOST:PORT] [--seed N])\n", err)
-		return exitUsage
-	}
-	if flags.NArg() > 0 {
-		fmt.Fprintf(env.stderr, "crowns sandbox: unexpected argument %q (usage: crowns sandbox [--addr HOST:PORT] [--seed N])\n", flags.Arg(0))
-		return exitUsage
-	}
-	if _, _, err := net.SplitHostPort(*addr); err != nil {
-		fmt.Fprintf(env.stderr, "crowns sandbox: --addr must be HOST:PORT, got %q\n", *addr)
-		return exitUsage
+	req, code, done := parseCommand(env, "crowns sandbox", sandboxUsageText, args, parseSandboxArgs)
+	if done {
+		return code
 	}
 	trackAddress := strings.TrimSpace(env.getenv("CROWNS_TRACK_ADDRESS"))
 	if trackAddress == "" {
 		trackAddress = defaultTrackAddress
 	}
 	log := slog.New(slog.NewTextHandler(env.stderr, nil))
-	world := sandbox.NewWorld(sandbox.Config{Seed: *seed, Clock: env.clock, TrackAddress: trackAddress})
+	world := sandbox.NewWorld(sandbox.Config{Seed: req.seed, Clock: env.clock, TrackAddress: trackAddress})
 
-	baseURL, stop, err := sandbox.Start(ctx, world, *addr)
+	baseURL, stop, err := sandbox.Start(ctx, world, req.addr)
 	if err != nil {
-		log.Error("cannot listen", "addr", *addr, "error", err)
+		log.Error("cannot listen", "addr", req.addr, "error", err)
 		return exitFailure
 	}
-	logSandboxSamples(log, world, baseURL, *seed, trackAddress)
+	logSandboxSamples(log, world, baseURL, req.seed, trackAddress)
 	<-ctx.Done()
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -16,22 +16,43 @@ import (
 	"github.com/crownsdev/crowns/upstream"
 )
 
+const serveUsageText = `Usage: crowns [serve]
+
+Runs the roles selected by CROWNS_ROLES — the API, the Discord key desk, the
+snapshot scheduler — until SIGINT or SIGTERM, then shuts down in order. It
+takes no flags: configuration comes from the environment, validated at start
+(every problem listed, exit 2) and logged once with secrets masked.
+
+With nothing set it uses the SQLite file in ./crowns-data and the offline
+sandbox, and on the first start prints a ready-to-use developer key.
+
+Main variables (every one, with defaults, in the README):
+  CROWNS_ADDR            listen address of the API (default :8080)
+  CROWNS_DATA_DIR        SQLite file and generated secret (default ./crowns-data)
+  CROWNS_DATABASE_URL    postgres://... selects PostgreSQL
+  CROWNS_SECRET          base64 of at least 32 bytes; required with PostgreSQL
+                         (CROWNS_SECRET_FILE: read it from a file)
+  CROWNS_UPSTREAM_TOKEN  game API token (unset: the in-process sandbox)
+  CROWNS_ROLES           api,bot,scheduler (default all three)
+  CROWNS_LOG_FORMAT      text or json; CROWNS_LOG_LEVEL debug, info, warn, error
+  CROWNS_DISCORD_TOKEN   the key desk bot (see docs/discord.md)
+`
+
 // runServe runs the roles selected by CROWNS_ROLES until ctx ends (SIGINT
 // or SIGTERM), then shuts down in order: stop taking requests and drain
 // those in flight, stop the background work, close the database.
 func runServe(ctx context.Context, env cli, args []string) int {
-	if len(args) > 0 {
-		fmt.Fprintln(env.stderr, "crowns serve: takes no arguments; configure it with CROWNS_* variables")
-		return exitUsage
+	if _, code, done := parseCommand(env, "crowns serve", serveUsageText, args, noArguments("crowns serve")); done {
+		return code
 	}
 	cfg, _, ok := setup(env)
 	if !ok {
 		return exitUsage
 	}
-	cfg.print(env.stderr)
 	out := newBufferedLog(env.stderr)
 	defer out.Close()
 	log := newBufferedLogger(out, cfg)
+	logConfiguration(out, log, cfg)
 	node, err := startNode(ctx, cfg, env, log)
 	if err != nil {
 		log.Error("cannot start", "error", err)
@@ -184,7 +205,7 @@ func (n *node) startAPI(ctx context.Context, cfg config, env cli, log *slog.Logg
 	}()
 	log.Info("API listening", "addr", n.listen.Addr().String())
 	if cfg.embedded() {
-		if err := welcomeFirstStart(ctx, env.stdout, n.keys, n.game.world, n.listen.Addr()); err != nil {
+		if err := welcomeFirstStart(ctx, env.stdout, cfg.LogFormat == "json", n.keys, n.game.world, n.listen.Addr()); err != nil {
 			log.Warn("could not prepare the local developer key", "error", err)
 		}
 	}

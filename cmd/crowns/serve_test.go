@@ -294,12 +294,13 @@ func TestServeWritesAccessLinesInTheConfiguredFormat(t *testing.T) {
 			var entry struct {
 				Level, Msg, RequestID, Method, Route string
 				Status                               int
-				Latency                              int64
+				Latency                              string
 			}
 			if err := json.Unmarshal([]byte(line), &entry); err != nil {
 				t.Fatalf("access line %q is not JSON: %v", line, err)
 			}
-			if entry.Level != "INFO" || entry.Msg != "request" || entry.RequestID != "access-json" || entry.Route != "/healthz" || entry.Status != http.StatusOK || entry.Latency <= 0 {
+			latency, err := time.ParseDuration(entry.Latency)
+			if entry.Level != "INFO" || entry.Msg != "request" || entry.RequestID != "access-json" || entry.Route != "/healthz" || entry.Status != http.StatusOK || err != nil || latency <= 0 {
 				t.Fatalf("access line %q: %+v", line, entry)
 			}
 		})

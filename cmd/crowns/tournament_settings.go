@@ -67,18 +67,23 @@ func (r *envReader) list(name string, def []string) []string {
 	return items
 }
 
-// tournamentRefreshSummary is the configuration line of the tournament
-// refresher.
-func (c config) tournamentRefreshSummary() string {
+// tournamentRefreshSummary is the configuration summary's value of the
+// tournament refresher.
+func (c config) tournamentRefreshSummary() slog.Value {
 	switch {
 	case !c.Tournaments:
-		return "off (CROWNS_TOURNAMENTS is off)"
+		return slog.StringValue("off (CROWNS_TOURNAMENTS is off)")
 	case !c.Roles.Scheduler:
-		return "off (role scheduler not selected)"
+		return slog.StringValue("off (role scheduler not selected)")
 	}
 	s := c.TournamentRefresh
-	return fmt.Sprintf("search %s every %s; look up at most %d/min, stale after %s; keep ended %s",
-		strings.Join(s.SearchTerms, ","), s.DiscoveryInterval, s.RefreshPerMinute, s.RefreshInterval, s.Retention)
+	return slog.GroupValue(
+		slog.String("searchTerms", strings.Join(s.SearchTerms, ",")),
+		slog.Duration("discoveryInterval", s.DiscoveryInterval),
+		slog.Int("refreshPerMinute", s.RefreshPerMinute),
+		slog.Duration("staleAfter", s.RefreshInterval),
+		slog.Duration("keepEnded", s.Retention),
+	)
 }
 
 // newTournamentRefresher builds the tournament refresher from the

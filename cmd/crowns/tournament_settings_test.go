@@ -65,18 +65,18 @@ func TestTournamentRefreshIsPrinted(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		{nil, "tournament refresh    off (CROWNS_TOURNAMENTS is off)"},
-		{map[string]string{"CROWNS_TOURNAMENTS": "on", "CROWNS_ROLES": "api"}, "tournament refresh    off (role scheduler not selected)"},
+		{nil, "tournament refresh off (CROWNS_TOURNAMENTS is off)"},
+		{map[string]string{"CROWNS_TOURNAMENTS": "on", "CROWNS_ROLES": "api"}, "tournament refresh off (role scheduler not selected)"},
 		{map[string]string{"CROWNS_TOURNAMENTS": "on", "CROWNS_TOURNAMENT_SEARCH_TERMS": "cup,league"},
-			"tournament refresh    search cup,league every 15m0s; look up at most 60/min, stale after 10m0s; keep ended 72h0m0s"},
+			"tournament refresh searchTerms=cup,league discoveryInterval=15m0s refreshPerMinute=60 staleAfter=10m0s keepEnded=72h0m0s"},
 	} {
 		cfg, err := loadConfig(func(name string) string { return tt.env[name] })
 		if err != nil {
 			t.Fatal(err)
 		}
 		var out bytes.Buffer
-		cfg.print(&out)
-		if !strings.Contains(out.String(), tt.want) {
+		logConfiguration(&out, newLogger(&out, cfg), cfg)
+		if printed := strings.Join(strings.Fields(out.String()), " "); !strings.Contains(printed, tt.want) {
 			t.Errorf("printed configuration lacks %q:\n%s", tt.want, out.String())
 		}
 	}

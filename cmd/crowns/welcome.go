@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/url"
+	"strings"
 
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
@@ -19,10 +21,11 @@ import (
 const localDeveloperID = "0"
 
 // welcomeFirstStart prints, on the first start of the embedded mode only,
-// a ready-to-use key of the local developer and two curl lines to try.
-// Later starts print nothing: the key stays available through
+// a ready-to-use key of the local developer and two curl lines to try: as
+// text, or with asJSON as one JSON record like the log's. Later starts
+// print nothing: the key stays available through
 // "crowns keys issue --discord-user 0".
-func welcomeFirstStart(ctx context.Context, w io.Writer, service *keys.Service, world *sandbox.World, listenAddr net.Addr) error {
+func welcomeFirstStart(ctx context.Context, w io.Writer, asJSON bool, service *keys.Service, world *sandbox.World, listenAddr net.Addr) error {
 	if _, err := service.Info(ctx, localDeveloperID); !errors.Is(err, models.ErrNotFound) {
 		return err
 	}
@@ -30,34 +33,27 @@ func welcomeFirstStart(ctx context.Context, w io.Writer, service *keys.Service, 
 	if err != nil {
 		return fmt.Errorf("create the local developer key: %w", err)
 	}
-	base := "http://" + loopbackHostPort(listenAddr)
+	base := "http://" + loopbackHostPort(listenAddr.String(), "localhost")
 	player := ""
 	if tags := world.PlayerTags(); len(tags) > 0 {
 		player = tags[0]
 	}
-	fmt.Fprintf(w, `
-Crowns is ready, with the embedded database and the offline sandbox.
-Your local developer key (print it again with: crowns keys issue --discord-user 0):
-
-  %[1]s
-
-Try:
-  curl -H "auth: %[1]s" "%[2]s/clan/search?name=%[3]s&limit=3"
-  curl -H "Authorization: Bearer %[1]s" "%[2]s/player/%[4]s/battles"
-
-`, issued.Key, base, url.QueryEscape("royal"), player)
+	try := []string{
+		fmt.Sprintf(`curl -H "auth: %s" "%s/clan/search?name=%s&limit=3"`, issued.Key, base, url.QueryEscape("royal")),
+		fmt.Sprintf(`curl -H "Authorization: Bearer %s" "%s/player/%s/battles"`, issued.Key, base, player),
+	}
+	if asJSON {
+		slog.New(slog.NewJSONHandler(w, nil)).Info(welcomeMessage,
+			"key", issued.Key, "printAgain", welcomeReprint, "try", try)
+		return nil
+	}
+	fmt.Fprintf(w, "\n%s.\nYour local developer key (print it again with: %s):\n\n  %s\n\nTry:\n  %s\n\n",
+		welcomeMessage, welcomeReprint, issued.Key, strings.Join(try, "\n  "))
 	return nil
 }
 
-// loopbackHostPort turns a listen address into one a local curl can reach:
-// an unspecified host (":8080", "0.0.0.0:8080") becomes localhost.
-func loopbackHostPort(addr net.Addr) string {
-	host, port, err := net.SplitHostPort(addr.String())
-	if err != nil {
-		return addr.String()
-	}
-	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
-		host = "localhost"
-	}
-	return net.JoinHostPort(host, port)
-}
+// welcomeMessage and welcomeReprint are the first start's words.
+const (
+	welcomeMessage = "Crowns is ready, with the embedded database and the offline sandbox"
+	welcomeReprint = "crowns keys issue --discord-user 0"
+)

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+)
+
+// runCaptured runs crowns with args and returns its exit code and both
+// streams.
+func runCaptured(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = run(context.Background(), args, testCLI(&out, &errOut, map[string]string{"CROWNS_DATA_DIR": t.TempDir()}))
+	return code, out.String(), errOut.String()
+}
+
+// TestHelpIsPrintedForEveryWayOfAsking: crowns --help, -h, help, and for
+// every command CMD --help, CMD -h, CMD help and help CMD print usage to
+// stdout, nothing to stderr, and exit 0.
+func TestHelpIsPrintedForEveryWayOfAsking(t *testing.T) {
+	type ask struct {
+		args []string
+		want string
+	}
+	asks := []ask{
+		{[]string{"--help"}, usageText()},
+		{[]string{"-h"}, usageText()},
+		{[]string{"-help"}, usageText()},
+		{[]string{"help"}, usageText()},
+		{[]string{"help", "--help"}, helpUsageText},
+		{[]string{"keys", "issue", "--help"}, keysUsageText},
+		{[]string{"keys", "list", "-h"}, keysUsageText},
+		{[]string{"clans", "list", "--help"}, clansUsageText},
+		{[]string{"sandbox", "--addr", "127.0.0.1:1", "-h"}, sandboxUsageText},
+		{[]string{"bench", "--duration", "1s", "--help"}, benchUsageText},
+	}
+	for _, c := range commands() {
+		for _, args := range [][]string{{c.name, "--help"}, {c.name, "-h"}, {c.name, "help"}, {"help", c.name}} {
+			asks = append(asks, ask{args, c.usage})
+		}
+	}
+	for _, a := range asks {
+		t.Run(strings.Join(a.args, " "), func(t *testing.T) {
+			code, stdout, stderr := runCaptured(t, a.args...)
+			if code != exitOK || stdout != a.want || stderr != "" {
+				t.Fatalf("exit %d, stderr %q, stdout:\n%s\nwant exit 0, no stderr and:\n%s", code, stderr, stdout, a.want)
+			}
+		})
+	}
+}
+
+// TestUsageTextsShareOneShape: every usage starts with its Usage line and a
+// blank line and ends with a newline; crowns --help lists every command.
+func TestUsageTextsShareOneShape(t *testing.T) {
+	top := usageText()
+	for _, c := range commands() {
+		first, rest, _ := strings.Cut(c.usage, "\n")
+		if !strings.HasPrefix(first, "Usage: crowns ") || !strings.Contains(first, c.name) || !strings.HasPrefix(rest, "\n") || !strings.HasSuffix(c.usage, "\n") {
+			t.Errorf("%s: usage does not start with its Usage line and a blank line:\n%s", c.name, c.usage)
+		}
+		if !strings.Contains(top, "\n  "+c.name+" ") {
+			t.Errorf("crowns --help does not list %s:\n%s", c.name, top)
+		}
+	}
+}
+
+// TestVersionIsPrinted: crowns version and --version print one line
+// naming the release.
+func TestVersionIsPrinted(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}, {"-version"}} {
+		code, stdout, stderr := runCaptured(t, args...)
+		if code != exitOK || !strings.HasPrefix(stdout, "crowns ") || strings.Count(stdout, "\n") != 1 || stderr != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 0 and one line", args, code, stdout, stderr)
+		}
+	}
+}
+
+// TestBadCommandLinesGiveOneLine: unknown commands, flags and arguments
+// print one line to stderr that says where usage is, nothing to stdout,
+// and exit 2.
+func TestBadCommandLinesGiveOneLine(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"nope"}, `crowns: unknown command "nope" (run 'crowns --help' for usage)`},
+		{[]string{"--nope"}, `crowns: unknown flag --nope (run 'crowns --help' for usage)`},
+		{[]string{"-x", "serve"}, `crowns: unknown flag -x (run 'crowns --help' for usage)`},
+		{[]string{"help", "nope"}, `crowns help: unknown command "nope" (run 'crowns --help' for usage)`},
+		{[]string{"help", "keys", "issue"}, `crowns help: takes one command name, got 2 arguments (run 'crowns --help' for usage)`},
+		{[]string{"serve", "--port", "80"}, `crowns serve: flag provided but not defined: -port (run 'crowns serve --help' for usage)`},
+		{[]string{"serve", "now"}, `crowns serve: unexpected argument "now" (run 'crowns serve --help' for usage)`},
+		{[]string{"migrate", "up"}, `crowns migrate: unexpected argument "up" (run 'crowns migrate --help' for usage)`},
+		{[]string{"version", "--short"}, `crowns version: flag provided but not defined: -short (run 'crowns version --help' for usage)`},
+		{[]string{"healthcheck", "--url", "x"}, `crowns healthcheck: flag provided but not defined: -url (run 'crowns healthcheck --help' for usage)`},
+		{[]string{"sandbox", "--nope"}, `crowns sandbox: flag provided but not defined: -nope (run 'crowns sandbox --help' for usage)`},
+		{[]string{"keys", "issue", "--force"}, `crowns keys: flag provided but not defined: -force (run 'crowns keys --help' for usage)`},
+		{[]string{"keys", "rotate"}, `crowns keys: unknown action "rotate" (run 'crowns keys --help' for usage)`},
+		{[]string{"bench", "--nope"}, `crowns bench: flag provided but not defined: -nope (run 'crowns bench --help' for usage)`},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			code, stdout, stderr := runCaptured(t, tt.args...)
+			if code != exitUsage || stdout != "" || stderr != tt.want+"\n" {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want exit 2, no stdout and %q", code, stdout, stderr, tt.want)
+			}
+		})
+	}
+}
