@@ -147,6 +147,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 	if cfg.DatabaseURL != "" && !strings.HasPrefix(cfg.DatabaseURL, "postgres://") && !strings.HasPrefix(cfg.DatabaseURL, "postgresql://") {
 		r.fail("CROWNS_DATABASE_URL must start with postgres:// (leave it unset for the embedded SQLite file)")
 	}
+	r.check(cfg.DatabaseURL == "" || cfg.Secret != "", errSecretRequired.Error())
 	if cfg.Secret != "" {
 		if raw, err := base64.StdEncoding.DecodeString(cfg.Secret); err != nil || len(raw) < 32 {
 			r.fail("CROWNS_SECRET must be base64 of at least 32 bytes (try: head -c 32 /dev/urandom | base64)")

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
 )
 
@@ -98,7 +99,12 @@ Configuration comes from CROWNS_* environment variables; see the README.
 func setup(env cli) (config, *slog.Logger, bool) {
 	cfg, err := loadConfig(env.getenv)
 	if err != nil {
-		fmt.Fprintf(env.stderr, "crowns: invalid configuration:\n%s\n", indent(err.Error()))
+		// One problem fits on one line; several are listed below.
+		if problems := err.Error(); strings.Contains(problems, "\n") {
+			fmt.Fprintf(env.stderr, "crowns: invalid configuration:\n%s\n", indent(problems))
+		} else {
+			fmt.Fprintf(env.stderr, "crowns: invalid configuration: %s\n", problems)
+		}
 		return config{}, nil, false
 	}
 	return cfg, newLogger(env.stderr, cfg), true
@@ -117,22 +123,34 @@ func logHandler(w io.Writer, cfg config) slog.Handler {
 	return slog.NewTextHandler(w, opts)
 }
 
-// openDatabase opens the configured database and applies pending
-// migrations.
-func openDatabase(ctx context.Context, cfg config, log *slog.Logger) (*models.Store, error) {
+// openDatabase opens the configured database, applies pending migrations
+// and checks the key secret against the one the database was first used
+// with; it returns the store and the secret.
+func openDatabase(ctx context.Context, cfg config, log *slog.Logger, clock models.Clock) (*models.Store, []byte, error) {
+	secret, err := loadSecret(cfg, log)
+	if err != nil {
+		return nil, nil, err
+	}
 	store, err := models.Open(ctx, models.DatabaseConfig{URL: cfg.DatabaseURL, DataDir: cfg.DataDir, Logger: log})
 	if err != nil {
-		return nil, fmt.Errorf("open database: %w", err)
+		return nil, nil, fmt.Errorf("open database: %w", err)
 	}
 	applied, err := store.Migrate(ctx)
 	if err != nil {
 		_ = store.Close()
-		return nil, fmt.Errorf("migrate database: %w", err)
+		return nil, nil, fmt.Errorf("migrate database: %w", err)
 	}
 	for _, name := range applied {
 		log.Info("applied database migration", "migration", name)
 	}
-	return store, nil
+	if err := keys.VerifySecret(ctx, store, secret, clock.Now()); err != nil {
+		_ = store.Close()
+		if errors.Is(err, keys.ErrSecretDiffers) {
+			return nil, nil, err
+		}
+		return nil, nil, fmt.Errorf("check key secret: %w", err)
+	}
+	return store, secret, nil
 }
 
 // parseCommand parses an operator command's arguments with parse. A
@@ -159,17 +177,27 @@ func parseCommand[R any](env cli, command, usage string, args []string, parse fu
 // openCommandDatabase reads the configuration and opens the migrated
 // database for an operator command. When it cannot, it has written why to
 // stderr, prefixed with command, and code is the exit code to return.
-func openCommandDatabase(ctx context.Context, env cli, command string) (cfg config, log *slog.Logger, store *models.Store, code int) {
+func openCommandDatabase(ctx context.Context, env cli, command string) (cfg config, log *slog.Logger, store *models.Store, secret []byte, code int) {
 	cfg, log, ok := setup(env)
 	if !ok {
-		return config{}, nil, nil, exitUsage
+		return config{}, nil, nil, nil, exitUsage
 	}
-	store, err := openDatabase(ctx, cfg, log)
+	store, secret, err := openDatabase(ctx, cfg, log, env.clock)
 	if err != nil {
 		fmt.Fprintf(env.stderr, "%s: %v\n", command, err)
-		return config{}, nil, nil, exitFailure
+		return config{}, nil, nil, nil, startFailureCode(err)
 	}
-	return cfg, log, store, exitOK
+	return cfg, log, store, secret, exitOK
+}
+
+// startFailureCode is the exit code of a process that could not start:
+// 2 for a secret that is missing or differs from the deployment's (the
+// configuration is wrong), 1 otherwise.
+func startFailureCode(err error) int {
+	if errors.Is(err, keys.ErrSecretDiffers) || errors.Is(err, errSecretRequired) {
+		return exitUsage
+	}
+	return exitFailure
 }
 
 // runMigrate applies pending migrations and exits.
@@ -178,7 +206,7 @@ func runMigrate(ctx context.Context, env cli, args []string) int {
 		fmt.Fprintln(env.stderr, "crowns migrate: takes no arguments")
 		return exitUsage
 	}
-	_, _, store, code := openCommandDatabase(ctx, env, "crowns migrate")
+	_, _, store, _, code := openCommandDatabase(ctx, env, "crowns migrate")
 	if code != exitOK {
 		return code
 	}

@@ -34,7 +34,7 @@ func runServe(ctx context.Context, env cli, args []string) int {
 	node, err := startNode(ctx, cfg, env, log, newAccessLog(out, cfg))
 	if err != nil {
 		log.Error("cannot start", "error", err)
-		return exitFailure
+		return startFailureCode(err)
 	}
 	failed := node.wait(ctx)
 	node.shutdown(cfg, log)
@@ -81,10 +81,11 @@ func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger, acces
 			n.shutdown(cfg, log)
 		}
 	}()
-	if n.store, err = openDatabase(ctx, cfg, log); err != nil {
+	var secret []byte
+	if n.store, secret, err = openDatabase(ctx, cfg, log, env.clock); err != nil {
 		return n, err
 	}
-	if n.keys, err = newKeyService(cfg, n.store, log, env.clock); err != nil {
+	if n.keys, err = newKeyService(secret, n.store, log, env.clock); err != nil {
 		return n, err
 	}
 	n.goBackground(func() { n.keys.Run(backgroundCtx) })

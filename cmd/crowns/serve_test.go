@@ -129,7 +129,7 @@ func TestServeEmbeddedFirstStartPrintsAWorkingKey(t *testing.T) {
 }
 
 func TestServeOnPostgresPrintsNoKey(t *testing.T) {
-	n := startServe(t, map[string]string{"CROWNS_DATA_DIR": t.TempDir(), "CROWNS_DATABASE_URL": dbtest.PostgresURL(t)})
+	n := startServe(t, useDatabase(map[string]string{"CROWNS_DATA_DIR": t.TempDir()}, dbtest.PostgresURL(t)))
 	if code := getJSON(t, n.url("/readyz"), "", nil); code != http.StatusOK {
 		t.Fatalf("readyz: %d", code)
 	}
