@@ -152,7 +152,7 @@ func benchNodeConfig(cfg config, dataDir string, req benchRequest) config {
 // benchDatabaseName names the engine for the report.
 func benchDatabaseName(cfg config) string {
 	if cfg.DatabaseURL != "" {
-		return "postgres (" + maskURL(cfg.DatabaseURL) + ")"
+		return "postgres (" + maskDatabaseURL(cfg.DatabaseURL) + ")"
 	}
 	return "sqlite (temporary file)"
 }

@@ -34,14 +34,17 @@ const (
 // streams and the clock. Tests build their own.
 type cli struct {
 	getenv func(string) string
-	stdout io.Writer
-	stderr io.Writer
-	clock  models.Clock
+	// environ lists the environment as NAME=value entries (nil: none), to
+	// find misspelled CROWNS_* variables.
+	environ func() []string
+	stdout  io.Writer
+	stderr  io.Writer
+	clock   models.Clock
 }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], cli{getenv: os.Getenv, stdout: os.Stdout, stderr: os.Stderr, clock: models.SystemClock{}})
+	code := run(ctx, os.Args[1:], cli{getenv: os.Getenv, environ: os.Environ, stdout: os.Stdout, stderr: os.Stderr, clock: models.SystemClock{}})
 	stop()
 	os.Exit(code)
 }
@@ -107,7 +110,13 @@ func setup(env cli) (config, *slog.Logger, bool) {
 		}
 		return config{}, nil, false
 	}
-	return cfg, newLogger(env.stderr, cfg), true
+	log := newLogger(env.stderr, cfg)
+	if env.environ != nil {
+		for _, v := range unknownVariables(env.environ()) {
+			log.Warn("unknown configuration variable ignored", "name", v.name, "closest", v.closest)
+		}
+	}
+	return cfg, log, true
 }
 
 func newLogger(w io.Writer, cfg config) *slog.Logger { return slog.New(logHandler(w, cfg)) }

@@ -186,12 +186,12 @@ func TestServePrintsTheConfigurationWithSecretsMasked(t *testing.T) {
 	n := startServe(t, map[string]string{
 		"CROWNS_DATA_DIR":       t.TempDir(),
 		"CROWNS_SECRET":         secret,
-		"CROWNS_DATABASE_URL":   strings.Replace(dbtest.PostgresURL(t), "postgres@", "postgres:hunter2@", 1),
+		"CROWNS_DATABASE_URL":   strings.Replace(dbtest.PostgresURL(t), "postgres@", "postgres:hunter2@", 1) + "&password=hunter3",
 		"CROWNS_UPSTREAM_TOKEN": "upstream-token-value",
 		"CROWNS_UPSTREAM_URL":   "http://127.0.0.1:1/v1",
 	})
 	log := n.stderr.String()
-	for _, secretValue := range []string{secret, "hunter2", "upstream-token-value"} {
+	for _, secretValue := range []string{secret, "hunter2", "hunter3", "upstream-token-value"} {
 		if strings.Contains(log, secretValue) {
 			t.Fatalf("the log shows a secret %q:\n%s", secretValue, log)
 		}
