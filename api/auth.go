@@ -18,6 +18,10 @@ const headerAuth = "auth"
 // Authorization Bearer header (never from the query string), verifies it
 // and rate-limits it (see rateLimit).
 func (s *Server) authenticate(c *fiber.Ctx) error {
+	st := stateOf(c)
+	if st != nil {
+		st.keyed = true
+	}
 	raw, ok := presentedKey(c)
 	if !ok {
 		return models.ErrMissingKey
@@ -30,7 +34,7 @@ func (s *Server) authenticate(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if st := stateOf(c); st != nil {
+	if st != nil {
 		st.identity, st.authenticated = identity, true
 	}
 	return s.rateLimit(c, identity, now)
