@@ -20,6 +20,10 @@ const headerAuth = "auth"
 // know costs a database lookup, within the client's and the overall
 // lookup budget.
 func (s *Server) authenticate(c *fiber.Ctx) error {
+	st := stateOf(c)
+	if st != nil {
+		st.keyed = true
+	}
 	raw, ok := presentedKey(c)
 	if !ok {
 		return models.ErrMissingKey
@@ -35,7 +39,7 @@ func (s *Server) authenticate(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if st := stateOf(c); st != nil {
+	if st != nil {
 		st.identity, st.authenticated = identity, true
 	}
 	return s.rateLimit(c, identity, now)

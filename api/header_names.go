@@ -8,9 +8,14 @@ import "github.com/valyala/fasthttp"
 // The values that never change are kept beside them.
 type headerNames struct {
 	requestID, rateLimit, rateRemaining, ratePolicy, rate, etag, vary, cached []byte
+	contentTypeOptions, cacheControl                                          []byte
 
 	// valueTrue (of x-cached) and valueAcceptEncoding (of Vary).
 	valueTrue, valueAcceptEncoding []byte
+	// valueNoSniff (of X-Content-Type-Options, on every answer), and
+	// valuePrivate and valueKeyedVary (Cache-Control and Vary of keyed
+	// answers: no shared cache may keep one key's answer for another).
+	valueNoSniff, valuePrivate, valueKeyedVary []byte
 }
 
 func newHeaderNames() headerNames {
@@ -25,7 +30,13 @@ func newHeaderNames() headerNames {
 		vary:          canonical(fasthttp.HeaderVary),
 		cached:        canonical(headerCached),
 
+		contentTypeOptions: canonical(fasthttp.HeaderXContentTypeOptions),
+		cacheControl:       canonical(fasthttp.HeaderCacheControl),
+
 		valueTrue:           []byte("true"),
 		valueAcceptEncoding: []byte(fasthttp.HeaderAcceptEncoding),
+		valueNoSniff:        []byte("nosniff"),
+		valuePrivate:        []byte("private, no-store"),
+		valueKeyedVary:      []byte("auth, Authorization, Accept-Encoding"),
 	}
 }

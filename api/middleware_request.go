@@ -32,6 +32,9 @@ type requestState struct {
 	idBuf         [maxRequestIDLength]byte
 	identity      keys.Identity
 	authenticated bool
+	// keyed tells that the request reached a route that takes a key: its
+	// answer, whatever it is, belongs to that key.
+	keyed bool
 	// start is when the server began to handle the request (requestStart).
 	start time.Time
 	// now is the server clock's time of the request, read once on first
@@ -57,7 +60,7 @@ func (p *requestStates) get() *requestState {
 }
 
 func (p *requestStates) put(st *requestState) {
-	st.id, st.identity, st.authenticated, st.start, st.now, st.ctx = nil, keys.Identity{}, false, time.Time{}, time.Time{}, nil
+	st.id, st.identity, st.authenticated, st.keyed, st.start, st.now, st.ctx = nil, keys.Identity{}, false, false, time.Time{}, time.Time{}, nil
 	p.pool.Put(st)
 }
 
@@ -117,6 +120,7 @@ func (s *Server) requestContext(c *fiber.Ctx) error {
 			return renderErr
 		}
 	}
+	s.finishHeaders(c, st)
 	status := c.Response().StatusCode()
 	level := slog.LevelInfo
 	if status >= http.StatusInternalServerError {
@@ -143,7 +147,7 @@ func (s *Server) requestContext(c *fiber.Ctx) error {
 	record := slog.NewRecord(end, level, accessLogMessage, 0)
 	record.AddAttrs(
 		slog.String("requestId", string(st.id)),
-		slog.String("method", c.Method()),
+		slog.String("method", methodOf(c)),
 		slog.String("route", routeOf(c)),
 		slog.Int("status", status),
 		slog.Duration("latency", latency),
@@ -156,6 +160,19 @@ func (s *Server) requestContext(c *fiber.Ctx) error {
 	}
 	_ = handler.Handle(ctx, record)
 	return nil
+}
+
+// finishHeaders sets the headers every answer carries, whichever way it
+// was made (a handler, the caches, an error, a 304): nosniff on all, and
+// on a keyed route's answers the Cache-Control and Vary that keep shared
+// caches from serving one key's answer to another.
+func (s *Server) finishHeaders(c *fiber.Ctx, st *requestState) {
+	header := &c.Response().Header
+	header.SetCanonical(s.headers.contentTypeOptions, s.headers.valueNoSniff)
+	if st.keyed {
+		header.SetCanonical(s.headers.cacheControl, s.headers.valuePrivate)
+		header.SetCanonical(s.headers.vary, s.headers.valueKeyedVary)
+	}
 }
 
 // endRequest ends the request's context, if it has one, and gives its

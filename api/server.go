@@ -195,6 +195,11 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 	fiberConfig := FiberConfig()
 	fiberConfig.ErrorHandler = s.handleError
 	s.app = fiber.New(fiberConfig)
+	server := s.app.Server()
+	server.Handler = knownMethodsOnly(server.Handler, fiberConfig.RequestMethods)
+	// Answers given while draining say Connection: close, so a keep-alive
+	// client does not send another request on a connection about to close.
+	server.CloseOnShutdown = true
 	s.routes()
 	s.unsubscribe = deps.History.SubscribeClanChanges(s.clanChanged)
 	return s, nil
@@ -215,6 +220,7 @@ func FiberConfig() fiber.Config {
 		IdleTimeout:    60 * time.Second,
 		BodyLimit:      16 << 10,
 		ReadBufferSize: 8 << 10,
+		RequestMethods: requestMethods(),
 	}
 }
 

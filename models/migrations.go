@@ -11,5 +11,6 @@ func migrations() []migration {
 		{version: 5, name: "snapshot_job_order", statements: snapshotJobOrderSchema},
 		{version: 6, name: "tournament_requests", statements: tournamentRequestsSchema},
 		{version: 7, name: "game_catalogs", statements: gameCatalogsSchema},
+		{version: 9, name: "settings", statements: settingsSchema},
 	}
 }

@@ -58,7 +58,7 @@ const (
 // snapshot many tracked clans.
 func runColdBench(ctx context.Context, env cli, cfg config, req benchRequest) error {
 	log := newLogger(io.Discard, cfg)
-	store, err := openDatabase(ctx, cfg, log)
+	store, _, err := openDatabase(ctx, cfg, log, env.clock)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
 )
 
@@ -128,8 +131,8 @@ func runBench(ctx context.Context, env cli, args []string) int {
 
 // benchNodeConfig is the configuration of the Crowns the bench starts:
 // the operator's, but serving only the API on a free loopback port, with
-// the in-process sandbox, a fresh secret and (without PostgreSQL) a
-// fresh SQLite file in dataDir.
+// the in-process sandbox, the operator's secret or else a fresh one, and
+// (without PostgreSQL) a fresh SQLite file in dataDir.
 func benchNodeConfig(cfg config, dataDir string, req benchRequest) config {
 	if req.databaseURL != "" {
 		cfg.DatabaseURL = req.databaseURL
@@ -138,7 +141,11 @@ func benchNodeConfig(cfg config, dataDir string, req benchRequest) config {
 	cfg.Addr = "127.0.0.1:0"
 	cfg.Roles = roles{API: true}
 	cfg.UpstreamToken = ""
-	cfg.Secret = ""
+	if cfg.Secret == "" {
+		fresh := make([]byte, keys.MinSecretLength)
+		_, _ = rand.Read(fresh)
+		cfg.Secret = base64.StdEncoding.EncodeToString(fresh)
+	}
 	cfg.DiscordToken = ""
 	cfg.Tournaments = false
 	return cfg
@@ -147,7 +154,7 @@ func benchNodeConfig(cfg config, dataDir string, req benchRequest) config {
 // benchDatabaseName names the engine for the report.
 func benchDatabaseName(cfg config) string {
 	if cfg.DatabaseURL != "" {
-		return "postgres (" + maskURL(cfg.DatabaseURL) + ")"
+		return "postgres (" + maskDatabaseURL(cfg.DatabaseURL) + ")"
 	}
 	return "sqlite (temporary file)"
 }

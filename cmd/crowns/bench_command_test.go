@@ -22,7 +22,7 @@ func TestBenchRunsEndToEndInATinyConfiguration(t *testing.T) {
 		t.Run(engine.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "bench.json")
 			stdout, stderr := newWatchedBuffer(""), newWatchedBuffer("")
-			env := map[string]string{"CROWNS_DATABASE_URL": engine.databaseURL(t)}
+			env := useDatabase(map[string]string{}, engine.databaseURL(t))
 			code := run(context.Background(), []string{"bench", "--duration", "200ms", "--connections", "4", "--keys", "20", "--clans", "5", "--json", out},
 				testCLI(stdout, stderr, env))
 			if code != exitOK {

@@ -84,7 +84,7 @@ func runClans(ctx context.Context, env cli, args []string) int {
 	if done {
 		return code
 	}
-	cfg, log, store, code := openCommandDatabase(ctx, env, "crowns clans "+req.action)
+	cfg, log, store, _, code := openCommandDatabase(ctx, env, "crowns clans "+req.action)
 	if code != exitOK {
 		return code
 	}

@@ -20,10 +20,7 @@ type clansCLI struct {
 
 func newClansCLI(t *testing.T, databaseURL string) clansCLI {
 	t.Helper()
-	env := map[string]string{"CROWNS_DATA_DIR": t.TempDir(), "CROWNS_LOG_LEVEL": "error"}
-	if databaseURL != "" {
-		env["CROWNS_DATABASE_URL"] = databaseURL
-	}
+	env := useDatabase(map[string]string{"CROWNS_DATA_DIR": t.TempDir(), "CROWNS_LOG_LEVEL": "error"}, databaseURL)
 	return clansCLI{env: env, clock: models.NewManualClock(time.Date(2026, 3, 10, 9, 30, 0, 0, time.UTC))}
 }
 

@@ -145,12 +145,16 @@ func loadConfig(getenv func(string) string) (config, error) {
 	r.check(cfg.UpstreamTimeout > 0, "CROWNS_UPSTREAM_TIMEOUT must be greater than 0")
 	r.check(cfg.ShutdownTimeout > 0, "CROWNS_SHUTDOWN_TIMEOUT must be greater than 0")
 	r.check(strings.TrimSpace(cfg.TrackAddress) != "", "CROWNS_TRACK_ADDRESS must not be empty")
+	r.check(validListenAddr(cfg.Addr), fmt.Sprintf("CROWNS_ADDR must be host:port with a port from 0 to 65535 (such as :8080 or 127.0.0.1:8080), got %q", cfg.Addr))
 	if u, err := url.Parse(cfg.UpstreamURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		r.fail("CROWNS_UPSTREAM_URL must be an http(s) URL such as %s", defaultUpstreamURL)
+	} else if tokenInClear(u, cfg.UpstreamToken) {
+		r.fail("CROWNS_UPSTREAM_URL is plain http:// to %s: CROWNS_UPSTREAM_TOKEN would cross the network unencrypted; use https:// (plain http is for loopback hosts only)", u.Hostname())
 	}
 	if cfg.DatabaseURL != "" && !strings.HasPrefix(cfg.DatabaseURL, "postgres://") && !strings.HasPrefix(cfg.DatabaseURL, "postgresql://") {
 		r.fail("CROWNS_DATABASE_URL must start with postgres:// (leave it unset for the embedded SQLite file)")
 	}
+	r.check(cfg.DatabaseURL == "" || cfg.Secret != "", errSecretRequired.Error())
 	if cfg.Secret != "" {
 		if raw, err := base64.StdEncoding.DecodeString(cfg.Secret); err != nil || len(raw) < 32 {
 			r.fail("%s must be base64 of at least 32 bytes (try: openssl rand -base64 32)", secretName(cfg))
@@ -197,14 +201,6 @@ func mask(secret string) string {
 		return "(unset)"
 	}
 	return fmt.Sprintf("(set, %d chars)", len(secret))
-}
-
-func maskURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparseable URL)"
-	}
-	return u.Redacted()
 }
 
 // envReader reads typed variables and collects what is wrong with them.

@@ -34,7 +34,7 @@ func logConfiguration(out io.Writer, log *slog.Logger, c config) {
 func (c config) summary() []slog.Attr {
 	database := "sqlite (" + c.DataDir + ")"
 	if c.DatabaseURL != "" {
-		database = maskURL(c.DatabaseURL)
+		database = maskDatabaseURL(c.DatabaseURL)
 	}
 	upstream := c.UpstreamURL + " (token " + mask(c.UpstreamToken) + ")"
 	if c.usesSandbox() {

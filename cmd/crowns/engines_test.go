@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/base64"
 	"testing"
 
 	"github.com/crownsdev/crowns/models/dbtest"
@@ -19,4 +21,17 @@ func commandEngines() []commandEngine {
 		{"sqlite", func(*testing.T) string { return "" }},
 		{"postgres", func(t *testing.T) string { return dbtest.PostgresURL(t) }},
 	}
+}
+
+// testSecret is the CROWNS_SECRET of command tests on PostgreSQL.
+var testSecret = base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{9}, 32))
+
+// useDatabase points env at databaseURL; PostgreSQL also needs the
+// deployment's secret.
+func useDatabase(env map[string]string, databaseURL string) map[string]string {
+	if databaseURL != "" {
+		env["CROWNS_DATABASE_URL"] = databaseURL
+		env["CROWNS_SECRET"] = testSecret
+	}
+	return env
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"strings"
 	"testing"
 
@@ -18,12 +17,7 @@ type keysCLI struct {
 
 func newKeysCLI(t *testing.T, databaseURL string) keysCLI {
 	t.Helper()
-	env := map[string]string{"CROWNS_DATA_DIR": t.TempDir()}
-	if databaseURL != "" {
-		env["CROWNS_DATABASE_URL"] = databaseURL
-		env["CROWNS_SECRET"] = base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{9}, 32))
-	}
-	return keysCLI{env: env}
+	return keysCLI{env: useDatabase(map[string]string{"CROWNS_DATA_DIR": t.TempDir()}, databaseURL)}
 }
 
 func (c keysCLI) run(args ...string) (code int, stdout, stderr string) {

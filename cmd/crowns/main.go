@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
 )
 
@@ -33,14 +35,17 @@ const (
 // streams and the clock. Tests build their own.
 type cli struct {
 	getenv func(string) string
-	stdout io.Writer
-	stderr io.Writer
-	clock  models.Clock
+	// environ lists the environment as NAME=value entries (nil: none), to
+	// find misspelled CROWNS_* variables.
+	environ func() []string
+	stdout  io.Writer
+	stderr  io.Writer
+	clock   models.Clock
 }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], cli{getenv: os.Getenv, stdout: os.Stdout, stderr: os.Stderr, clock: models.SystemClock{}})
+	code := run(ctx, os.Args[1:], cli{getenv: os.Getenv, environ: os.Environ, stdout: os.Stdout, stderr: os.Stderr, clock: models.SystemClock{}})
 	stop()
 	os.Exit(code)
 }
@@ -80,10 +85,21 @@ func setup(env cli) (config, *slog.Logger, bool) {
 			slog.New(slog.NewJSONHandler(env.stderr, nil)).Error("crowns: invalid configuration", "problems", problems)
 			return config{}, nil, false
 		}
-		fmt.Fprintf(env.stderr, "crowns: invalid configuration:\n%s\n", indent(err.Error()))
+		// One problem fits on one line; several are listed below.
+		if problems := err.Error(); strings.Contains(problems, "\n") {
+			fmt.Fprintf(env.stderr, "crowns: invalid configuration:\n%s\n", indent(problems))
+		} else {
+			fmt.Fprintf(env.stderr, "crowns: invalid configuration: %s\n", problems)
+		}
 		return config{}, nil, false
 	}
-	return cfg, newLogger(env.stderr, cfg), true
+	log := newLogger(env.stderr, cfg)
+	if env.environ != nil {
+		for _, v := range unknownVariables(env.environ()) {
+			log.Warn("unknown configuration variable ignored", "name", v.name, "closest", v.closest)
+		}
+	}
+	return cfg, log, true
 }
 
 func newLogger(w io.Writer, cfg config) *slog.Logger { return slog.New(logHandler(w, cfg)) }
@@ -109,38 +125,60 @@ func durationAsText(_ []string, a slog.Attr) slog.Attr {
 	return a
 }
 
-// openDatabase opens the configured database and applies pending
-// migrations.
-func openDatabase(ctx context.Context, cfg config, log *slog.Logger) (*models.Store, error) {
+// openDatabase opens the configured database, applies pending migrations
+// and checks the key secret against the one the database was first used
+// with; it returns the store and the secret.
+func openDatabase(ctx context.Context, cfg config, log *slog.Logger, clock models.Clock) (*models.Store, []byte, error) {
+	secret, err := loadSecret(cfg, log)
+	if err != nil {
+		return nil, nil, err
+	}
 	store, err := models.Open(ctx, models.DatabaseConfig{URL: cfg.DatabaseURL, DataDir: cfg.DataDir, Logger: log})
 	if err != nil {
-		return nil, fmt.Errorf("open database: %w", err)
+		return nil, nil, fmt.Errorf("open database: %w", err)
 	}
 	applied, err := store.Migrate(ctx)
 	if err != nil {
 		_ = store.Close()
-		return nil, fmt.Errorf("migrate database: %w", err)
+		return nil, nil, fmt.Errorf("migrate database: %w", err)
 	}
 	for _, name := range applied {
 		log.Info("applied database migration", "migration", name)
 	}
-	return store, nil
+	if err := keys.VerifySecret(ctx, store, secret, clock.Now()); err != nil {
+		_ = store.Close()
+		if errors.Is(err, keys.ErrSecretDiffers) {
+			return nil, nil, err
+		}
+		return nil, nil, fmt.Errorf("check key secret: %w", err)
+	}
+	return store, secret, nil
 }
 
 // openCommandDatabase reads the configuration and opens the migrated
 // database for an operator command. When it cannot, it has written why to
 // stderr, prefixed with command, and code is the exit code to return.
-func openCommandDatabase(ctx context.Context, env cli, command string) (cfg config, log *slog.Logger, store *models.Store, code int) {
+func openCommandDatabase(ctx context.Context, env cli, command string) (cfg config, log *slog.Logger, store *models.Store, secret []byte, code int) {
 	cfg, log, ok := setup(env)
 	if !ok {
-		return config{}, nil, nil, exitUsage
+		return config{}, nil, nil, nil, exitUsage
 	}
-	store, err := openDatabase(ctx, cfg, log)
+	store, secret, err := openDatabase(ctx, cfg, log, env.clock)
 	if err != nil {
 		fmt.Fprintf(env.stderr, "%s: %v\n", command, err)
-		return config{}, nil, nil, exitFailure
+		return config{}, nil, nil, nil, startFailureCode(err)
 	}
-	return cfg, log, store, exitOK
+	return cfg, log, store, secret, exitOK
+}
+
+// startFailureCode is the exit code of a process that could not start:
+// 2 for a secret that is missing or differs from the deployment's (the
+// configuration is wrong), 1 otherwise.
+func startFailureCode(err error) int {
+	if errors.Is(err, keys.ErrSecretDiffers) || errors.Is(err, errSecretRequired) {
+		return exitUsage
+	}
+	return exitFailure
 }
 
 func indent(text string) string {

@@ -19,7 +19,7 @@ func runMigrate(ctx context.Context, env cli, args []string) int {
 	if _, code, done := parseCommand(env, "crowns migrate", migrateUsageText, args, noArguments("crowns migrate")); done {
 		return code
 	}
-	_, _, store, code := openCommandDatabase(ctx, env, "crowns migrate")
+	_, _, store, _, code := openCommandDatabase(ctx, env, "crowns migrate")
 	if code != exitOK {
 		return code
 	}

@@ -59,6 +59,13 @@ func freeAddr(t *testing.T) string {
 func testCLI(stdout, stderr interface{ Write([]byte) (int, error) }, env map[string]string) cli {
 	return cli{
 		getenv: func(name string) string { return env[name] },
+		environ: func() []string {
+			var entries []string
+			for name, value := range env {
+				entries = append(entries, name+"="+value)
+			}
+			return entries
+		},
 		stdout: stdout,
 		stderr: stderr,
 		clock:  models.NewManualClock(time.Date(2024, 6, 1, 12, 0, 0, 0, time.UTC)),

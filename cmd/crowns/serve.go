@@ -56,7 +56,7 @@ func runServe(ctx context.Context, env cli, args []string) int {
 	node, err := startNode(ctx, cfg, env, log)
 	if err != nil {
 		log.Error("cannot start", "error", err)
-		return exitFailure
+		return startFailureCode(err)
 	}
 	failed := node.wait(ctx)
 	node.shutdown(cfg, log)
@@ -99,10 +99,11 @@ func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger) (n *n
 			n.shutdown(cfg, log)
 		}
 	}()
-	if n.store, err = openDatabase(ctx, cfg, log); err != nil {
+	var secret []byte
+	if n.store, secret, err = openDatabase(ctx, cfg, log, env.clock); err != nil {
 		return n, err
 	}
-	if n.keys, err = newKeyService(cfg, n.store, log, env.clock); err != nil {
+	if n.keys, err = newKeyService(secret, n.store, log, env.clock); err != nil {
 		return n, err
 	}
 	n.goBackground(func() { n.keys.Run(backgroundCtx) })

@@ -52,7 +52,7 @@ func TestServeRejectsAnUnknownRole(t *testing.T) {
 			"CROWNS_DATA_DIR": dataDir,
 			"CROWNS_ADDR":     freeAddr(t),
 		}))
-		want := "crowns: invalid configuration:\n  " + tt.reason + "\n"
+		want := "crowns: invalid configuration: " + tt.reason + "\n"
 		if code != exitUsage || stderr.String() != want || stdout.Len() != 0 {
 			t.Errorf("CROWNS_ROLES=%q: exit %d, stdout %q, stderr %q; want exit %d and stderr %q", tt.value, code, stdout.String(), stderr.String(), exitUsage, want)
 		}

@@ -88,10 +88,7 @@ type slotTrial struct {
 
 func newSlotTrial(t *testing.T, databaseURL string, start time.Time) *slotTrial {
 	// DEBUG shows when the scheduler has finished a tick.
-	env := map[string]string{"CROWNS_DATA_DIR": t.TempDir(), "CROWNS_LOG_LEVEL": "debug"}
-	if databaseURL != "" {
-		env["CROWNS_DATABASE_URL"] = databaseURL
-	}
+	env := useDatabase(map[string]string{"CROWNS_DATA_DIR": t.TempDir(), "CROWNS_LOG_LEVEL": "debug"}, databaseURL)
 	return &slotTrial{t: t, env: env, clock: models.NewManualClock(start)}
 }
 

@@ -129,7 +129,7 @@ func TestServeEmbeddedFirstStartPrintsAWorkingKey(t *testing.T) {
 }
 
 func TestServeOnPostgresPrintsNoKey(t *testing.T) {
-	n := startServe(t, map[string]string{"CROWNS_DATA_DIR": t.TempDir(), "CROWNS_DATABASE_URL": dbtest.PostgresURL(t)})
+	n := startServe(t, useDatabase(map[string]string{"CROWNS_DATA_DIR": t.TempDir()}, dbtest.PostgresURL(t)))
 	if code := getJSON(t, n.url("/readyz"), "", nil); code != http.StatusOK {
 		t.Fatalf("readyz: %d", code)
 	}
@@ -186,12 +186,12 @@ func TestServePrintsTheConfigurationWithSecretsMasked(t *testing.T) {
 	n := startServe(t, map[string]string{
 		"CROWNS_DATA_DIR":       t.TempDir(),
 		"CROWNS_SECRET":         secret,
-		"CROWNS_DATABASE_URL":   strings.Replace(dbtest.PostgresURL(t), "postgres@", "postgres:hunter2@", 1),
+		"CROWNS_DATABASE_URL":   strings.Replace(dbtest.PostgresURL(t), "postgres@", "postgres:hunter2@", 1) + "&password=hunter3",
 		"CROWNS_UPSTREAM_TOKEN": "upstream-token-value",
 		"CROWNS_UPSTREAM_URL":   "http://127.0.0.1:1/v1",
 	})
 	log := n.stderr.String()
-	for _, secretValue := range []string{secret, "hunter2", "upstream-token-value"} {
+	for _, secretValue := range []string{secret, "hunter2", "hunter3", "upstream-token-value"} {
 		if strings.Contains(log, secretValue) {
 			t.Fatalf("the log shows a secret %q:\n%s", secretValue, log)
 		}

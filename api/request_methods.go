@@ -1,0 +1,56 @@
+package api
+
+import (
+	"slices"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
+)
+
+// methodOther is the name under which a request reaches the routes when
+// its method is one Fiber does not know (FOO, PROPFIND, get...): Fiber
+// would answer those itself, a plain-text 400, before any middleware.
+// Renamed, they meet the middleware that answers every method a route
+// does not allow with the contract's 405.
+const methodOther = "OTHER"
+
+// localMethod is the Locals key of the method name a request came with
+// when it was renamed methodOther, for the access log.
+const localMethod = "crowns.method"
+
+// maxLoggedMethodLength bounds the method name kept for the access log.
+const maxLoggedMethodLength = 32
+
+// requestMethods are the method names Fiber routes: the standard ones and
+// methodOther.
+func requestMethods() []string {
+	return append(slices.Clone(fiber.DefaultMethods), methodOther)
+}
+
+// knownMethodsOnly wraps next, Fiber's request handler: a request whose
+// method is not among known is renamed methodOther (its own name kept
+// under localMethod), so that whatever its method name a request is
+// answered by the API. Known names pass untouched, at the cost of a few
+// byte comparisons.
+func knownMethodsOnly(next fasthttp.RequestHandler, known []string) fasthttp.RequestHandler {
+	return func(ctx *fasthttp.RequestCtx) {
+		method := ctx.Method()
+		for _, name := range known {
+			if string(method) == name {
+				next(ctx)
+				return
+			}
+		}
+		ctx.SetUserValue(localMethod, string(method[:min(len(method), maxLoggedMethodLength)]))
+		ctx.Request.Header.SetMethod(methodOther)
+		next(ctx)
+	}
+}
+
+// methodOf is the method name the request came with.
+func methodOf(c *fiber.Ctx) string {
+	if original, ok := c.Locals(localMethod).(string); ok {
+		return original
+	}
+	return c.Method()
+}

@@ -1,0 +1,113 @@
+package api_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/crownsdev/crowns/models"
+)
+
+// heldSearch is game data whose clan search waits until released.
+type heldSearch struct {
+	arrived, release chan struct{}
+}
+
+func (g heldSearch) SearchClans(ctx context.Context, _ models.ClanSearchQuery) (models.ClanSearchPage, error) {
+	close(g.arrived)
+	select {
+	case <-g.release:
+		return models.ClanSearchPage{}, nil
+	case <-ctx.Done():
+		return models.ClanSearchPage{}, ctx.Err()
+	}
+}
+
+func (heldSearch) PlayerBattles(context.Context, string) ([]models.Battle, error) {
+	return nil, models.ErrNotFound
+}
+
+// closeSignalListener tells when the server closes it: the server has
+// started to shut down by then.
+type closeSignalListener struct {
+	net.Listener
+	once   sync.Once
+	closed chan struct{}
+}
+
+func (l *closeSignalListener) Close() error {
+	l.once.Do(func() { close(l.closed) })
+	return l.Listener.Close()
+}
+
+// TestShutdownClosesKeepAliveConnectionsCleanly: an answer given while the
+// server drains says Connection: close, and the server then closes the
+// connection, so a keep-alive client never sends a request into a
+// connection that is closing.
+func TestShutdownClosesKeepAliveConnectionsCleanly(t *testing.T) {
+	game := heldSearch{arrived: make(chan struct{}), release: make(chan struct{})}
+	h := newHarness(t, harnessOptions{game: game})
+	key := h.issue("1")
+	inner, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln := &closeSignalListener{Listener: inner, closed: make(chan struct{})}
+	served := make(chan error, 1)
+	go func() { served <- h.server.Serve(ln) }()
+
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	reader := bufio.NewReader(conn)
+	// A first exchange makes it a kept-alive connection.
+	if resp := rawExchange(t, conn, reader, "GET /healthz HTTP/1.1\r\nHost: crowns\r\n\r\n"); resp.Close || resp.StatusCode != http.StatusOK {
+		t.Fatalf("first answer: %d, close %v", resp.StatusCode, resp.Close)
+	} else {
+		_ = readBody(t, resp)
+	}
+	if _, err := conn.Write([]byte("GET /clan/search?name=royal HTTP/1.1\r\nHost: crowns\r\nauth: " + key + "\r\n\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	<-game.arrived
+
+	shutdown := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		shutdown <- h.server.Shutdown(ctx)
+	}()
+	<-ln.closed
+	close(game.release)
+
+	if err := conn.SetReadDeadline(time.Now().Add(10 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(reader, nil)
+	if err != nil {
+		t.Fatalf("the answer in flight: %v", err)
+	}
+	_ = readBody(t, resp)
+	// resp.Close: the answer said Connection: close (net/http takes the
+	// header out).
+	if resp.StatusCode != http.StatusOK || !resp.Close {
+		t.Fatalf("the answer given while draining: %d, Connection: close %v; want 200 and close", resp.StatusCode, resp.Close)
+	}
+	if n, err := reader.Read(make([]byte, 1)); n != 0 || !errors.Is(err, io.EOF) {
+		t.Fatalf("after that answer the connection gave %d bytes, %v; want the server to close it", n, err)
+	}
+	if err := <-shutdown; err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+	if err := <-served; err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+}

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestConfigChecksTheListenAddress(t *testing.T) {
+	const problem = "CROWNS_ADDR must be host:port with a port from 0 to 65535"
+	tests := []struct {
+		addr, problem string
+	}{
+		{"", ""}, // the default, :8080
+		{":8080", ""},
+		{"127.0.0.1:0", ""},
+		{"[::1]:443", ""},
+		{"crowns.internal:65535", ""},
+		{"nonsense", problem},
+		{":65536", problem},
+		{":-1", problem},
+		{"127.0.0.1:", problem},
+		{":http", problem},
+		{":+80", problem},
+		{"1.2.3.4:80:90", problem},
+		{"::1:80", problem},
+		{"my host:80", problem},
+	}
+	for _, tt := range tests {
+		t.Run(tt.addr, func(t *testing.T) {
+			loadConfigExpecting(t, map[string]string{"CROWNS_ADDR": tt.addr}, tt.problem)
+		})
+	}
+}
+
+func TestConfigRefusesAGameTokenInClear(t *testing.T) {
+	const problem = "CROWNS_UPSTREAM_TOKEN would cross the network unencrypted"
+	tests := []struct {
+		url, token, problem string
+	}{
+		{"http://api.example.com/v1", "token", problem},
+		{"http://10.0.0.5:8080/v1", "token", problem},
+		{"http://127.0.0.2:1/v1", "token", ""},
+		{"http://localhost:9000/v1", "token", ""},
+		{"http://sandbox.localhost/v1", "token", ""},
+		{"http://[::1]:9000/v1", "token", ""},
+		{"https://api.example.com/v1", "token", ""},
+		{"http://api.example.com/v1", "", ""}, // no token to leak
+	}
+	for _, tt := range tests {
+		t.Run(tt.url+" "+tt.token, func(t *testing.T) {
+			loadConfigExpecting(t, map[string]string{"CROWNS_UPSTREAM_URL": tt.url, "CROWNS_UPSTREAM_TOKEN": tt.token}, tt.problem)
+		})
+	}
+}
+
+func TestMaskDatabaseURLHidesEveryPassword(t *testing.T) {
+	tests := []struct {
+		raw, want string
+	}{
+		{"postgres://crowns:hunter2@db:5432/crowns?sslmode=disable", "postgres://crowns:xxxxx@db:5432/crowns?sslmode=disable"},
+		{"postgres://crowns@db/crowns?sslmode=disable&password=hunter2", "postgres://crowns@db/crowns?password=xxxxx&sslmode=disable"},
+		{"postgres://crowns@db/crowns?PASSWORD=hunter2", "postgres://crowns@db/crowns?PASSWORD=xxxxx"},
+		{"postgres://crowns@db/crowns?sslpassword=hunter2&sslmode=verify-full", "postgres://crowns@db/crowns?sslmode=verify-full&sslpassword=xxxxx"},
+		{"postgres://crowns@db/crowns?pass%77ord=hunter2", "postgres://crowns@db/crowns?password=xxxxx"},
+		{"postgres://crowns@db/crowns?a=1;password=hunter2", "postgres://crowns@db/crowns?xxxxx"},
+		{"postgresql://u:p%40ss@db/crowns?password=hunter2", "postgresql://u:xxxxx@db/crowns?password=xxxxx"},
+		{"postgres://crowns@db/crowns", "postgres://crowns@db/crowns"},
+		{"host=db user=crowns password=hunter2 dbname=crowns", "host=db user=crowns password=xxxxx dbname=crowns"},
+		{"host=db password = 'hunter 2' dbname=crowns", "host=db password = xxxxx dbname=crowns"},
+		{"host=db sslpassword=hunter2", "host=db sslpassword=xxxxx"},
+		{"postgres://crowns:hunter2@db:5432/%zz", "(unparseable URL)"},
+	}
+	for _, tt := range tests {
+		got := maskDatabaseURL(tt.raw)
+		if got != tt.want {
+			t.Errorf("maskDatabaseURL(%q) = %q, want %q", tt.raw, got, tt.want)
+		}
+		if strings.Contains(got, "hunter") {
+			t.Errorf("maskDatabaseURL(%q) shows the password: %q", tt.raw, got)
+		}
+	}
+}
+
+func TestUnknownVariablesAreNamedWithTheClosestKnownName(t *testing.T) {
+	environ := []string{
+		"CROWNS_ADDR=:8080",
+		"CROWNS_RATE_LIMT_BURST=5",
+		"CROWNS_SECERT=abc",
+		"crowns_addr=:1",
+		"CROWNS_DISCORD_GUILD=1",
+		"PATH=/bin",
+		"CROWNS_TOURNAMENT_RETENTION=24h",
+	}
+	want := []unknownVariable{
+		{"CROWNS_RATE_LIMT_BURST", "CROWNS_RATE_LIMIT_BURST"},
+		{"CROWNS_SECERT", "CROWNS_SECRET"},
+		{"CROWNS_DISCORD_GUILD", "CROWNS_DISCORD_GUILD_ID"},
+	}
+	got := unknownVariables(environ)
+	if len(got) != len(want) {
+		t.Fatalf("unknown variables %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("unknown variable %d = %v, want %v", i, got[i], want[i])
+		}
+	}
+}
+
+// TestEveryReadVariableIsKnown: the known names are those the
+// configuration reads, all of them, including the conditional-looking
+// ones.
+func TestEveryReadVariableIsKnown(t *testing.T) {
+	known := strings.Join(knownVariables(), " ")
+	for _, name := range []string{"CROWNS_ADDR", "CROWNS_SECRET", "CROWNS_DATABASE_URL", "CROWNS_DISCORD_PREFIX", "CROWNS_TOURNAMENT_REFRESH_INTERVAL", "CROWNS_SNAPSHOT_CONCURRENCY"} {
+		if !strings.Contains(" "+known+" ", " "+name+" ") {
+			t.Errorf("%s is not among the known variables: %s", name, known)
+		}
+	}
+}
+
+// TestCommandsWarnOfUnknownVariables: a misspelled variable is one warning
+// line naming it and the closest known name; the command still runs.
+func TestCommandsWarnOfUnknownVariables(t *testing.T) {
+	env := map[string]string{"CROWNS_DATA_DIR": t.TempDir(), "CROWNS_TRACK_ADRESS": "x.example"}
+	var stdout, stderr bytes.Buffer
+	if code := run(t.Context(), []string{"keys", "list"}, testCLI(&stdout, &stderr, env)); code != exitOK {
+		t.Fatalf("keys list: exit %d:\n%s", code, stderr.String())
+	}
+	var warnings []string
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		if strings.Contains(line, "unknown configuration variable") {
+			warnings = append(warnings, line)
+		}
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "name=CROWNS_TRACK_ADRESS") || !strings.Contains(warnings[0], "closest=CROWNS_TRACK_ADDRESS") {
+		t.Fatalf("warnings %q, want one naming CROWNS_TRACK_ADRESS and CROWNS_TRACK_ADDRESS:\n%s", warnings, stderr.String())
+	}
+}

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// otherSecret is a valid secret other than testSecret.
+var otherSecret = base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{5}, 32))
+
+// runCrowns runs the crowns command line with env, as a separate process
+// would, and returns its exit code and streams.
+func runCrowns(env map[string]string, args ...string) (code int, stdout, stderr string) {
+	// A serve that wrongly starts ends (and fails its test) rather than
+	// hanging.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var out, errOut bytes.Buffer
+	code = run(ctx, args, testCLI(&out, &errOut, env))
+	return code, out.String(), errOut.String()
+}
+
+// TestOneSecretPerDeployment: the first process records its secret's check
+// value in the database; a process with another secret — on another host
+// (PostgreSQL) or the same data dir (SQLite) — refuses to issue keys and to
+// serve, with exit 2 and a line saying why, and the database still holds
+// no trace of the secret; a process with the first secret works.
+func TestOneSecretPerDeployment(t *testing.T) {
+	for _, engine := range commandEngines() {
+		t.Run(engine.name, func(t *testing.T) {
+			databaseURL := engine.databaseURL(t)
+			first := useDatabase(map[string]string{"CROWNS_DATA_DIR": t.TempDir(), "CROWNS_SECRET": testSecret}, databaseURL)
+			key := keysIssue(t, first)
+
+			// Another host: its own data dir, the same database, another secret.
+			other := maps.Clone(first)
+			other["CROWNS_SECRET"] = otherSecret
+			if databaseURL != "" {
+				other["CROWNS_DATA_DIR"] = t.TempDir()
+			}
+			refusals := map[string][]string{
+				"keys issue": {"keys", "issue", "--discord-user", "42"},
+				"keys list":  {"keys", "list"},
+				"clans list": {"clans", "list"},
+				"migrate":    {"migrate"},
+			}
+			for name, args := range refusals {
+				code, stdout, stderr := runCrowns(other, args...)
+				wantLine := "crowns " + name + ": " + secretDiffers
+				if code != exitUsage || stdout != "" || !hasLinePrefix(stderr, wantLine) {
+					t.Errorf("%s with another secret: exit %d, stdout %q, stderr %q; want exit %d and the line %q", name, code, stdout, stderr, exitUsage, wantLine)
+				}
+			}
+			serve := maps.Clone(other)
+			serve["CROWNS_ADDR"] = freeAddr(t)
+			if code, _, stderr := runCrowns(serve, "serve"); code != exitUsage || !strings.Contains(stderr, "cannot start") || !strings.Contains(stderr, secretDiffers) {
+				t.Errorf("serve with another secret: exit %d, want %d and a refusal saying %q:\n%s", code, exitUsage, secretDiffers, stderr)
+			}
+
+			// Another host with the first secret: the same key.
+			same := maps.Clone(first)
+			if databaseURL != "" {
+				same["CROWNS_DATA_DIR"] = t.TempDir()
+			}
+			if again := keysIssue(t, same); again != key {
+				t.Fatal("the first secret on another host did not remind the same key")
+			}
+		})
+	}
+}
+
+// hasLinePrefix reports whether a line of text starts with prefix.
+func hasLinePrefix(text, prefix string) bool {
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// secretDiffers is what a process with another secret says.
+const secretDiffers = "CROWNS_SECRET differs from the secret this database was first used with"
+
+// keysIssue issues (or reminds) the key of developer 42 and returns it.
+func keysIssue(t *testing.T, env map[string]string) string {
+	t.Helper()
+	code, stdout, stderr := runCrowns(env, "keys", "issue", "--discord-user", "42")
+	if code != exitOK {
+		t.Fatalf("keys issue: exit %d:\n%s", code, stderr)
+	}
+	return strings.TrimSuffix(stdout, "\n")
+}
+
+// TestSQLiteGeneratedSecretIsTheDeployments: on SQLite without
+// CROWNS_SECRET the generated 0600 file is the secret; setting another
+// CROWNS_SECRET later on the same data dir is refused.
+func TestSQLiteGeneratedSecretIsTheDeployments(t *testing.T) {
+	env := map[string]string{"CROWNS_DATA_DIR": t.TempDir()}
+	key := keysIssue(t, env)
+	info, err := os.Stat(filepath.Join(env["CROWNS_DATA_DIR"], "secret.key"))
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("generated secret file: %v, %v", info, err)
+	}
+	if again := keysIssue(t, env); again != key {
+		t.Fatal("the generated secret did not remind the same key")
+	}
+	env["CROWNS_SECRET"] = otherSecret
+	if code, _, stderr := runCrowns(env, "keys", "issue", "--discord-user", "42"); code != exitUsage || !strings.Contains(stderr, secretDiffers) {
+		t.Fatalf("another CROWNS_SECRET on the generated secret's database: exit %d:\n%s", code, stderr)
+	}
+}
+
+// TestPostgresRequiresASecret: with PostgreSQL, serve and every command
+// that opens the database stop before touching anything, with exit 2 and
+// one line naming CROWNS_SECRET.
+func TestPostgresRequiresASecret(t *testing.T) {
+	want := "crowns: invalid configuration: " + errSecretRequired.Error() + "\n"
+	for _, args := range [][]string{{"serve"}, {"keys", "issue", "--discord-user", "42"}, {"keys", "list"}, {"clans", "list"}, {"migrate"}} {
+		dataDir := filepath.Join(t.TempDir(), "data")
+		env := map[string]string{
+			"CROWNS_DATA_DIR":     dataDir,
+			"CROWNS_DATABASE_URL": "postgres://postgres@127.0.0.1:1/crowns",
+			"CROWNS_ADDR":         freeAddr(t),
+		}
+		code, stdout, stderr := runCrowns(env, args...)
+		if code != exitUsage || stdout != "" || stderr != want {
+			t.Errorf("%v without CROWNS_SECRET: exit %d, stdout %q, stderr %q; want exit %d and %q", args, code, stdout, stderr, exitUsage, want)
+		}
+		if _, err := os.Stat(dataDir); !os.IsNotExist(err) {
+			t.Errorf("%v: the data dir was created (%v)", args, err)
+		}
+	}
+}

@@ -1,0 +1,48 @@
+package keys
+
+import (
+	"context"
+	"crypto/hmac"
+	"encoding/hex"
+	"errors"
+	"time"
+)
+
+// secretCheckLabel is what the check value of a secret is the
+// HMAC-SHA256 of. It derives nothing used elsewhere, so the recorded value
+// tells whether two secrets are equal and nothing more.
+const secretCheckLabel = "crowns secret check v1"
+
+// ErrSecretDiffers is returned when the secret of this process is not the
+// one the database was first used with: keys issued by one would be
+// unknown to the other, and stored keys could not be decrypted.
+var ErrSecretDiffers = errors.New("CROWNS_SECRET differs from the secret this database was first used with: " +
+	"set the same CROWNS_SECRET on every host and container of this deployment")
+
+// SecretCheckStore records the check value of the deployment's secret.
+// RecordSecretCheck stores check when none is recorded yet and returns the
+// recorded value.
+type SecretCheckStore interface {
+	RecordSecretCheck(ctx context.Context, check string, at time.Time) (string, error)
+}
+
+// SecretCheck is the check value of secret that the database records:
+// hex of HMAC-SHA256(secret, "crowns secret check v1"), never the secret.
+func SecretCheck(secret []byte) string {
+	return hex.EncodeToString(deriveSubKey(secret, secretCheckLabel))
+}
+
+// VerifySecret records secret's check value in store on first use, and
+// answers ErrSecretDiffers when the database was first used with another
+// secret.
+func VerifySecret(ctx context.Context, store SecretCheckStore, secret []byte, now time.Time) error {
+	check := SecretCheck(secret)
+	recorded, err := store.RecordSecretCheck(ctx, check, now)
+	if err != nil {
+		return err
+	}
+	if !hmac.Equal([]byte(recorded), []byte(check)) {
+		return ErrSecretDiffers
+	}
+	return nil
+}

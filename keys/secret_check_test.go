@@ -1,0 +1,82 @@
+package keys_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/crownsdev/crowns/keys"
+	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/dbtest"
+)
+
+// TestVerifySecretKeepsTheFirstSecret: the first secret's check value is
+// recorded — never the secret in any encoding — and only that secret
+// passes afterwards, also when processes race on an empty database.
+func TestVerifySecretKeepsTheFirstSecret(t *testing.T) {
+	first, other := bytes.Repeat([]byte{1}, 32), bytes.Repeat([]byte{2}, 32)
+	now := time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)
+	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+		ctx := context.Background()
+		results := make(chan error, 8)
+		var wg sync.WaitGroup
+		for i := range 8 {
+			secret := first
+			if i%2 == 1 {
+				secret = other
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				results <- keys.VerifySecret(ctx, store, secret, now)
+			}()
+		}
+		wg.Wait()
+		close(results)
+		var passed, refused int
+		for err := range results {
+			switch {
+			case err == nil:
+				passed++
+			case errors.Is(err, keys.ErrSecretDiffers):
+				refused++
+			default:
+				t.Fatal(err)
+			}
+		}
+		if passed != 4 || refused != 4 {
+			t.Fatalf("racing secrets: %d passed, %d refused; want one secret's 4 each way", passed, refused)
+		}
+
+		recorded, err := store.RecordSecretCheck(ctx, "ignored", now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if recorded != keys.SecretCheck(first) && recorded != keys.SecretCheck(other) {
+			t.Fatalf("recorded %q, the check value of neither secret", recorded)
+		}
+		for _, secret := range [][]byte{first, other} {
+			for _, encoded := range []string{base64.StdEncoding.EncodeToString(secret), hex.EncodeToString(secret)} {
+				if strings.Contains(recorded, encoded) {
+					t.Fatal("the database holds the secret")
+				}
+			}
+		}
+		winner, loser := first, other
+		if recorded == keys.SecretCheck(other) {
+			winner, loser = other, first
+		}
+		if err := keys.VerifySecret(ctx, store, winner, now); err != nil {
+			t.Fatalf("the first secret again: %v", err)
+		}
+		if err := keys.VerifySecret(ctx, store, loser, now); !errors.Is(err, keys.ErrSecretDiffers) {
+			t.Fatalf("another secret: %v, want ErrSecretDiffers", err)
+		}
+	})
+}
