@@ -9,5 +9,6 @@ func migrations() []migration {
 		{version: 3, name: "clan_tracking", statements: clanTrackingSchema},
 		{version: 4, name: "tournaments", statements: tournamentsSchema},
 		{version: 5, name: "snapshot_job_order", statements: snapshotJobOrderSchema},
+		{version: 8, name: "snapshot_score", statements: snapshotScoreSchema},
 	}
 }
