@@ -25,8 +25,17 @@ func (s *Server) sendJSON(c *fiber.Ctx, v any) error {
 // sendAnswer writes a rendered answer: its headers, ETag, x-cached when it
 // came from the upstream-backed cache, and the gzip form for clients that
 // accept it (an answer kept compressed only is inflated for the others).
-// A matching If-None-Match is answered 304 without a body.
+// A matching If-None-Match is answered 304 without a body. It is the one
+// place 200 answers are written: the legacy parameters that shape them
+// (answer_shaping.go) apply here, when the request has any query.
 func (s *Server) sendAnswer(c *fiber.Ctx, answer *cachedAnswer, fromCache bool) error {
+	if c.Context().QueryArgs().Len() > 0 {
+		shaped, err := s.shapedAnswer(c, answer)
+		if err != nil {
+			return err
+		}
+		answer = shaped
+	}
 	header := &c.Response().Header
 	for _, h := range answer.headers {
 		c.Set(h[0], h[1])
