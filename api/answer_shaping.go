@@ -150,6 +150,9 @@ type fieldSet map[string]fieldSet
 // already named whole adds nothing; naming a field whole replaces the
 // paths inside it.
 func parseFieldSet(raw []byte) fieldSet {
+	if len(raw) == 0 {
+		return nil // no allocation on the plain path
+	}
 	var set fieldSet
 	for _, path := range strings.Split(string(raw), ",") {
 		names := strings.Split(strings.TrimSpace(path), ".")
