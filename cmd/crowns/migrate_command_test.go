@@ -20,7 +20,12 @@ func TestMigrateCommandAppliesEveryMigrationOnce(t *testing.T) {
 	ctx := context.Background()
 	// The reference: a fresh database migrated by the model layer itself
 	// is at the latest version, with one row per migration.
-	latest, migrationCount := schemaOf(t, dbtest.Open(t, models.DialectSQLite))
+	reference := dbtest.Open(t, models.DialectSQLite)
+	latest, migrationCount := schemaOf(t, reference)
+	var versions []int
+	if err := reference.DB(ctx).Table("schema_migrations").Order("version").Pluck("version", &versions).Error; err != nil {
+		t.Fatal(err)
+	}
 	if latest < 1 || migrationCount < 1 {
 		t.Fatalf("the reference database is at version %d with %d migrations", latest, migrationCount)
 	}
@@ -44,7 +49,7 @@ func TestMigrateCommandAppliesEveryMigrationOnce(t *testing.T) {
 			if applied := strings.Count(stderr, `msg="applied database migration"`); applied != migrationCount {
 				t.Fatalf("first migrate logged %d applied migrations, want %d:\n%s", applied, migrationCount, stderr)
 			}
-			for version := 1; version <= latest; version++ {
+			for _, version := range versions {
 				if want := fmt.Sprintf("migration=%04d_", version); !strings.Contains(stderr, want) {
 					t.Errorf("first migrate did not log %s…:\n%s", want, stderr)
 				}
