@@ -44,6 +44,9 @@ type requestState struct {
 	// Server.requestCtx); nil before. An answer from the caches never
 	// needs one.
 	ctx *requestDeadline
+	// shape is what the route and the query ask of the answer's shape
+	// (see answerShape).
+	shape answerShape
 }
 
 // maxRequestIDLength bounds a caller's request id; ours are shorter.
@@ -61,6 +64,7 @@ func (p *requestStates) get() *requestState {
 
 func (p *requestStates) put(st *requestState) {
 	st.id, st.identity, st.authenticated, st.keyed, st.start, st.now, st.ctx = nil, keys.Identity{}, false, false, time.Time{}, time.Time{}, nil
+	st.shape = answerShape{}
 	p.pool.Put(st)
 }
 

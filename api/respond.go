@@ -24,11 +24,22 @@ func (s *Server) sendJSON(c *fiber.Ctx, v any) error {
 
 // sendAnswer writes a rendered answer: its headers, ETag, x-cached when it
 // came from the upstream-backed cache, and the form of the body the client
-// accepts. A matching If-None-Match is answered 304 without a body. key
+// accepts. A matching If-None-Match is answered 304 without a body. It is
+// the one place 200 answers are written: the legacy parameters that shape
+// them (answer_shaping.go) apply here, when the request has any query. key
 // names the answer in the response cache ("" when it is not cached): an
 // answer kept compressed only that a client without gzip asks for is
 // inflated once and kept there with its plain form.
 func (s *Server) sendAnswer(c *fiber.Ctx, answer *cachedAnswer, fromCache bool, key string) error {
+	if c.Context().QueryArgs().Len() > 0 {
+		shaped, err := s.shapedAnswer(c, answer)
+		if err != nil {
+			return err
+		}
+		if shaped != answer {
+			answer, key = shaped, ""
+		}
+	}
 	header := &c.Response().Header
 	for _, h := range answer.headers {
 		c.Set(h[0], h[1])

@@ -243,23 +243,25 @@ func (s *Server) Shutdown(ctx context.Context) error {
 
 // routes registers the contract's routes. Health routes and switched-off
 // tournament routes need no key; everything else is authenticated and rate
-// limited; whatever matches nothing is "Path not found".
+// limited; whatever matches nothing is "Path not found". Routes that
+// answer lists take max and page (paged); history answers are keyed by
+// slot (keyedBySlot).
 func (s *Server) routes() {
 	s.app.Use(s.requestContext, s.allowReadOnly)
 
 	s.app.Get("/healthz", s.handleHealthz)
 	s.app.Get("/readyz", s.handleReadyz)
 
-	s.app.Get("/clan/search", s.withKey(s.handleClanSearch)...)
-	s.app.Get("/clan/:tag/history", s.withKey(s.handleHistory)...)
-	s.app.Get("/clan/:tag/history/weekly", s.withKey(s.handleWeeklyHistory)...)
+	s.app.Get("/clan/search", s.withKey(s.paged(s.handleClanSearch))...)
+	s.app.Get("/clan/:tag/history", s.withKey(s.keyedBySlot(s.handleHistory))...)
+	s.app.Get("/clan/:tag/history/weekly", s.withKey(s.keyedBySlot(s.handleWeeklyHistory))...)
 	s.app.Get("/clan/:tag/track", s.withKey(s.handleTrack)...)
 	s.app.Get("/clan/:tag/tracking", s.withKey(s.handleTracking)...)
-	s.app.Get("/player/:tag/battles", s.withKey(s.handleBattles)...)
+	s.app.Get("/player/:tag/battles", s.withKey(s.paged(s.handleBattles))...)
 
 	s.app.Get("/tournament/:tags", s.tournamentRoute(s.handleTournaments)...)
 	for _, list := range tournamentLists() {
-		s.app.Get("/tournaments/"+list.name, s.tournamentRoute(s.tournamentListHandler(list))...)
+		s.app.Get("/tournaments/"+list.name, s.tournamentRoute(s.paged(s.tournamentListHandler(list)))...)
 	}
 	// After the lists: no list name is a valid tag.
 	s.app.Get("/tournaments/:tags", s.tournamentRoute(s.handleTournaments)...)

@@ -25,7 +25,7 @@ func eachClanStore(t *testing.T, fn func(t *testing.T, ctx context.Context, clan
 // clanFixture returns a clan as the upstream would describe it, with n
 // members whose numbers depend on variant, listed out of rank order.
 func clanFixture(tag string, n, variant int) models.ClanDetails {
-	clan := models.ClanDetails{Tag: tag, Name: "Clan " + tag, Description: "stats at crowns.example", MemberCount: n}
+	clan := models.ClanDetails{Tag: tag, Name: "Clan " + tag, Description: "stats at crowns.example", MemberCount: n, Score: 43000 + 7*n + variant}
 	for i := n - 1; i >= 0; i-- {
 		clan.Members = append(clan.Members, models.ClanMember{
 			Tag:             fmt.Sprintf("%sP%02d", tag, i),

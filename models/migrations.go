@@ -11,6 +11,7 @@ func migrations() []migration {
 		{version: 5, name: "snapshot_job_order", statements: snapshotJobOrderSchema},
 		{version: 6, name: "tournament_requests", statements: tournamentRequestsSchema},
 		{version: 7, name: "game_catalogs", statements: gameCatalogsSchema},
+		{version: 8, name: "snapshot_score", statements: snapshotScoreSchema},
 		{version: 9, name: "settings", statements: settingsSchema},
 	}
 }

@@ -12,7 +12,7 @@ import (
 )
 
 // SnapshotOf turns a clan as the upstream returned it into the snapshot
-// stored for a slot: members in rank order with their trophies, donations
+// stored for a slot: the clan's score, members in rank order with their trophies, donations
 // and crowns (clan-chest points, 0 when absent), donations the sum of the
 // members' donations, and memberCount the number of members listed.
 func SnapshotOf(clan ClanDetails, slot time.Time) HistorySnapshot {
@@ -30,7 +30,7 @@ func SnapshotOf(clan ClanDetails, slot time.Time) HistorySnapshot {
 		donations += m.Donations
 	}
 	slices.SortStableFunc(members, func(a, b HistoryMember) int { return cmp.Compare(a.ClanRank, b.ClanRank) })
-	return HistorySnapshot{Slot: slot.UTC(), Donations: donations, MemberCount: len(members), Members: members}
+	return HistorySnapshot{Slot: slot.UTC(), Score: clan.Score, Donations: donations, MemberCount: len(members), Members: members}
 }
 
 // snapshotRow is a row of clan_snapshots.
@@ -38,12 +38,13 @@ type snapshotRow struct {
 	ClanID      int64
 	Kind        SnapshotKind
 	Slot        int64
+	Score       int
 	Donations   int
 	MemberCount int
 	Members     []byte
 }
 
-// snapshotsPerInsert bounds the rows of one multi-row insert (six
+// snapshotsPerInsert bounds the rows of one multi-row insert (seven
 // parameters each).
 const snapshotsPerInsert = 200
 
@@ -88,6 +89,7 @@ func (c *ClanStore) encodeSnapshots(ctx context.Context, clanID int64, kind Snap
 			ClanID:      clanID,
 			Kind:        kind,
 			Slot:        snapshot.Slot.Unix(),
+			Score:       snapshot.Score,
 			Donations:   snapshot.Donations,
 			MemberCount: snapshot.MemberCount,
 			Members:     EncodeMemberStats(stats),
@@ -122,12 +124,12 @@ func insertSnapshot(tx *gorm.DB, row snapshotRow) (bool, error) {
 func insertSnapshots(tx *gorm.DB, rows []snapshotRow) (int, error) {
 	stored := 0
 	for chunk := range slices.Chunk(rows, snapshotsPerInsert) {
-		args := make([]any, 0, 6*len(chunk))
+		args := make([]any, 0, 7*len(chunk))
 		for _, row := range chunk {
-			args = append(args, row.ClanID, row.Kind, row.Slot, row.Donations, row.MemberCount, row.Members)
+			args = append(args, row.ClanID, row.Kind, row.Slot, row.Score, row.Donations, row.MemberCount, row.Members)
 		}
-		res := tx.Exec(`INSERT INTO clan_snapshots (clan_id, kind, slot, donations, member_count, members) VALUES `+
-			valuesList(len(chunk), "(?, ?, ?, ?, ?, ?)")+` ON CONFLICT (clan_id, kind, slot) DO NOTHING`, args...)
+		res := tx.Exec(`INSERT INTO clan_snapshots (clan_id, kind, slot, score, donations, member_count, members) VALUES `+
+			valuesList(len(chunk), "(?, ?, ?, ?, ?, ?, ?)")+` ON CONFLICT (clan_id, kind, slot) DO NOTHING`, args...)
 		if res.Error != nil {
 			return stored, fmt.Errorf("insert snapshots: %w", res.Error)
 		}

@@ -31,12 +31,13 @@ func (c *ClanStore) FingerprintedClanHistory(ctx context.Context, tag string, ki
 		Active      bool
 		Weekly      bool
 		Slot        *int64
+		Score       int
 		Donations   int
 		MemberCount int
 		Members     []byte
 	}
 	var rows []historyRow
-	err := c.store.DB(ctx).Raw(`SELECT c.id AS clan_id, c.active, c.weekly, s.slot, s.donations, s.member_count, s.members
+	err := c.store.DB(ctx).Raw(`SELECT c.id AS clan_id, c.active, c.weekly, s.slot, COALESCE(s.score, 0) AS score, s.donations, s.member_count, s.members
 		FROM tracked_clans c LEFT JOIN clan_snapshots s
 			ON s.clan_id = c.id AND s.kind = ? AND s.slot >= ? AND s.slot <= ?
 		WHERE c.tag = ? ORDER BY s.slot`, kind, from.Unix(), to.Unix(), tag).Scan(&rows).Error
@@ -75,6 +76,7 @@ func (c *ClanStore) FingerprintedClanHistory(ctx context.Context, tag string, ki
 		stats = append(stats, members)
 		history = append(history, HistorySnapshot{
 			Slot:        time.Unix(*row.Slot, 0).UTC(),
+			Score:       row.Score,
 			Donations:   row.Donations,
 			MemberCount: row.MemberCount,
 		})

@@ -174,7 +174,7 @@ func TestClanHistoryCostsOneQueryInSteadyState(t *testing.T) {
 
 func TestClanHistoryEncodesAsOrderedObject(t *testing.T) {
 	history := models.ClanHistory{
-		{Slot: at("2018-01-01T20:00:00Z"), Donations: 58, MemberCount: 1, Members: []models.HistoryMember{
+		{Slot: at("2018-01-01T20:00:00Z"), Donations: 58, MemberCount: 1, Score: 43709, Members: []models.HistoryMember{
 			{ClanRank: 1, Crowns: 0, Donations: 58, Name: "Min", Tag: "L88P2282", Trophies: 4610},
 		}},
 		{Slot: at("2018-01-02T00:00:00Z"), Donations: 0, MemberCount: 0, Members: []models.HistoryMember{}},
@@ -183,8 +183,8 @@ func TestClanHistoryEncodesAsOrderedObject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"2018-01-01-20-00":{"donations":58,"memberCount":1,"members":[{"clanRank":1,"crowns":0,"donations":58,"name":"Min","tag":"L88P2282","trophies":4610}]},` +
-		`"2018-01-02-00-00":{"donations":0,"memberCount":0,"members":[]}}`
+	want := `{"2018-01-01-20-00":{"donations":58,"memberCount":1,"members":[{"clanRank":1,"crowns":0,"donations":58,"name":"Min","tag":"L88P2282","trophies":4610}],"score":43709},` +
+		`"2018-01-02-00-00":{"donations":0,"memberCount":0,"members":[],"score":0}}`
 	if string(body) != want {
 		t.Fatalf("history encodes as\n%s\nwant\n%s", body, want)
 	}

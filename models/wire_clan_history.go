@@ -18,12 +18,15 @@ type HistoryMember struct {
 }
 
 // HistorySnapshot is one stored snapshot: the slot it belongs to (the key
-// of the history object, not a field) and its legacy shape.
+// of the history object, not a field) and its legacy shape, whose score
+// is the clan's score at that slot (0 in snapshots stored before scores
+// were).
 type HistorySnapshot struct {
 	Slot        time.Time       `json:"-"`
 	Donations   int             `json:"donations"`
 	MemberCount int             `json:"memberCount"`
 	Members     []HistoryMember `json:"members"`
+	Score       int             `json:"score"`
 }
 
 // ClanHistory is a history answer: snapshots in ascending slot order. It
@@ -58,16 +61,19 @@ func (s *HistorySnapshot) appendJSON(dst []byte) []byte {
 	dst = strconv.AppendInt(append(dst, `{"donations":`...), int64(s.Donations), 10)
 	dst = strconv.AppendInt(append(dst, `,"memberCount":`...), int64(s.MemberCount), 10)
 	if s.Members == nil {
-		return append(dst, `,"members":null}`...)
-	}
-	dst = append(dst, `,"members":[`...)
-	for i := range s.Members {
-		if i > 0 {
-			dst = append(dst, ',')
+		dst = append(dst, `,"members":null`...)
+	} else {
+		dst = append(dst, `,"members":[`...)
+		for i := range s.Members {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = s.Members[i].appendJSON(dst)
 		}
-		dst = s.Members[i].appendJSON(dst)
+		dst = append(dst, ']')
 	}
-	return append(dst, "]}"...)
+	dst = strconv.AppendInt(append(dst, `,"score":`...), int64(s.Score), 10)
+	return append(dst, '}')
 }
 
 // appendJSON appends the member's legacy shape.

@@ -1,0 +1,283 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// The legacy query parameters that shape a 200 answer (see README,
+// "Legacy query parameters"): keys and exclude on every route, max and
+// page on the routes that answer a list (s.paged). They are applied to
+// the rendered answer as it is about to be sent, cached or not, so the
+// cache keeps one entry per answer whatever its shapes; the shaped body
+// gets its own ETag. A request without them costs one look at the
+// number of query arguments.
+const (
+	paramKeys    = "keys"
+	paramExclude = "exclude"
+	paramMax     = "max"
+	paramPage    = "page"
+)
+
+// Bounds of max and page.
+const (
+	pageSizeMin = 1
+	pageSizeMax = 100
+	pageDef     = 0
+	pageMax     = 1_000_000
+)
+
+// answerShape is what the route and the query ask of a request's answer
+// besides keys and exclude, kept in the request's state.
+type answerShape struct {
+	// pageSize and page are the window of a paged route's list; pageSize
+	// 0 when neither max nor page was given.
+	pageSize, page int
+	// bySlot: the answer is an object keyed by slot (history), whose
+	// values are the elements keys and exclude apply to.
+	bySlot bool
+}
+
+// paged reads max and page before handler runs, so that a bad value is
+// refused before any work: the handler's list answer is then cut to page
+// page of max elements.
+func (s *Server) paged(handler fiber.Handler) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if c.Context().QueryArgs().Len() == 0 {
+			return handler(c)
+		}
+		size, sizeGiven, err := queryInt(c, paramMax, pageSizeMax, pageSizeMin, pageSizeMax)
+		if err != nil {
+			return err
+		}
+		page, pageGiven, err := queryInt(c, paramPage, pageDef, 0, pageMax)
+		if err != nil {
+			return err
+		}
+		if st := stateOf(c); st != nil && (sizeGiven || pageGiven) {
+			st.shape.pageSize, st.shape.page = size, page
+		}
+		return handler(c)
+	}
+}
+
+// keyedBySlot marks handler's answers as objects keyed by slot: keys and
+// exclude apply to each slot's snapshot.
+func (s *Server) keyedBySlot(handler fiber.Handler) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if st := stateOf(c); st != nil {
+			st.shape.bySlot = true
+		}
+		return handler(c)
+	}
+}
+
+// shapedAnswer is answer as the request's max, page, keys and exclude
+// shape it: answer itself when they ask nothing of it, else a new answer
+// of the shaped body (never cached), with answer's headers.
+func (s *Server) shapedAnswer(c *fiber.Ctx, answer *cachedAnswer) (*cachedAnswer, error) {
+	args := c.Context().QueryArgs()
+	keep, drop := parseFieldSet(args.Peek(paramKeys)), parseFieldSet(args.Peek(paramExclude))
+	var shape answerShape
+	if st := stateOf(c); st != nil {
+		shape = st.shape
+	}
+	if keep == nil && drop == nil && shape.pageSize == 0 {
+		return answer, nil
+	}
+	plain, err := s.inflaters.plainBody(answer)
+	if err != nil {
+		return nil, err
+	}
+	body, err := shapeBody(plain, shape, keep, drop)
+	if err != nil {
+		return nil, fmt.Errorf("shape answer: %w", err)
+	}
+	shaped := &cachedAnswer{plain: body, length: len(body), etag: etagOf(body), headers: answer.headers}
+	shaped.etagBytes = []byte(shaped.etag)
+	if len(body) >= minGzipSize && acceptsGzip(c.Get(fiber.HeaderAcceptEncoding)) {
+		shaped.gzipped = compress(body)
+	}
+	return shaped, nil
+}
+
+// shapeBody cuts a list body to its page, then keeps or drops fields of
+// its elements: the values of an object keyed by slot, the elements of an
+// array, or the fields of an object answer.
+func shapeBody(body []byte, shape answerShape, keep, drop fieldSet) ([]byte, error) {
+	if shape.pageSize > 0 {
+		var err error
+		if body, err = pageOf(body, shape.pageSize, shape.page); err != nil {
+			return nil, err
+		}
+	}
+	if keep == nil && drop == nil {
+		return body, nil
+	}
+	if shape.bySlot {
+		return mapObject(body, func(_ string, value []byte) ([]byte, bool, error) {
+			shaped, err := shapeFields(value, keep, drop)
+			return shaped, true, err
+		})
+	}
+	return shapeFields(body, keep, drop)
+}
+
+// pageOf is page page of size elements of a JSON array (an empty array
+// beyond its end); any other value is returned as it is.
+func pageOf(body []byte, size, page int) ([]byte, error) {
+	if !startsWith(body, '[') {
+		return body, nil
+	}
+	var elements []json.RawMessage
+	if err := json.Unmarshal(body, &elements); err != nil {
+		return nil, err
+	}
+	from := min(page*size, len(elements))
+	return appendArray(make([]byte, 0, len(body)), elements[from:min(from+size, len(elements))]), nil
+}
+
+// fieldSet is a set of field paths as a tree: a name maps to nil when
+// the whole field is named, or to the set of its named nested fields.
+type fieldSet map[string]fieldSet
+
+// parseFieldSet reads a comma-separated list of dotted field paths; nil
+// when the list names nothing (absent or empty). A path inside one
+// already named whole adds nothing; naming a field whole replaces the
+// paths inside it.
+func parseFieldSet(raw []byte) fieldSet {
+	if len(raw) == 0 {
+		return nil // no allocation on the plain path
+	}
+	var set fieldSet
+	for _, path := range strings.Split(string(raw), ",") {
+		names := strings.Split(strings.TrimSpace(path), ".")
+		if hasEmptyName(names) {
+			continue
+		}
+		if set == nil {
+			set = fieldSet{}
+		}
+		node := set
+		for i, name := range names {
+			sub, named := node[name]
+			if i == len(names)-1 {
+				node[name] = nil
+				break
+			}
+			if named && sub == nil {
+				break // named whole already
+			}
+			if sub == nil {
+				sub = fieldSet{}
+				node[name] = sub
+			}
+			node = sub
+		}
+	}
+	return set
+}
+
+// hasEmptyName tells whether a path has an empty name ("", "a..b",
+// "a."): such a path names nothing.
+func hasEmptyName(names []string) bool {
+	for _, name := range names {
+		if name == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// shapeFields keeps the fields keep names (all when nil) and drops those
+// drop names whole, going into the fields they name nested paths of: of
+// an object, its fields; of an array, each element's; any other value is
+// returned as it is. Fields keep their order.
+func shapeFields(value []byte, keep, drop fieldSet) ([]byte, error) {
+	switch {
+	case keep == nil && drop == nil:
+		return value, nil
+	case startsWith(value, '['):
+		var elements []json.RawMessage
+		if err := json.Unmarshal(value, &elements); err != nil {
+			return nil, err
+		}
+		for i, element := range elements {
+			shaped, err := shapeFields(element, keep, drop)
+			if err != nil {
+				return nil, err
+			}
+			elements[i] = shaped
+		}
+		return appendArray(make([]byte, 0, len(value)), elements), nil
+	case startsWith(value, '{'):
+		return mapObject(value, func(name string, field []byte) ([]byte, bool, error) {
+			keepInside, kept := keep[name]
+			dropInside, dropped := drop[name]
+			switch {
+			case keep != nil && !kept, dropped && dropInside == nil:
+				return nil, false, nil
+			}
+			shaped, err := shapeFields(field, keepInside, dropInside)
+			return shaped, true, err
+		})
+	}
+	return value, nil
+}
+
+// mapObject rewrites the fields of a JSON object in order: fn returns a
+// field's new value and whether to keep the field.
+func mapObject(object []byte, fn func(name string, value []byte) ([]byte, bool, error)) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(object))
+	if _, err := dec.Token(); err != nil { // {
+		return nil, err
+	}
+	out := make([]byte, 0, len(object))
+	out = append(out, '{')
+	for dec.More() {
+		token, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		name, _ := token.(string)
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return nil, err
+		}
+		shaped, kept, err := fn(name, value)
+		if err != nil {
+			return nil, err
+		}
+		if !kept {
+			continue
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		quoted, _ := json.Marshal(name)
+		out = append(append(append(out, quoted...), ':'), shaped...)
+	}
+	return append(out, '}'), nil
+}
+
+// appendArray appends the JSON array of elements to dst.
+func appendArray(dst []byte, elements []json.RawMessage) []byte {
+	dst = append(dst, '[')
+	for i, element := range elements {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, element...)
+	}
+	return append(dst, ']')
+}
+
+// startsWith tells whether a JSON value begins with the byte b.
+func startsWith(value []byte, b byte) bool {
+	value = bytes.TrimLeft(value, " \t\r\n")
+	return len(value) > 0 && value[0] == b
+}
