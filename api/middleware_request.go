@@ -41,6 +41,9 @@ type requestState struct {
 	// Server.requestCtx); nil before. An answer from the caches never
 	// needs one.
 	ctx *requestDeadline
+	// route is the matched route's bound metrics (see Server.get); nil
+	// before a route matches, or without metrics.
+	route *routeMetrics
 }
 
 // maxRequestIDLength bounds a caller's request id; ours are shorter.
@@ -57,7 +60,7 @@ func (p *requestStates) get() *requestState {
 }
 
 func (p *requestStates) put(st *requestState) {
-	st.id, st.identity, st.authenticated, st.start, st.now, st.ctx = nil, keys.Identity{}, false, time.Time{}, time.Time{}, nil
+	st.id, st.identity, st.authenticated, st.start, st.now, st.ctx, st.route = nil, keys.Identity{}, false, time.Time{}, time.Time{}, nil, nil
 	p.pool.Put(st)
 }
 
@@ -83,8 +86,9 @@ func (r *requestIDs) appendNewID(dst []byte, ctx *fasthttp.RequestCtx) []byte {
 }
 
 // requestStart is when the server began to handle the request: taken by
-// the server once it has read the request, or now when it has not
-// (a handler called directly, as in benchmarks).
+// fasthttp's server once it has read the request, or now when the app's
+// handler is called without that server (App().Handler() embedded
+// elsewhere), whose requests carry no time.
 func requestStart(ctx *fasthttp.RequestCtx) time.Time {
 	if start := ctx.Time(); !start.IsZero() {
 		return start
@@ -115,6 +119,12 @@ func (s *Server) requestContext(c *fiber.Ctx) error {
 		}
 	}
 	status := c.Response().StatusCode()
+	// One reading of the monotonic clock: the end is the start moved on
+	// by the time the request took.
+	latency := time.Since(start)
+	if s.metrics != nil {
+		s.metrics.observe(st.route, status, latency)
+	}
 	level := slog.LevelInfo
 	if status >= http.StatusInternalServerError {
 		level = slog.LevelWarn
@@ -124,9 +134,6 @@ func (s *Server) requestContext(c *fiber.Ctx) error {
 	if (s.cfg.DisableAccessLog && level < slog.LevelWarn) || !handler.Enabled(ctx, level) {
 		return nil
 	}
-	// One reading of the monotonic clock: the end is the start moved on
-	// by the time the request took.
-	latency := time.Since(start)
 	end := start.Add(latency)
 	entry := accessEntry{
 		time:          end,

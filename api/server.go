@@ -3,11 +3,13 @@ package api
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
@@ -96,8 +98,12 @@ type Config struct {
 	// owner of the output calls periodically, before the logger's
 	// warnings and at shutdown.
 	AccessLog *AccessLog
-	Clock     models.Clock
-	Logger    *slog.Logger
+	// Metrics, when set, is where the request metrics are registered
+	// (crowns_http_requests_total, crowns_http_request_duration_seconds);
+	// nil records none.
+	Metrics prometheus.Registerer
+	Clock   models.Clock
+	Logger  *slog.Logger
 }
 
 // Dependencies are the parts of other roles the API calls.
@@ -137,6 +143,8 @@ type Server struct {
 	errorBodies map[errorKey][]byte
 	// unsubscribe ends the subscription to clan changes.
 	unsubscribe func()
+	// metrics records every answered request; nil without Config.Metrics.
+	metrics *requestMetrics
 }
 
 // New builds the API server; it does not listen yet.
@@ -174,20 +182,22 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 		headers:     newHeaderNames(),
 	}
 	_, s.systemClock = cfg.Clock.(models.SystemClock)
+	var err error
+	if s.metrics, err = newRequestMetrics(cfg.Metrics); err != nil {
+		return nil, fmt.Errorf("api: request metrics: %w", err)
+	}
 	s.errorBodies = s.renderFixedErrors()
-	fiberConfig := FiberConfig()
-	fiberConfig.ErrorHandler = s.handleError
-	s.app = fiber.New(fiberConfig)
+	s.app = fiber.New(fiberConfig(s.handleError))
 	s.routes()
 	s.unsubscribe = deps.History.SubscribeClanChanges(s.clanChanged)
 	return s, nil
 }
 
-// FiberConfig is the configuration of the API's Fiber application —
-// timeouts, buffer sizes, body limit — without its error handler: what a
-// bare Fiber server needs to be compared with the API fairly.
-func FiberConfig() fiber.Config {
+// fiberConfig is the configuration of the API's Fiber application:
+// timeouts, buffer sizes, body limit and its error handler.
+func fiberConfig(errorHandler fiber.ErrorHandler) fiber.Config {
 	return fiber.Config{
+		ErrorHandler:          errorHandler,
 		AppName:               "crowns",
 		DisableStartupMessage: true,
 		Network:               fiber.NetworkTCP,
@@ -218,22 +228,37 @@ func (s *Server) Shutdown(ctx context.Context) error {
 func (s *Server) routes() {
 	s.app.Use(s.requestContext, s.allowReadOnly)
 
-	s.app.Get("/healthz", s.handleHealthz)
-	s.app.Get("/readyz", s.handleReadyz)
+	s.get("/healthz", s.handleHealthz)
+	s.get("/readyz", s.handleReadyz)
 
-	s.app.Get("/clan/search", s.withKey(s.handleClanSearch)...)
-	s.app.Get("/clan/:tag/history", s.withKey(s.handleHistory)...)
-	s.app.Get("/clan/:tag/history/weekly", s.withKey(s.handleWeeklyHistory)...)
-	s.app.Get("/clan/:tag/track", s.withKey(s.handleTrack)...)
-	s.app.Get("/clan/:tag/tracking", s.withKey(s.handleTracking)...)
-	s.app.Get("/player/:tag/battles", s.withKey(s.handleBattles)...)
+	s.get("/clan/search", s.withKey(s.handleClanSearch)...)
+	s.get("/clan/:tag/history", s.withKey(s.handleHistory)...)
+	s.get("/clan/:tag/history/weekly", s.withKey(s.handleWeeklyHistory)...)
+	s.get("/clan/:tag/track", s.withKey(s.handleTrack)...)
+	s.get("/clan/:tag/tracking", s.withKey(s.handleTracking)...)
+	s.get("/player/:tag/battles", s.withKey(s.handleBattles)...)
 
-	s.app.Get("/tournament/:tags", s.tournamentRoute(s.handleTournaments)...)
+	s.get("/tournament/:tags", s.tournamentRoute(s.handleTournaments)...)
 	for _, list := range tournamentLists() {
-		s.app.Get("/tournaments/"+list.name, s.tournamentRoute(s.tournamentListHandler(list))...)
+		s.get("/tournaments/"+list.name, s.tournamentRoute(s.tournamentListHandler(list))...)
 	}
 
 	s.app.Use(func(*fiber.Ctx) error { return errPathNotFound })
+}
+
+// get registers a GET (and HEAD) route; with metrics, a first handler
+// names the route's bound metrics to the request, for requestContext to
+// count it by.
+func (s *Server) get(pattern string, handlers ...fiber.Handler) {
+	if route := s.metrics.route(pattern); route != nil {
+		handlers = append([]fiber.Handler{func(c *fiber.Ctx) error {
+			if st := stateOf(c); st != nil {
+				st.route = route
+			}
+			return c.Next()
+		}}, handlers...)
+	}
+	s.app.Get(pattern, handlers...)
 }
 
 // withKey puts authentication and rate limiting in front of a handler.

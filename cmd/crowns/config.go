@@ -16,7 +16,10 @@ import (
 // config is every setting of the crowns binary, read from CROWNS_*
 // environment variables with defaults, validated once at start-up.
 type config struct {
-	Addr          string
+	Addr string
+	// MetricsAddr is where /metrics is served, never on Addr; "off" serves
+	// none.
+	MetricsAddr   string
 	DataDir       string
 	DatabaseURL   string
 	Secret        string
@@ -82,6 +85,7 @@ func (r roles) String() string {
 // Defaults of the configuration, as documented in the README.
 const (
 	defaultAddr         = ":8080"
+	defaultMetricsAddr  = "127.0.0.1:9090"
 	defaultDataDir      = "./crowns-data"
 	defaultUpstreamURL  = "https://api.clashroyale.com/v1"
 	defaultTrackAddress = "crowns.example"
@@ -99,6 +103,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 	r := envReader{getenv: getenv}
 	cfg := config{
 		Addr:                 r.str("CROWNS_ADDR", defaultAddr),
+		MetricsAddr:          r.str("CROWNS_METRICS_ADDR", defaultMetricsAddr),
 		DataDir:              r.str("CROWNS_DATA_DIR", defaultDataDir),
 		DatabaseURL:          r.str("CROWNS_DATABASE_URL", ""),
 		Secret:               r.str("CROWNS_SECRET", ""),
@@ -131,6 +136,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		SnapshotRatePerSecond: r.float("CROWNS_SNAPSHOT_RATE_PER_SECOND", 5),
 		SnapshotConcurrency:   r.integer("CROWNS_SNAPSHOT_CONCURRENCY", 4, 1, 256),
 	}
+	r.check(cfg.MetricsAddr == metricsOff || !sameListenAddress(cfg.MetricsAddr, cfg.Addr), "CROWNS_METRICS_ADDR must differ from CROWNS_ADDR: metrics are never served on the public API address")
 	r.check(cfg.RatePerSecond > 0, "CROWNS_RATE_LIMIT_PER_SECOND must be greater than 0")
 	r.check(cfg.RatePerSecond <= 0 || api.RateFillsInTime(cfg.RatePerSecond, cfg.RateBurst),
 		"CROWNS_RATE_LIMIT_BURST / CROWNS_RATE_LIMIT_PER_SECOND (the seconds an empty bucket takes to fill) must be at most 100 years")
@@ -185,6 +191,7 @@ func (c config) print(w io.Writer) {
 	}
 	rows := [][2]string{
 		{"addr", c.Addr},
+		{"metrics addr", c.MetricsAddr},
 		{"data dir", c.DataDir},
 		{"database", database},
 		{"secret", secretSource(c)},

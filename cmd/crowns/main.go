@@ -65,8 +65,6 @@ func run(ctx context.Context, args []string, env cli) int {
 		return runSandbox(ctx, env, args)
 	case "clans":
 		return runClans(ctx, env, args)
-	case "bench":
-		return runBench(ctx, env, args)
 	case "version":
 		fmt.Fprintln(env.stdout, "crowns", version)
 		return exitOK
@@ -87,7 +85,6 @@ Usage:
   crowns clans <action> ...      manage tracked clans (run 'crowns clans' for actions)
   crowns sandbox --addr H:P      serve the offline sandbox world under /v1
   crowns migrate                 apply pending database migrations and exit
-  crowns bench [--cold] ...      measure the hot routes against bare Fiber, or the cold paths
   crowns version                 print the release
 
 Configuration comes from CROWNS_* environment variables; see the README.
