@@ -4,12 +4,14 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
@@ -102,8 +104,12 @@ type Config struct {
 	// DisableAccessLog drops the access-log line of every request; errors
 	// and 5xx answers are still logged.
 	DisableAccessLog bool
-	Clock            models.Clock
-	Logger           *slog.Logger
+	// Metrics, when set, is where the request metrics are registered
+	// (crowns_http_requests_total, crowns_http_request_duration_seconds);
+	// nil records none.
+	Metrics prometheus.Registerer
+	Clock   models.Clock
+	Logger  *slog.Logger
 }
 
 // Dependencies are the parts of other roles the API calls.
@@ -147,6 +153,8 @@ type Server struct {
 	errorBodies map[errorKey][]byte
 	// unsubscribe ends the subscription to clan changes.
 	unsubscribe func()
+	// metrics records every answered request; nil without Config.Metrics.
+	metrics *requestMetrics
 }
 
 // New builds the API server; it does not listen yet.
@@ -191,12 +199,15 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 		headers:     newHeaderNames(),
 	}
 	_, s.systemClock = cfg.Clock.(models.SystemClock)
+	var err error
+	if s.metrics, err = newRequestMetrics(cfg.Metrics); err != nil {
+		return nil, fmt.Errorf("api: request metrics: %w", err)
+	}
 	s.errorBodies = s.renderFixedErrors()
-	fiberConfig := FiberConfig()
-	fiberConfig.ErrorHandler = s.handleError
-	s.app = fiber.New(fiberConfig)
+	fiberCfg := fiberConfig(s.handleError)
+	s.app = fiber.New(fiberCfg)
 	server := s.app.Server()
-	server.Handler = knownMethodsOnly(server.Handler, fiberConfig.RequestMethods)
+	server.Handler = knownMethodsOnly(server.Handler, fiberCfg.RequestMethods)
 	// Answers given while draining say Connection: close, so a keep-alive
 	// client does not send another request on a connection about to close.
 	server.CloseOnShutdown = true
@@ -205,11 +216,11 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 	return s, nil
 }
 
-// FiberConfig is the configuration of the API's Fiber application —
-// timeouts, buffer sizes, body limit — without its error handler: what a
-// bare Fiber server needs to be compared with the API fairly.
-func FiberConfig() fiber.Config {
+// fiberConfig is the configuration of the API's Fiber application:
+// timeouts, buffer sizes, body limit and its error handler.
+func fiberConfig(errorHandler fiber.ErrorHandler) fiber.Config {
 	return fiber.Config{
+		ErrorHandler:          errorHandler,
 		AppName:               "crowns",
 		DisableStartupMessage: true,
 		Network:               fiber.NetworkTCP,
@@ -249,24 +260,39 @@ func (s *Server) Shutdown(ctx context.Context) error {
 func (s *Server) routes() {
 	s.app.Use(s.requestContext, s.allowReadOnly)
 
-	s.app.Get("/healthz", s.handleHealthz)
-	s.app.Get("/readyz", s.handleReadyz)
+	s.get("/healthz", s.handleHealthz)
+	s.get("/readyz", s.handleReadyz)
 
-	s.app.Get("/clan/search", s.withKey(s.paged(s.handleClanSearch))...)
-	s.app.Get("/clan/:tag/history", s.withKey(s.keyedBySlot(s.handleHistory))...)
-	s.app.Get("/clan/:tag/history/weekly", s.withKey(s.keyedBySlot(s.handleWeeklyHistory))...)
-	s.app.Get("/clan/:tag/track", s.withKey(s.handleTrack)...)
-	s.app.Get("/clan/:tag/tracking", s.withKey(s.handleTracking)...)
-	s.app.Get("/player/:tag/battles", s.withKey(s.paged(s.handleBattles))...)
+	s.get("/clan/search", s.withKey(s.paged(s.handleClanSearch))...)
+	s.get("/clan/:tag/history", s.withKey(s.keyedBySlot(s.handleHistory))...)
+	s.get("/clan/:tag/history/weekly", s.withKey(s.keyedBySlot(s.handleWeeklyHistory))...)
+	s.get("/clan/:tag/track", s.withKey(s.handleTrack)...)
+	s.get("/clan/:tag/tracking", s.withKey(s.handleTracking)...)
+	s.get("/player/:tag/battles", s.withKey(s.paged(s.handleBattles))...)
 
-	s.app.Get("/tournament/:tags", s.tournamentRoute(s.handleTournaments)...)
+	s.get("/tournament/:tags", s.tournamentRoute(s.handleTournaments)...)
 	for _, list := range tournamentLists() {
-		s.app.Get("/tournaments/"+list.name, s.tournamentRoute(s.paged(s.tournamentListHandler(list)))...)
+		s.get("/tournaments/"+list.name, s.tournamentRoute(s.paged(s.tournamentListHandler(list)))...)
 	}
 	// After the lists: no list name is a valid tag.
-	s.app.Get("/tournaments/:tags", s.tournamentRoute(s.handleTournaments)...)
+	s.get("/tournaments/:tags", s.tournamentRoute(s.handleTournaments)...)
 
 	s.app.Use(func(*fiber.Ctx) error { return errPathNotFound })
+}
+
+// get registers a GET (and HEAD) route; with metrics, a first handler
+// names the route's bound metrics to the request, for requestContext to
+// count it by.
+func (s *Server) get(pattern string, handlers ...fiber.Handler) {
+	if route := s.metrics.route(pattern); route != nil {
+		handlers = append([]fiber.Handler{func(c *fiber.Ctx) error {
+			if st := stateOf(c); st != nil {
+				st.route = route
+			}
+			return c.Next()
+		}}, handlers...)
+	}
+	s.app.Get(pattern, handlers...)
 }
 
 // withKey puts authentication and rate limiting in front of a handler.

@@ -16,7 +16,10 @@ import (
 // config is every setting of the crowns binary, read from CROWNS_*
 // environment variables with defaults, validated once at start-up.
 type config struct {
-	Addr        string
+	Addr string
+	// MetricsAddr is where /metrics is served, never on Addr; "off" serves
+	// none.
+	MetricsAddr string
 	DataDir     string
 	DatabaseURL string
 	// Secret is CROWNS_SECRET, or the content of the file CROWNS_SECRET_FILE
@@ -85,6 +88,7 @@ func (r roles) String() string {
 // Defaults of the configuration, as documented in the README.
 const (
 	defaultAddr         = ":8080"
+	defaultMetricsAddr  = "127.0.0.1:9090"
 	defaultDataDir      = "./crowns-data"
 	defaultUpstreamURL  = "https://api.clashroyale.com/v1"
 	defaultTrackAddress = "crowns.example"
@@ -102,6 +106,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 	r := envReader{getenv: getenv}
 	cfg := config{
 		Addr:                 r.str("CROWNS_ADDR", defaultAddr),
+		MetricsAddr:          r.str("CROWNS_METRICS_ADDR", defaultMetricsAddr),
 		DataDir:              r.str("CROWNS_DATA_DIR", defaultDataDir),
 		DatabaseURL:          r.str("CROWNS_DATABASE_URL", ""),
 		SecretFile:           r.str("CROWNS_SECRET_FILE", ""),
@@ -135,6 +140,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		SnapshotConcurrency:   r.integer("CROWNS_SNAPSHOT_CONCURRENCY", 4, 1, 256),
 	}
 	cfg.Secret = r.secret("CROWNS_SECRET", cfg.SecretFile)
+	r.check(cfg.MetricsAddr == metricsOff || !sameListenAddress(cfg.MetricsAddr, cfg.Addr), "CROWNS_METRICS_ADDR must differ from CROWNS_ADDR: metrics are never served on the public API address")
 	r.check(cfg.RatePerSecond > 0, "CROWNS_RATE_LIMIT_PER_SECOND must be greater than 0")
 	r.check(cfg.RatePerSecond <= 0 || api.RateFillsInTime(cfg.RatePerSecond, cfg.RateBurst),
 		"CROWNS_RATE_LIMIT_BURST / CROWNS_RATE_LIMIT_PER_SECOND (the seconds an empty bucket takes to fill) must be at most 100 years")

@@ -9,6 +9,8 @@ import (
 	"runtime/debug"
 	"sync"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/crownsdev/crowns/api"
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
@@ -76,6 +78,10 @@ type node struct {
 	game   *gameSource
 	api    *api.Server
 	listen net.Listener
+	// registry holds this process's metrics and metrics serves them; both
+	// nil with CROWNS_METRICS_ADDR=off.
+	registry *prometheus.Registry
+	metrics  *metricsServer
 
 	// background is cancelled at shutdown; work tracks its goroutines.
 	background context.CancelFunc
@@ -101,6 +107,9 @@ func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger) (n *n
 	}()
 	var secret []byte
 	if n.store, secret, err = openDatabase(ctx, cfg, log, env.clock); err != nil {
+		return n, err
+	}
+	if err = n.startMetrics(cfg, log); err != nil {
 		return n, err
 	}
 	if n.keys, err = newKeyService(secret, n.store, log, env.clock); err != nil {
@@ -188,6 +197,7 @@ func (n *node) startAPI(ctx context.Context, cfg config, env cli, log *slog.Logg
 		CacheBytes:       cfg.CacheBytes,
 		Tournaments:      cfg.Tournaments,
 		DisableAccessLog: !cfg.AccessLog,
+		Metrics:          n.metricsRegisterer(),
 		Clock:            env.clock,
 		Logger:           log,
 	}, api.Dependencies{Keys: n.keys, Game: n.game.client, Health: n.store, Tracker: tracker, History: n.clans,
@@ -211,6 +221,28 @@ func (n *node) startAPI(ctx context.Context, cfg config, env cli, log *slog.Logg
 		}
 	}
 	return nil
+}
+
+// startMetrics builds this process's metrics registry and serves it on
+// CROWNS_METRICS_ADDR, unless that is off.
+func (n *node) startMetrics(cfg config, log *slog.Logger) (err error) {
+	if cfg.MetricsAddr == metricsOff {
+		return nil
+	}
+	if n.registry, err = newMetricsRegistry(n.store); err != nil {
+		return err
+	}
+	n.metrics, err = startMetricsServer(cfg.MetricsAddr, n.registry, log, n.failures)
+	return err
+}
+
+// metricsRegisterer is where the roles register their metrics; nil when
+// metrics are off.
+func (n *node) metricsRegisterer() prometheus.Registerer {
+	if n.registry == nil {
+		return nil
+	}
+	return n.registry
 }
 
 // startScheduler runs the clan snapshot scheduler as background work; it
@@ -256,7 +288,8 @@ func (n *node) wait(ctx context.Context) error {
 }
 
 // shutdown stops the parts in order, each bounded by the shutdown timeout:
-// the API stops taking requests and drains those in flight, background
+// the API stops taking requests and drains those in flight, the metrics
+// server stops, background
 // work finishes its current writes (and flushes key use), the sandbox
 // stops, the database closes.
 func (n *node) shutdown(cfg config, log *slog.Logger) {
@@ -266,6 +299,11 @@ func (n *node) shutdown(cfg config, log *slog.Logger) {
 		log.Info("draining API requests")
 		if err := n.api.Shutdown(ctx); err != nil {
 			log.Warn("API shutdown", "error", err)
+		}
+	}
+	if n.metrics != nil {
+		if err := n.metrics.shutdown(ctx); err != nil {
+			log.Warn("metrics shutdown", "error", err)
 		}
 	}
 	n.background()
