@@ -89,14 +89,13 @@ type Config struct {
 	Tournaments bool
 	// RequestTimeout bounds the work of one request (default 15s).
 	RequestTimeout time.Duration
-	// LookupsPerAddress and LookupBurstPerAddress bound the database
-	// lookups of keys the verification cache does not know that one client
-	// address may cause; LookupsPerSecond and LookupBurst those of all
-	// clients together. Zero takes the Default of each.
-	LookupsPerAddress     float64
-	LookupBurstPerAddress int
-	LookupsPerSecond      float64
-	LookupBurst           int
+	// LookupsPerAddress bounds the database lookups a second of keys the
+	// verification cache does not know that one client address may cause
+	// (with a burst of ten seconds' worth); LookupsPerSecond those of all
+	// clients together (five seconds' worth). Zero takes the Default of
+	// each.
+	LookupsPerAddress float64
+	LookupsPerSecond  float64
 	// MaxConnsPerAddress bounds the connections one client address holds
 	// open at once (zero: DefaultMaxConnsPerAddress); one more is answered
 	// 429 and closed.
@@ -175,9 +174,7 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 		cfg.RequestTimeout = 15 * time.Second
 	}
 	cfg.LookupsPerAddress = cmp.Or(cfg.LookupsPerAddress, DefaultLookupsPerAddress)
-	cfg.LookupBurstPerAddress = cmp.Or(cfg.LookupBurstPerAddress, DefaultLookupBurstPerAddress)
 	cfg.LookupsPerSecond = cmp.Or(cfg.LookupsPerSecond, DefaultLookupsPerSecond)
-	cfg.LookupBurst = cmp.Or(cfg.LookupBurst, DefaultLookupBurst)
 	cfg.MaxConnsPerAddress = cmp.Or(cfg.MaxConnsPerAddress, DefaultMaxConnsPerAddress)
 	if cfg.Clock == nil {
 		cfg.Clock = models.SystemClock{}

@@ -36,7 +36,12 @@ type config struct {
 	SupportInfo         string
 	RatePerSecond       float64
 	RateBurst           int
-	CacheTTL            time.Duration
+	// KeyLookupsPerAddress and KeyLookupsPerSecond bound the database
+	// lookups a second of keys not in memory, per client address and in
+	// all (api.Config's LookupsPerAddress and LookupsPerSecond).
+	KeyLookupsPerAddress float64
+	KeyLookupsPerSecond  float64
+	CacheTTL             time.Duration
 	// HistoryCacheTTL is the backstop lifetime of cached history answers
 	// (they are dropped at once when their clan changes).
 	HistoryCacheTTL time.Duration
@@ -118,6 +123,8 @@ func loadConfig(getenv func(string) string) (config, error) {
 		SupportInfo:          r.str("CROWNS_SUPPORT_INFO", defaultSupportInfo),
 		RatePerSecond:        r.float("CROWNS_RATE_LIMIT_PER_SECOND", 10),
 		RateBurst:            r.integer("CROWNS_RATE_LIMIT_BURST", 20, 1, 1_000_000),
+		KeyLookupsPerAddress: r.float("CROWNS_KEY_LOOKUPS_PER_ADDRESS", api.DefaultLookupsPerAddress),
+		KeyLookupsPerSecond:  r.float("CROWNS_KEY_LOOKUPS_PER_SECOND", api.DefaultLookupsPerSecond),
 		CacheTTL:             r.duration("CROWNS_CACHE_TTL", 3*time.Minute),
 		HistoryCacheTTL:      r.duration("CROWNS_HISTORY_CACHE_TTL", time.Minute),
 		CacheBytes:           int64(r.integer("CROWNS_CACHE_MB", 64, 1, 1<<20)) << 20,
@@ -142,6 +149,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 	cfg.Secret = r.secret("CROWNS_SECRET", cfg.SecretFile)
 	r.check(cfg.MetricsAddr == metricsOff || !sameListenAddress(cfg.MetricsAddr, cfg.Addr), "CROWNS_METRICS_ADDR must differ from CROWNS_ADDR: metrics are never served on the public API address")
 	r.check(cfg.RatePerSecond > 0, "CROWNS_RATE_LIMIT_PER_SECOND must be greater than 0")
+	r.check(cfg.KeyLookupsPerAddress > 0 && cfg.KeyLookupsPerSecond > 0, "CROWNS_KEY_LOOKUPS_PER_ADDRESS and CROWNS_KEY_LOOKUPS_PER_SECOND must be greater than 0")
 	r.check(cfg.RatePerSecond <= 0 || api.RateFillsInTime(cfg.RatePerSecond, cfg.RateBurst),
 		"CROWNS_RATE_LIMIT_BURST / CROWNS_RATE_LIMIT_PER_SECOND (the seconds an empty bucket takes to fill) must be at most 100 years")
 	r.check(cfg.SnapshotRatePerSecond > 0 && cfg.SnapshotRatePerSecond <= 1000, "CROWNS_SNAPSHOT_RATE_PER_SECOND must be greater than 0 and at most 1000")

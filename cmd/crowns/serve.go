@@ -189,17 +189,19 @@ func (n *node) startAPI(ctx context.Context, cfg config, env cli, log *slog.Logg
 		return err
 	}
 	server, err := api.New(api.Config{
-		SupportInfo:      cfg.SupportInfo,
-		RatePerSecond:    cfg.RatePerSecond,
-		RateBurst:        cfg.RateBurst,
-		CacheTTL:         cfg.CacheTTL,
-		HistoryCacheTTL:  cfg.HistoryCacheTTL,
-		CacheBytes:       cfg.CacheBytes,
-		Tournaments:      cfg.Tournaments,
-		DisableAccessLog: !cfg.AccessLog,
-		Metrics:          n.metricsRegisterer(),
-		Clock:            env.clock,
-		Logger:           log,
+		SupportInfo:       cfg.SupportInfo,
+		RatePerSecond:     cfg.RatePerSecond,
+		LookupsPerAddress: cfg.KeyLookupsPerAddress,
+		LookupsPerSecond:  cfg.KeyLookupsPerSecond,
+		RateBurst:         cfg.RateBurst,
+		CacheTTL:          cfg.CacheTTL,
+		HistoryCacheTTL:   cfg.HistoryCacheTTL,
+		CacheBytes:        cfg.CacheBytes,
+		Tournaments:       cfg.Tournaments,
+		DisableAccessLog:  !cfg.AccessLog,
+		Metrics:           n.metricsRegisterer(),
+		Clock:             env.clock,
+		Logger:            log,
 	}, api.Dependencies{Keys: n.keys, Game: n.game.client, Health: n.store, Tracker: tracker, History: n.clans,
 		TournamentSource: n.game.client, TournamentStore: models.NewTournamentStore(n.store)})
 	if err != nil {
