@@ -96,6 +96,11 @@ type Config struct {
 	// each.
 	LookupsPerAddress float64
 	LookupsPerSecond  float64
+	// GameCallsPerKey bounds the game-API calls a second one key may
+	// cause, with a burst of a minute's worth (zero:
+	// DefaultGameCallsPerKey); past it, that key's requests that the cache
+	// cannot answer are answered 429.
+	GameCallsPerKey float64
 	// MaxConnsPerAddress bounds the connections one client address holds
 	// open at once (zero: DefaultMaxConnsPerAddress); one more is answered
 	// 429 and closed.
@@ -137,6 +142,8 @@ type Server struct {
 	limiter     *rateLimiter
 	// lookups bounds the database lookups of uncached keys.
 	lookups *lookupBudget
+	// gameCalls is each key's budget of game-API calls.
+	gameCalls *rateLimiter
 	// refusals samples the access lines of refused requests.
 	refusals *refusalSampler
 	cache    *responseCache
@@ -175,6 +182,7 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 	}
 	cfg.LookupsPerAddress = cmp.Or(cfg.LookupsPerAddress, DefaultLookupsPerAddress)
 	cfg.LookupsPerSecond = cmp.Or(cfg.LookupsPerSecond, DefaultLookupsPerSecond)
+	cfg.GameCallsPerKey = cmp.Or(cfg.GameCallsPerKey, DefaultGameCallsPerKey)
 	cfg.MaxConnsPerAddress = cmp.Or(cfg.MaxConnsPerAddress, DefaultMaxConnsPerAddress)
 	if cfg.Clock == nil {
 		cfg.Clock = models.SystemClock{}
@@ -189,6 +197,7 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 		clock:       cfg.Clock,
 		limiter:     newRateLimiter(cfg.RatePerSecond, cfg.RateBurst),
 		lookups:     newLookupBudget(cfg),
+		gameCalls:   newRateLimiter(cfg.GameCallsPerKey, burstOf(cfg.GameCallsPerKey, gameCallBurst)),
 		refusals:    newRefusalSampler(),
 		cache:       newResponseCache(cfg.CacheTTL, cfg.CacheBytes, cfg.Clock),
 		requestIDs:  newRequestIDs(),

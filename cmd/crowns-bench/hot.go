@@ -86,6 +86,7 @@ func runHot(ctx context.Context, req request, stdout io.Writer, progress func(st
 		// of 10,000 keys: each key's first request is looked up.
 		"CROWNS_KEY_LOOKUPS_PER_ADDRESS": unlimitedRate,
 		"CROWNS_KEY_LOOKUPS_PER_SECOND":  unlimitedRate,
+		"CROWNS_GAME_CALLS_PER_KEY":      unlimitedRate,
 	}
 	progress("starting %s serve (API role, in-process sandbox; its log in a temporary file)", binary)
 	crowns, err := startCrowns(ctx, binary, filepath.Join(dir, "crowns.log"), env)

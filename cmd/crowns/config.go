@@ -41,7 +41,9 @@ type config struct {
 	// all (api.Config's LookupsPerAddress and LookupsPerSecond).
 	KeyLookupsPerAddress float64
 	KeyLookupsPerSecond  float64
-	CacheTTL             time.Duration
+	// GameCallsPerKey bounds the game-API calls a second of one key.
+	GameCallsPerKey float64
+	CacheTTL        time.Duration
 	// HistoryCacheTTL is the backstop lifetime of cached history answers
 	// (they are dropped at once when their clan changes).
 	HistoryCacheTTL time.Duration
@@ -125,6 +127,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		RateBurst:            r.integer("CROWNS_RATE_LIMIT_BURST", 20, 1, 1_000_000),
 		KeyLookupsPerAddress: r.float("CROWNS_KEY_LOOKUPS_PER_ADDRESS", api.DefaultLookupsPerAddress),
 		KeyLookupsPerSecond:  r.float("CROWNS_KEY_LOOKUPS_PER_SECOND", api.DefaultLookupsPerSecond),
+		GameCallsPerKey:      r.float("CROWNS_GAME_CALLS_PER_KEY", api.DefaultGameCallsPerKey),
 		CacheTTL:             r.duration("CROWNS_CACHE_TTL", 3*time.Minute),
 		HistoryCacheTTL:      r.duration("CROWNS_HISTORY_CACHE_TTL", time.Minute),
 		CacheBytes:           int64(r.integer("CROWNS_CACHE_MB", 64, 1, 1<<20)) << 20,
@@ -149,7 +152,8 @@ func loadConfig(getenv func(string) string) (config, error) {
 	cfg.Secret = r.secret("CROWNS_SECRET", cfg.SecretFile)
 	r.check(cfg.MetricsAddr == metricsOff || !sameListenAddress(cfg.MetricsAddr, cfg.Addr), "CROWNS_METRICS_ADDR must differ from CROWNS_ADDR: metrics are never served on the public API address")
 	r.check(cfg.RatePerSecond > 0, "CROWNS_RATE_LIMIT_PER_SECOND must be greater than 0")
-	r.check(cfg.KeyLookupsPerAddress > 0 && cfg.KeyLookupsPerSecond > 0, "CROWNS_KEY_LOOKUPS_PER_ADDRESS and CROWNS_KEY_LOOKUPS_PER_SECOND must be greater than 0")
+	r.check(cfg.KeyLookupsPerAddress > 0 && cfg.KeyLookupsPerSecond > 0 && cfg.GameCallsPerKey > 0,
+		"CROWNS_KEY_LOOKUPS_PER_ADDRESS, CROWNS_KEY_LOOKUPS_PER_SECOND and CROWNS_GAME_CALLS_PER_KEY must be greater than 0")
 	r.check(cfg.RatePerSecond <= 0 || api.RateFillsInTime(cfg.RatePerSecond, cfg.RateBurst),
 		"CROWNS_RATE_LIMIT_BURST / CROWNS_RATE_LIMIT_PER_SECOND (the seconds an empty bucket takes to fill) must be at most 100 years")
 	r.check(cfg.SnapshotRatePerSecond > 0 && cfg.SnapshotRatePerSecond <= 1000, "CROWNS_SNAPSHOT_RATE_PER_SECOND must be greater than 0 and at most 1000")

@@ -193,6 +193,7 @@ func (n *node) startAPI(ctx context.Context, cfg config, env cli, log *slog.Logg
 		RatePerSecond:     cfg.RatePerSecond,
 		LookupsPerAddress: cfg.KeyLookupsPerAddress,
 		LookupsPerSecond:  cfg.KeyLookupsPerSecond,
+		GameCallsPerKey:   cfg.GameCallsPerKey,
 		RateBurst:         cfg.RateBurst,
 		CacheTTL:          cfg.CacheTTL,
 		HistoryCacheTTL:   cfg.HistoryCacheTTL,
