@@ -135,6 +135,8 @@ type Server struct {
 	headers headerNames
 	// errorBodies are the rendered bodies of the fixed error answers.
 	errorBodies map[errorKey][]byte
+	// docs are the OpenAPI document and the page that renders it.
+	docs documentation
 	// unsubscribe ends the subscription to clan changes.
 	unsubscribe func()
 }
@@ -174,6 +176,11 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 		headers:     newHeaderNames(),
 	}
 	_, s.systemClock = cfg.Clock.(models.SystemClock)
+	docs, err := newDocumentation()
+	if err != nil {
+		return nil, err
+	}
+	s.docs = docs
 	s.errorBodies = s.renderFixedErrors()
 	fiberConfig := FiberConfig()
 	fiberConfig.ErrorHandler = s.handleError
@@ -212,14 +219,15 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	return s.app.ShutdownWithContext(ctx)
 }
 
-// routes registers the contract's routes. Health routes and switched-off
-// tournament routes need no key; everything else is authenticated and rate
+// routes registers the contract's routes. Health routes, the OpenAPI
+// document and its page, and switched-off tournament routes need no key; everything else is authenticated and rate
 // limited; whatever matches nothing is "Path not found".
 func (s *Server) routes() {
 	s.app.Use(s.requestContext, s.allowReadOnly)
 
 	s.app.Get("/healthz", s.handleHealthz)
 	s.app.Get("/readyz", s.handleReadyz)
+	s.docsRoutes()
 
 	s.app.Get("/clan/search", s.withKey(s.handleClanSearch)...)
 	s.app.Get("/clan/:tag/history", s.withKey(s.handleHistory)...)
