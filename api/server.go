@@ -157,6 +157,8 @@ type Server struct {
 	headers headerNames
 	// errorBodies are the rendered bodies of the fixed error answers.
 	errorBodies map[errorKey][]byte
+	// docs are the OpenAPI document and the page that renders it.
+	docs documentation
 	// unsubscribe ends the subscription to clan changes.
 	unsubscribe func()
 	// metrics records every answered request; nil without Config.Metrics.
@@ -209,6 +211,9 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 	if s.metrics, err = newRequestMetrics(cfg.Metrics); err != nil {
 		return nil, fmt.Errorf("api: request metrics: %w", err)
 	}
+	if s.docs, err = newDocumentation(); err != nil {
+		return nil, err
+	}
 	s.errorBodies = s.renderFixedErrors()
 	fiberCfg := fiberConfig(s.handleError)
 	s.app = fiber.New(fiberCfg)
@@ -258,16 +263,17 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	return s.app.ShutdownWithContext(ctx)
 }
 
-// routes registers the contract's routes. Health routes and switched-off
-// tournament routes need no key; everything else is authenticated and rate
-// limited; whatever matches nothing is "Path not found". Routes that
-// answer lists take max and page (paged); history answers are keyed by
-// slot (keyedBySlot).
+// routes registers the contract's routes. Health routes, the OpenAPI
+// document and its page, and switched-off tournament routes need no key;
+// everything else is authenticated and rate limited; whatever matches
+// nothing is "Path not found". Routes that answer lists take max and page
+// (paged); history answers are keyed by slot (keyedBySlot).
 func (s *Server) routes() {
 	s.app.Use(s.requestContext, s.allowReadOnly)
 
 	s.get("/healthz", s.handleHealthz)
 	s.get("/readyz", s.handleReadyz)
+	s.docsRoutes()
 
 	s.get("/clan/search", s.withKey(s.paged(s.handleClanSearch))...)
 	s.get("/clan/:tag/history", s.withKey(s.keyedBySlot(s.handleHistory))...)
