@@ -158,6 +158,13 @@ func (p *inflaters) plainBody(a *cachedAnswer) ([]byte, error) {
 	return plain, nil
 }
 
+// withoutPlain is a kept compressed only.
+func (a *cachedAnswer) withoutPlain() *cachedAnswer {
+	shrunk := *a
+	shrunk.plain = nil
+	return &shrunk
+}
+
 // withPlain is a with its plain body kept beside the compressed one.
 func (a *cachedAnswer) withPlain(plain []byte) *cachedAnswer {
 	completed := *a

@@ -349,47 +349,81 @@ func TestAHitKeepsAnAnswerFromEviction(t *testing.T) {
 	}
 }
 
-func TestAPlainFormIsKeptBesideTheCompressedOneOnceAsked(t *testing.T) {
-	clock := models.NewManualClock(time.Unix(1000, 0))
+// largeAnswer is an answer of about 40 kB kept compressed only, told
+// apart by n, and its plain body.
+func largeAnswer(n int) (*cachedAnswer, []byte) {
 	var plain []byte
 	for i := 0; len(plain) < 40_000; i++ {
-		plain = fmt.Appendf(plain, `{"rank":%d,"name":"member %d"},`, i%50+1, i)
+		plain = fmt.Appendf(plain, `{"answer":%d,"rank":%d,"name":"member %d"},`, n, i%50+1, i)
 	}
-	compressed := newCachedAnswer(plain)
-	filler := newCachedAnswer([]byte(`{"a":1}`))
-	fillerSize := filler.size() + int64(len("f1"))
-	// Room for the compressed answer, its plain form and two fillers.
-	budget := compressed.size() + int64(len(plain)) + 2*fillerSize + int64(len("big"))
-	cache := newResponseCache(time.Hour, budget, clock)
-	cache.put(cacheSlot{key: "big", ttl: time.Hour}, compressed, 0)
-	for _, key := range []string{"f1", "f2", "f3"} {
-		cache.put(cacheSlot{key: key, ttl: time.Hour}, filler, 0)
-	}
-	before := cache.used()
+	return newCachedAnswer(plain), plain
+}
 
+func TestAPlainFormIsKeptBesideTheCompressedOneOnceAsked(t *testing.T) {
+	clock := models.NewManualClock(time.Unix(1000, 0))
+	compressed, plain := largeAnswer(1)
+	cache := newResponseCache(time.Hour, 4*int64(len(plain)), clock)
+	cache.put(cacheSlot{key: "big", ttl: time.Hour}, compressed, 0)
+	before := cache.used()
 	completed := compressed.withPlain(plain)
 	cache.replace("big", compressed, completed)
-	got, ok := cache.getString("big", clock.Now())
-	if !ok || got != completed {
+	if got, ok := cache.getString("big", clock.Now()); !ok || got != completed {
 		t.Fatal("the answer with its plain form did not replace the compressed-only one")
 	}
-	if grown := cache.used() - before; grown <= 0 {
-		t.Fatalf("the cache's use did not grow with the plain form (%d bytes)", grown)
-	}
-	if cache.used() > budget {
-		t.Fatalf("used %d of %d", cache.used(), budget)
-	}
-	// Room was made by evicting the least recently used filler only.
-	for key, want := range map[string]bool{"f1": false, "f2": true, "f3": true} {
-		if _, ok := cache.getString(key, clock.Now()); ok != want {
-			t.Errorf("%s cached = %v, want %v", key, ok, want)
-		}
+	if grown := cache.used() - before; grown < int64(len(plain)) {
+		t.Fatalf("the cache's use grew by %d bytes for a plain form of %d", grown, len(plain))
 	}
 	// A replacement of an answer that is no longer the cached one is
 	// ignored.
 	cache.replace("big", compressed, compressed.withPlain(plain))
 	if got, _ := cache.getString("big", clock.Now()); got != completed {
 		t.Fatal("a stale replacement overwrote the cached answer")
+	}
+}
+
+// TestPlainFormsGoBeforeEntries: room for a plain form, or for a new
+// entry, is made by dropping the least recently used plain forms of other
+// entries, which stay cached compressed; no entry is evicted while a
+// plain form can go.
+func TestPlainFormsGoBeforeEntries(t *testing.T) {
+	clock := models.NewManualClock(time.Unix(1000, 0))
+	first, firstPlain := largeAnswer(1)
+	second, secondPlain := largeAnswer(2)
+	filler := newCachedAnswer([]byte(`{"a":1}`))
+	// Room for both compressed answers, one plain form and the fillers.
+	budget := first.size() + second.size() + int64(len(firstPlain)) + 3*(filler.size()+2) + 64
+	cache := newResponseCache(time.Hour, budget, clock)
+	cache.put(cacheSlot{key: "b1", ttl: time.Hour}, first, 0)
+	cache.put(cacheSlot{key: "b2", ttl: time.Hour}, second, 0)
+	for _, key := range []string{"f1", "f2", "f3"} {
+		cache.put(cacheSlot{key: key, ttl: time.Hour}, filler, 0)
+	}
+	cache.replace("b1", first, first.withPlain(firstPlain))
+	cache.replace("b2", second, second.withPlain(secondPlain))
+	for key, wantPlain := range map[string]bool{"b1": false, "b2": true} {
+		got, ok := cache.getString(key, clock.Now())
+		if !ok || got.gzipped == nil || (got.plain != nil) != wantPlain {
+			t.Fatalf("%s: cached %v, plain form kept %v, want %v", key, ok, got != nil && got.plain != nil, wantPlain)
+		}
+	}
+	for _, key := range []string{"f1", "f2", "f3"} {
+		if _, ok := cache.getString(key, clock.Now()); !ok {
+			t.Fatalf("%s was evicted to make room for a plain form", key)
+		}
+	}
+	// A new entry that needs room takes it from the plain form first.
+	big, _ := largeAnswer(3)
+	cache.put(cacheSlot{key: "b3", ttl: time.Hour}, big, 0)
+	for _, key := range []string{"b1", "b2", "b3", "f1", "f2", "f3"} {
+		if _, ok := cache.getString(key, clock.Now()); !ok {
+			t.Fatalf("%s was evicted while a plain form could go", key)
+		}
+	}
+	if got, _ := cache.getString("b2", clock.Now()); got.plain != nil {
+		t.Fatal("the plain form was kept and an entry made room instead")
+	}
+	if cache.used() > budget {
+		t.Fatalf("used %d of %d", cache.used(), budget)
 	}
 }
 

@@ -10,6 +10,12 @@ import (
 // share of the budget, in least-recently-used order, and the groups they
 // belong to. One mutex guards it all; a hit holds it for a map lookup and
 // a move to the front of the order.
+//
+// The plain forms kept beside compressed ones for clients without gzip
+// (see replace) are extras: to make room, the least recently used extra
+// goes before any entry does, as an entry's compressed form costs a
+// seventh of its plain one and a missing plain form only an inflation,
+// where a missing entry costs a call to the game API or the database.
 type cacheShard struct {
 	mu     sync.Mutex
 	budget int64
@@ -18,7 +24,10 @@ type cacheShard struct {
 	// recently used entry (front) to the least (back).
 	entries map[string]*list.Element
 	order   list.List
-	groups  map[string]map[string]struct{}
+	// extras holds the entries that keep an extra plain form, most
+	// recently used first.
+	extras list.List
+	groups map[string]map[string]struct{}
 }
 
 type cacheEntry struct {
@@ -27,6 +36,9 @@ type cacheEntry struct {
 	answer  *cachedAnswer
 	expires time.Time
 	size    int64
+	// extra is the entry's element in cacheShard.extras while its answer
+	// keeps an extra plain form; nil otherwise.
+	extra *list.Element
 }
 
 func (sh *cacheShard) init(budget int64) {
@@ -63,6 +75,9 @@ func (sh *cacheShard) freshLocked(element *list.Element, now time.Time) (*cached
 		return nil, false
 	}
 	sh.order.MoveToFront(element)
+	if entry.extra != nil {
+		sh.extras.MoveToFront(entry.extra)
+	}
 	return entry.answer, true
 }
 
@@ -107,10 +122,11 @@ func (sh *cacheShard) put(entry *cacheEntry, current func() bool) {
 	}
 }
 
-// replace puts completed in place of the answer under key, if that is
-// still previous: the same entry, lifetime and place in the order, with
-// the size of the new answer. Entries least recently used go to make room;
-// when completed cannot fit, the entry keeps previous.
+// replace puts completed, previous with an extra plain form, in place of
+// the answer under key, if that is still previous: the same entry,
+// lifetime and place in the order, with the size of the new answer. Room
+// is made by dropping the least recently used extras of other entries,
+// never whole entries; when that is not enough, the entry keeps previous.
 func (sh *cacheShard) replace(key string, previous, completed *cachedAnswer) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
@@ -119,24 +135,44 @@ func (sh *cacheShard) replace(key string, previous, completed *cachedAnswer) {
 		return
 	}
 	entry := element.Value.(*cacheEntry)
-	if entry.answer != previous {
+	if entry.answer != previous || entry.extra != nil {
 		return
 	}
 	grown := completed.size() - previous.size()
-	if entry.size+grown > sh.budget {
-		return
+	for sh.used+grown > sh.budget {
+		if !sh.dropExtraLocked() {
+			return
+		}
 	}
-	// The entry itself is the most recently used: it is not evicted here.
 	sh.order.MoveToFront(element)
-	sh.makeRoomLocked(grown)
 	entry.answer = completed
 	entry.size += grown
 	sh.used += grown
+	entry.extra = sh.extras.PushFront(entry)
 }
 
-// makeRoomLocked evicts the least recently used entries until size more
-// bytes fit the budget.
+// dropExtraLocked takes the least recently used extra plain form out of
+// its entry, which keeps its compressed form; false when there is none.
+func (sh *cacheShard) dropExtraLocked() bool {
+	last := sh.extras.Back()
+	if last == nil {
+		return false
+	}
+	entry := sh.extras.Remove(last).(*cacheEntry)
+	entry.extra = nil
+	shrunk := entry.answer.withoutPlain()
+	shrink := entry.answer.size() - shrunk.size()
+	entry.answer = shrunk
+	entry.size -= shrink
+	sh.used -= shrink
+	return true
+}
+
+// makeRoomLocked drops the least recently used extras, then the least
+// recently used entries, until size more bytes fit the budget.
 func (sh *cacheShard) makeRoomLocked(size int64) {
+	for sh.used+size > sh.budget && sh.dropExtraLocked() {
+	}
 	for sh.used+size > sh.budget {
 		victim := sh.order.Back()
 		if victim == nil {
@@ -151,6 +187,10 @@ func (sh *cacheShard) makeRoomLocked(size int64) {
 func (sh *cacheShard) removeLocked(element *list.Element) {
 	entry := sh.order.Remove(element).(*cacheEntry)
 	delete(sh.entries, entry.key)
+	if entry.extra != nil {
+		sh.extras.Remove(entry.extra)
+		entry.extra = nil
+	}
 	sh.used -= entry.size
 	if entry.group == "" {
 		return
