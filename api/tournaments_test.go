@@ -14,7 +14,7 @@ import (
 	"github.com/crownsdev/crowns/api"
 	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/scheduler"
-	"github.com/crownsdev/crowns/upstream/wire"
+	"github.com/crownsdev/crowns/upstream/official"
 )
 
 // Tags the sandbox does not know: valid tags of another length than its
@@ -39,13 +39,13 @@ func newTournamentHarness(t *testing.T) *harness {
 
 // sandboxTournament is the tournament as the sandbox world answers it
 // upstream, asked directly (not through the API or its cache).
-func sandboxTournament(t *testing.T, h *harness, tag string) wire.Tournament {
+func sandboxTournament(t *testing.T, h *harness, tag string) official.Tournament {
 	t.Helper()
 	rec := httptest.NewRecorder()
 	req := httptest.NewRequest(http.MethodGet, "/v1/tournaments/%23"+tag, nil)
 	req.Header.Set("Authorization", "Bearer test")
 	h.world.Handler().ServeHTTP(rec, req)
-	var out wire.Tournament
+	var out official.Tournament
 	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &out) != nil {
 		t.Fatalf("sandbox tournament %s: status %d", tag, rec.Code)
 	}
@@ -91,7 +91,7 @@ func unixOf(t *testing.T, stamp string) any {
 	if stamp == "" {
 		return nil
 	}
-	at, ok := wire.ParseTime(stamp)
+	at, ok := official.ParseTime(stamp)
 	if !ok {
 		t.Fatalf("bad sandbox timestamp %q", stamp)
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/crownsdev/crowns/models"
-	"github.com/crownsdev/crowns/upstream/wire"
+	"github.com/crownsdev/crowns/upstream/official"
 )
 
 // deckLinkBase starts the game's deep link that opens a deck; the card ids
@@ -18,7 +18,7 @@ const deckLinkBase = "https://link.clashroyale.com/deck/en?deck="
 // PlayerBattles returns the player's most recent battles, newest first, at
 // most models.MaxBattles (GET /players/%23TAG/battlelog).
 func (c *Client) PlayerBattles(ctx context.Context, tag string) ([]models.Battle, error) {
-	var log []wire.Battle
+	var log []official.Battle
 	if err := c.get(ctx, request{path: "/players/" + tagPath(tag) + "/battlelog"}, &log); err != nil {
 		return nil, err
 	}
@@ -31,7 +31,7 @@ func (c *Client) PlayerBattles(ctx context.Context, tag string) ([]models.Battle
 }
 
 // battle maps one upstream battle to the legacy shape.
-func (c *Client) battle(b wire.Battle) models.Battle {
+func (c *Client) battle(b official.Battle) models.Battle {
 	kind := battleKindOf(b.Type)
 	deck := deckSelectionOf(b.DeckSelection)
 	out := models.Battle{
@@ -53,7 +53,7 @@ func (c *Client) battle(b wire.Battle) models.Battle {
 		Arena:          c.arena(b.Arena),
 	}
 	out.Winner = out.TeamCrowns - out.OpponentCrowns
-	if at, ok := wire.ParseTime(b.BattleTime); ok {
+	if at, ok := official.ParseTime(b.BattleTime); ok {
 		out.UTCTime = at.Unix()
 	}
 	if kind.legacy == battleTypeChallenge {
@@ -66,7 +66,7 @@ func (c *Client) battle(b wire.Battle) models.Battle {
 // sideCrowns is the crowns a side took. Teammates share their towers, so
 // in a 2v2 each teammate carries the team's count: the side has the highest
 // count of its players, not their sum (a side never takes more than three).
-func sideCrowns(side []wire.BattlePlayer) int {
+func sideCrowns(side []official.BattlePlayer) int {
 	crowns := 0
 	for _, p := range side {
 		crowns = max(crowns, p.Crowns)
@@ -83,7 +83,7 @@ func playersOf(teamSize int) string {
 
 // sameDeck reports whether every player of the battle played the same
 // cards, as in mirror modes.
-func sameDeck(b wire.Battle) bool {
+func sameDeck(b official.Battle) bool {
 	players := append(slices.Clone(b.Team), b.Opponent...)
 	if len(players) < 2 || len(players[0].Cards) == 0 {
 		return false
@@ -97,7 +97,7 @@ func sameDeck(b wire.Battle) bool {
 	return true
 }
 
-func deckSignature(p wire.BattlePlayer) string {
+func deckSignature(p official.BattlePlayer) string {
 	ids := make([]int, 0, len(p.Cards))
 	for _, card := range p.Cards {
 		ids = append(ids, card.ID)
@@ -114,7 +114,7 @@ func joinIDs(ids []int) string {
 	return strings.Join(parts, ";")
 }
 
-func (c *Client) participants(side []wire.BattlePlayer) []models.Participant {
+func (c *Client) participants(side []official.BattlePlayer) []models.Participant {
 	out := make([]models.Participant, 0, len(side))
 	for _, p := range side {
 		ids := make([]int, 0, len(p.Cards))
@@ -144,7 +144,7 @@ func (c *Client) participants(side []wire.BattlePlayer) []models.Participant {
 // lacks keeps the upstream's id (as arenaID) and name (as both name and
 // arena label), the name being "Arena <id>" when the upstream gave none;
 // its trophy limit is unknown (0).
-func (c *Client) arena(a wire.Arena) models.BattleArena {
+func (c *Client) arena(a official.Arena) models.BattleArena {
 	known, ok := c.Catalog().Arena(a.ID)
 	if !ok {
 		name := cmp.Or(a.Name, "Arena "+strconv.Itoa(a.ID))

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/crownsdev/crowns/models"
-	"github.com/crownsdev/crowns/upstream/wire"
+	"github.com/crownsdev/crowns/upstream/official"
 )
 
 // CatalogRefreshEvery is how often the game's card and location lists are
@@ -62,8 +62,8 @@ type CatalogRefresher struct {
 	checkEvery time.Duration
 
 	mu        sync.Mutex // one refresh or load at a time; guards what follows
-	cards     catalogList[wire.Item]
-	locations catalogList[wire.Location]
+	cards     catalogList[official.Item]
+	locations catalogList[official.Location]
 	next      time.Time // when the next refresh is due; zero: at once
 	failures  int       // refreshes failed in a row
 }
@@ -83,8 +83,8 @@ func NewCatalogRefresher(client *Client, store CatalogStore, cfg CatalogRefreshe
 		clock:      cfg.Clock,
 		log:        cfg.Logger,
 		checkEvery: cmp.Or(cfg.CheckEvery, defaultCatalogCheckEvery),
-		cards:      catalogList[wire.Item]{kind: "cards", path: "/cards", valid: func(i wire.Item) bool { return i.ID > 0 && i.Name != "" }},
-		locations:  catalogList[wire.Location]{kind: "locations", path: "/locations", valid: func(l wire.Location) bool { return l.ID > 0 && l.Name != "" }},
+		cards:      catalogList[official.Item]{kind: "cards", path: "/cards", valid: func(i official.Item) bool { return i.ID > 0 && i.Name != "" }},
+		locations:  catalogList[official.Location]{kind: "locations", path: "/locations", valid: func(l official.Location) bool { return l.ID > 0 && l.Name != "" }},
 	}
 	if r.clock == nil {
 		r.clock = models.SystemClock{}

@@ -3,7 +3,7 @@ package upstream
 import (
 	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/upstream/catalog"
-	"github.com/crownsdev/crowns/upstream/wire"
+	"github.com/crownsdev/crowns/upstream/official"
 )
 
 // legacyClanType spells an upstream clan type ("open", "inviteOnly",
@@ -17,7 +17,7 @@ func legacyClanType(upstream string) string {
 // upstream gave none. A region's code (the game gives none) comes from
 // known, the catalog, when it has the region (nil: none known), else from
 // the region's name (see catalog.Location.Code).
-func legacyLocation(known *catalog.Catalog, l *wire.Location) *models.Location {
+func legacyLocation(known *catalog.Catalog, l *official.Location) *models.Location {
 	if l == nil {
 		return nil
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/upstream/catalog"
-	"github.com/crownsdev/crowns/upstream/wire"
+	"github.com/crownsdev/crowns/upstream/official"
 )
 
 // invalidSearchMessage is the caller-safe text of a clan search the game
@@ -17,7 +17,7 @@ const invalidSearchMessage = "invalid clan search: the game API rejected these f
 // SearchClans runs a clan search (GET /clans) and returns one page in the
 // legacy shape with the upstream's paging cursors.
 func (c *Client) SearchClans(ctx context.Context, q models.ClanSearchQuery) (models.ClanSearchPage, error) {
-	var list wire.List[wire.Clan]
+	var list official.List[official.Clan]
 	if err := c.get(ctx, request{path: "/clans", query: searchParams(q), invalid: invalidSearchMessage}, &list); err != nil {
 		return models.ClanSearchPage{}, err
 	}
@@ -59,7 +59,7 @@ func searchParams(q models.ClanSearchQuery) url.Values {
 	return params
 }
 
-func (c *Client) searchResult(clan wire.Clan) models.ClanSearchResult {
+func (c *Client) searchResult(clan official.Clan) models.ClanSearchResult {
 	return models.ClanSearchResult{
 		Tag:           bareTag(clan.Tag),
 		Name:          clan.Name,
@@ -75,7 +75,7 @@ func (c *Client) searchResult(clan wire.Clan) models.ClanSearchResult {
 
 // Clan returns a clan with its member list (GET /clans/%23TAG).
 func (c *Client) Clan(ctx context.Context, tag string) (models.ClanDetails, error) {
-	var clan wire.Clan
+	var clan official.Clan
 	if err := c.get(ctx, request{path: "/clans/" + tagPath(tag)}, &clan); err != nil {
 		return models.ClanDetails{}, err
 	}
@@ -85,10 +85,10 @@ func (c *Client) Clan(ctx context.Context, tag string) (models.ClanDetails, erro
 // ClanDetailsOf maps a clan in the official wire format to the legacy
 // shape the rest of Crowns uses: what Clan returns for it, except that a
 // region's code comes from its name alone (no catalog is consulted).
-func ClanDetailsOf(clan wire.Clan) models.ClanDetails { return clanDetailsOf(nil, clan) }
+func ClanDetailsOf(clan official.Clan) models.ClanDetails { return clanDetailsOf(nil, clan) }
 
 // clanDetailsOf maps a clan, looking region codes up in known (nil: none).
-func clanDetailsOf(known *catalog.Catalog, clan wire.Clan) models.ClanDetails {
+func clanDetailsOf(known *catalog.Catalog, clan official.Clan) models.ClanDetails {
 	details := models.ClanDetails{
 		Tag:              bareTag(clan.Tag),
 		Name:             clan.Name,

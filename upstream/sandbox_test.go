@@ -12,7 +12,7 @@ import (
 	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/upstream"
 	"github.com/crownsdev/crowns/upstream/sandbox"
-	"github.com/crownsdev/crowns/upstream/wire"
+	"github.com/crownsdev/crowns/upstream/official"
 )
 
 // sandboxClient is the real client talking HTTP to a sandbox world.
@@ -106,7 +106,7 @@ func TestSandboxBattles(t *testing.T) {
 			t.Fatalf("%s: %d battles from a log of %d", tag, len(battles), len(log))
 		}
 		for i, b := range battles {
-			at, _ := wire.ParseTime(log[i].BattleTime)
+			at, _ := official.ParseTime(log[i].BattleTime)
 			if b.UTCTime != at.Unix() || b.Team[0].Tag != tag || b.Winner != b.TeamCrowns-b.OpponentCrowns || b.TeamSize != len(log[i].Team) {
 				t.Fatalf("%s battle %d: %+v", tag, i, b)
 			}

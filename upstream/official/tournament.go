@@ -1,4 +1,4 @@
-package wire
+package official
 
 // TournamentHeader is a tournament as /tournaments?name= lists it.
 type TournamentHeader struct {

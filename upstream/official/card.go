@@ -1,4 +1,4 @@
-package wire
+package official
 
 // Item is a card of /cards. Rarity ("common", "rare", ...) and ElixirCost
 // are absent from older answers.

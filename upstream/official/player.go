@@ -1,4 +1,4 @@
-package wire
+package official
 
 // Player is the profile of /players/{tag}, reduced to the fields Crowns
 // reads or serves from the sandbox.

@@ -1,4 +1,4 @@
-package wire
+package official
 
 // Battle is one entry of /players/{tag}/battlelog. Team is the asked-for
 // player's side.

@@ -1,4 +1,4 @@
-package wire
+package official
 
 // Clan is a clan: a search result (no description, no member list) or the
 // full answer of /clans/{tag}.

@@ -1,4 +1,4 @@
-package wire
+package official
 
 // List is the official envelope of every list: the items and, for paged
 // lists, the paging cursors.

@@ -1,10 +1,10 @@
-package wire_test
+package official_test
 
 import (
 	"testing"
 	"time"
 
-	"github.com/crownsdev/crowns/upstream/wire"
+	"github.com/crownsdev/crowns/upstream/official"
 )
 
 func TestTimestamps(t *testing.T) {
@@ -19,11 +19,11 @@ func TestTimestamps(t *testing.T) {
 		{"2022-05-20T05:23:56Z", time.Time{}, false},
 	}
 	for _, tt := range tests {
-		got, ok := wire.ParseTime(tt.raw)
+		got, ok := official.ParseTime(tt.raw)
 		if ok != tt.ok || !got.Equal(tt.want) {
 			t.Errorf("ParseTime(%q) = %v, %v; want %v, %v", tt.raw, got, ok, tt.want, tt.ok)
 		}
-		if tt.ok && wire.FormatTime(got.In(time.FixedZone("CEST", 7200))) != tt.raw {
+		if tt.ok && official.FormatTime(got.In(time.FixedZone("CEST", 7200))) != tt.raw {
 			t.Errorf("FormatTime does not give back %q", tt.raw)
 		}
 	}
