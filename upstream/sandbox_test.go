@@ -11,8 +11,8 @@ import (
 
 	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/upstream"
-	"github.com/crownsdev/crowns/upstream/sandbox"
 	"github.com/crownsdev/crowns/upstream/official"
+	"github.com/crownsdev/crowns/upstream/sandbox"
 )
 
 // sandboxClient is the real client talking HTTP to a sandbox world.

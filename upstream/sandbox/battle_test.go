@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/crownsdev/crowns/upstream/catalog"
-	"github.com/crownsdev/crowns/upstream/sandbox"
 	"github.com/crownsdev/crowns/upstream/official"
+	"github.com/crownsdev/crowns/upstream/sandbox"
 )
 
 func TestBattleLogs(t *testing.T) {

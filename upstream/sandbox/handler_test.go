@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/crownsdev/crowns/upstream/sandbox"
 	"github.com/crownsdev/crowns/upstream/official"
+	"github.com/crownsdev/crowns/upstream/sandbox"
 )
 
 func TestRequestsWithoutBearerTokenAreDenied(t *testing.T) {

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crownsdev/crowns/upstream/sandbox"
 	"github.com/crownsdev/crowns/upstream/official"
+	"github.com/crownsdev/crowns/upstream/sandbox"
 )
 
 func TestTournamentsOfEveryKindExist(t *testing.T) {

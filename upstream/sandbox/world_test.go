@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/crownsdev/crowns/models"
-	"github.com/crownsdev/crowns/upstream/sandbox"
 	"github.com/crownsdev/crowns/upstream/official"
+	"github.com/crownsdev/crowns/upstream/sandbox"
 )
 
 // start is a Sunday afternoon, so that a few hours later the weekly
