@@ -15,6 +15,7 @@ import (
 	"github.com/crownsdev/crowns/api"
 	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/models/legacy"
 )
 
 // historyCacheTTL is the backstop of the history cache in these tests.
@@ -36,7 +37,7 @@ func (e *trackingEnv) storeAnswer(t *testing.T, tag string, kind models.Snapshot
 	if err != nil {
 		t.Fatalf("store history of %s: %v", tag, err)
 	}
-	body, err := json.Marshal(history)
+	body, err := json.Marshal(legacy.ClanHistory(history))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ type countingHistory struct {
 	failFingerprints    atomic.Bool
 }
 
-func (h *countingHistory) FingerprintedClanHistory(ctx context.Context, tag string, kind models.SnapshotKind, from, to time.Time) (models.ClanHistory, models.HistoryFingerprint, error) {
+func (h *countingHistory) FingerprintedClanHistory(ctx context.Context, tag string, kind models.SnapshotKind, from, to time.Time) ([]models.HistorySnapshot, models.HistoryFingerprint, error) {
 	h.reads.Add(1)
 	return h.ClanHistoryReader.FingerprintedClanHistory(ctx, tag, kind, from, to)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/legacy"
 )
 
 // Bounds of the history window: today plus that many previous days.
@@ -74,7 +75,7 @@ func (s *Server) sendHistory(c *fiber.Ctx, kind models.SnapshotKind) error {
 		// When the body read again is the one the answer had (its
 		// fingerprint moved, not its content), the answer it was is kept,
 		// compressed form and all.
-		return withFingerprint(renewedAnswer(previous, history.AppendJSON(nil)), fingerprint), nil
+		return withFingerprint(renewedAnswer(previous, legacy.ClanHistory(history).AppendJSON(nil)), fingerprint), nil
 	})
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"github.com/crownsdev/crowns/api"
 	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/models/legacy"
 )
 
 // JSON types of the list elements' fields, as the contract gives them.
@@ -315,7 +316,7 @@ func TestTournamentListsAreNewestFirstAndAtMostAHundred(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var items []models.ThousandTournament
+	var items []legacy.ThousandTournament
 	decodeJSON(t, h.get("/tournaments/1k", "auth", key), &items)
 	if len(items) != models.MaxTournamentListLength {
 		t.Fatalf("%d elements, want %d", len(items), models.MaxTournamentListLength)

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/crownsdev/crowns/api"
-	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/legacy"
 	"github.com/crownsdev/crowns/scheduler"
 	"github.com/crownsdev/crowns/upstream/official"
 )
@@ -202,7 +202,7 @@ func TestSeveralTournaments(t *testing.T) {
 		{"a duplicate of one tag is still a list", a + "," + a, []string{a}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			var got []models.Tournament
+			var got []legacy.Tournament
 			decodeJSON(t, h.get("/tournament/"+tt.path, "auth", key), &got)
 			gotTags := make([]string, len(got))
 			for i, tournament := range got {
@@ -280,7 +280,7 @@ func TestTournamentsTagIsTheSameLookup(t *testing.T) {
 		})
 	}
 	// And it is a lookup: the tournament becomes known.
-	var known []models.KnownTournament
+	var known []legacy.KnownTournament
 	decodeJSON(t, h.get("/tournaments/known", "auth", key), &known)
 	if len(known) != 4 {
 		t.Fatalf("known after looking up four tournaments: %+v", known)

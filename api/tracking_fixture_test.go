@@ -14,6 +14,7 @@ import (
 	"github.com/crownsdev/crowns/api"
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/legacy"
 	"github.com/crownsdev/crowns/scheduler"
 	"github.com/crownsdev/crowns/upstream"
 	"github.com/crownsdev/crowns/upstream/sandbox"
@@ -40,11 +41,11 @@ func (acceptingKeys) VerifyAt(context.Context, string, time.Time) (keys.Identity
 // noGame is a game upstream that the tracking routes never ask.
 type noGame struct{}
 
-func (noGame) SearchClans(context.Context, models.ClanSearchQuery) (models.ClanSearchPage, error) {
-	return models.ClanSearchPage{}, nil
+func (noGame) SearchClans(context.Context, legacy.ClanSearchQuery) (legacy.ClanSearchPage, error) {
+	return legacy.ClanSearchPage{}, nil
 }
 
-func (noGame) PlayerBattles(context.Context, string) ([]models.Battle, error) { return nil, nil }
+func (noGame) PlayerBattles(context.Context, string) ([]legacy.Battle, error) { return nil, nil }
 
 // testWorld is the game upstream of these tests: the sandbox world, whose
 // numbers move with the clock, served over HTTP to the real upstream

@@ -24,6 +24,7 @@ import (
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/models/legacy"
 	"github.com/crownsdev/crowns/scheduler"
 )
 
@@ -376,12 +377,12 @@ func (b *lockedBuffer) String() string {
 // fought no battle.
 type noGame struct{}
 
-func (noGame) SearchClans(context.Context, models.ClanSearchQuery) (models.ClanSearchPage, error) {
-	return models.ClanSearchPage{}, nil
+func (noGame) SearchClans(context.Context, legacy.ClanSearchQuery) (legacy.ClanSearchPage, error) {
+	return legacy.ClanSearchPage{}, nil
 }
 
-func (noGame) PlayerBattles(context.Context, string) ([]models.Battle, error) {
-	return []models.Battle{}, nil
+func (noGame) PlayerBattles(context.Context, string) ([]legacy.Battle, error) {
+	return []legacy.Battle{}, nil
 }
 
 func (noGame) Clan(context.Context, string) (models.ClanDetails, error) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/models/legacy"
 )
 
 // benchMembers is a 50-member list in rank order with realistic numbers.
@@ -43,9 +44,9 @@ func BenchmarkDecodeMemberStats(b *testing.B) {
 }
 
 // benchHistory is 7 days of 4-hourly snapshots (48) of a 50-member clan.
-func benchHistory() models.ClanHistory {
+func benchHistory() legacy.ClanHistory {
 	start := time.Date(2026, 3, 3, 0, 0, 0, 0, time.UTC)
-	history := make(models.ClanHistory, 48)
+	history := make(legacy.ClanHistory, 48)
 	for s := range history {
 		clan := clanFixture("2CCCP", 50, s)
 		history[s] = models.SnapshotOf(clan, start.Add(time.Duration(s)*4*time.Hour))
@@ -65,7 +66,7 @@ func BenchmarkRenderHistory(b *testing.B) {
 	b.ReportAllocs()
 	buf := make([]byte, 0, len(body))
 	for b.Loop() {
-		buf = history.AppendJSON(buf[:0])
+		buf = legacy.ClanHistory(history).AppendJSON(buf[:0])
 	}
 }
 
@@ -119,7 +120,7 @@ func BenchmarkHistoryRevalidation(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				buf = history.AppendJSON(buf[:0])
+				buf = legacy.ClanHistory(history).AppendJSON(buf[:0])
 			}
 		})
 	}

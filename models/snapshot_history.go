@@ -14,7 +14,7 @@ import (
 // tracked now (history of an untracked clan is kept but not served);
 // ErrWeeklyNotEnabled for the weekly history of a clan without weekly
 // collection.
-func (c *ClanStore) ClanHistory(ctx context.Context, tag string, kind SnapshotKind, from, to time.Time) (ClanHistory, error) {
+func (c *ClanStore) ClanHistory(ctx context.Context, tag string, kind SnapshotKind, from, to time.Time) ([]HistorySnapshot, error) {
 	history, _, err := c.FingerprintedClanHistory(ctx, tag, kind, from, to)
 	return history, err
 }
@@ -25,7 +25,7 @@ func (c *ClanStore) ClanHistory(ctx context.Context, tag string, kind SnapshotKi
 // the read changes the fingerprint the database gives next. The
 // fingerprint comes with the refusals too (ErrNotTracked,
 // ErrWeeklyNotEnabled), not with other errors.
-func (c *ClanStore) FingerprintedClanHistory(ctx context.Context, tag string, kind SnapshotKind, from, to time.Time) (ClanHistory, HistoryFingerprint, error) {
+func (c *ClanStore) FingerprintedClanHistory(ctx context.Context, tag string, kind SnapshotKind, from, to time.Time) ([]HistorySnapshot, HistoryFingerprint, error) {
 	type historyRow struct {
 		ClanID      int64
 		Active      bool
@@ -59,7 +59,7 @@ func (c *ClanStore) FingerprintedClanHistory(ctx context.Context, tag string, ki
 	case kind == SnapshotWeekly && !rows[0].Weekly:
 		return nil, fingerprint, ErrWeeklyNotEnabled
 	}
-	history := make(ClanHistory, 0, len(rows))
+	history := make([]HistorySnapshot, 0, len(rows))
 	stats := make([][]MemberStats, 0, len(rows))
 	var ids []int64
 	for _, row := range rows {

@@ -11,9 +11,10 @@ import (
 
 	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/models/legacy"
 )
 
-func historyKeys(history models.ClanHistory) []string {
+func historyKeys(history legacy.ClanHistory) []string {
 	keys := []string{}
 	for _, s := range history {
 		keys = append(keys, models.HistoryKey(s.Slot))
@@ -74,7 +75,7 @@ func TestClanHistoryReturnsWhatWasStored(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := models.ClanHistory{
+		want := legacy.ClanHistory{
 			models.SnapshotOf(clanFixture("2CCCP", 50, 0), at("2026-03-10T08:00:00Z")),
 			models.SnapshotOf(later, laterSlot),
 		}
@@ -170,22 +171,4 @@ func TestClanHistoryCostsOneQueryInSteadyState(t *testing.T) {
 			t.Fatalf("reads differ or miss snapshots: %d and %d snapshots", len(first), len(second))
 		}
 	})
-}
-
-func TestClanHistoryEncodesAsOrderedObject(t *testing.T) {
-	history := models.ClanHistory{
-		{Slot: at("2018-01-01T20:00:00Z"), Donations: 58, MemberCount: 1, Score: 43709, Members: []models.HistoryMember{
-			{ClanRank: 1, Crowns: 0, Donations: 58, Name: "Min", Tag: "L88P2282", Trophies: 4610},
-		}},
-		{Slot: at("2018-01-02T00:00:00Z"), Donations: 0, MemberCount: 0, Members: []models.HistoryMember{}},
-	}
-	body, err := json.Marshal(history)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `{"2018-01-01-20-00":{"donations":58,"memberCount":1,"members":[{"clanRank":1,"crowns":0,"donations":58,"name":"Min","tag":"L88P2282","trophies":4610}],"score":43709},` +
-		`"2018-01-02-00-00":{"donations":0,"memberCount":0,"members":[],"score":0}}`
-	if string(body) != want {
-		t.Fatalf("history encodes as\n%s\nwant\n%s", body, want)
-	}
 }

@@ -71,7 +71,7 @@ func (e *env) tick(t *testing.T) scheduler.TickReport {
 	return report
 }
 
-func (e *env) history(t *testing.T, tag string, kind models.SnapshotKind, days int) models.ClanHistory {
+func (e *env) history(t *testing.T, tag string, kind models.SnapshotKind, days int) []models.HistorySnapshot {
 	t.Helper()
 	from, to := models.HistoryWindow(e.clock.Now(), days)
 	history, err := e.clans.ClanHistory(context.Background(), tag, kind, from, to)
@@ -81,7 +81,7 @@ func (e *env) history(t *testing.T, tag string, kind models.SnapshotKind, days i
 	return history
 }
 
-func historySlots(history models.ClanHistory) []string {
+func historySlots(history []models.HistorySnapshot) []string {
 	keys := []string{}
 	for _, s := range history {
 		keys = append(keys, models.HistoryKey(s.Slot))

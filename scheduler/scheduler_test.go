@@ -28,7 +28,7 @@ func TestTickSnapshotsEveryTrackedClanKeyedBySlot(t *testing.T) {
 		slots := []time.Time{at("2026-03-10T08:00:00Z"), at("2026-03-10T12:00:00Z")}
 		for _, tag := range e.world.trackable {
 			history := e.history(t, tag, models.SnapshotFourHourly, 0)
-			want := models.ClanHistory{}
+			want := []models.HistorySnapshot{}
 			for _, slot := range slots {
 				if n := e.world.fetchCount(tag, slot); n != 1 {
 					t.Errorf("%s fetched %d times in slot %s, want 1", tag, n, slot)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/models/legacy"
 )
 
 // A search result carries no start or end time. When a search round sees
@@ -82,7 +83,7 @@ func searchFinds(t *testing.T, u *tournamentUpstream, term, tag string) bool {
 
 // listElement is tag as the full list's shape shows it, whichever lists
 // hold it.
-func listElement(t *testing.T, db *models.Store, tag string) models.FullTournament {
+func listElement(t *testing.T, db *models.Store, tag string) legacy.FullTournament {
 	t.Helper()
 	records, err := models.NewTournamentStore(db).ListTournaments(context.Background(), nil, models.MaxTournamentListLength)
 	if err != nil {
@@ -90,11 +91,11 @@ func listElement(t *testing.T, db *models.Store, tag string) models.FullTourname
 	}
 	for _, record := range records {
 		if record.Tag == tag {
-			return record.Full()
+			return legacy.NewFullTournament(record)
 		}
 	}
 	t.Fatalf("%s is not stored", tag)
-	return models.FullTournament{}
+	return legacy.FullTournament{}
 }
 
 // sameUnix says whether seconds (nil for none) is want (zero for none).

@@ -7,7 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/legacy"
+
 	"github.com/crownsdev/crowns/upstream/official"
 )
 
@@ -16,29 +17,29 @@ import (
 const deckLinkBase = "https://link.clashroyale.com/deck/en?deck="
 
 // PlayerBattles returns the player's most recent battles, newest first, at
-// most models.MaxBattles (GET /players/%23TAG/battlelog).
-func (c *Client) PlayerBattles(ctx context.Context, tag string) ([]models.Battle, error) {
+// most legacy.MaxBattles (GET /players/%23TAG/battlelog).
+func (c *Client) PlayerBattles(ctx context.Context, tag string) ([]legacy.Battle, error) {
 	var log []official.Battle
 	if err := c.get(ctx, request{path: "/players/" + tagPath(tag) + "/battlelog"}, &log); err != nil {
 		return nil, err
 	}
-	battles := make([]models.Battle, 0, min(len(log), models.MaxBattles))
+	battles := make([]legacy.Battle, 0, min(len(log), legacy.MaxBattles))
 	for _, b := range log {
 		battles = append(battles, c.battle(b))
 	}
-	slices.SortStableFunc(battles, func(a, b models.Battle) int { return cmp.Compare(b.UTCTime, a.UTCTime) })
-	return battles[:min(len(battles), models.MaxBattles)], nil
+	slices.SortStableFunc(battles, func(a, b legacy.Battle) int { return cmp.Compare(b.UTCTime, a.UTCTime) })
+	return battles[:min(len(battles), legacy.MaxBattles)], nil
 }
 
 // battle maps one upstream battle to the legacy shape.
-func (c *Client) battle(b official.Battle) models.Battle {
+func (c *Client) battle(b official.Battle) legacy.Battle {
 	kind := battleKindOf(b.Type)
 	deck := deckSelectionOf(b.DeckSelection)
-	out := models.Battle{
+	out := legacy.Battle{
 		Type:     kind.legacy,
 		DeckType: deck.deckType,
 		TeamSize: len(b.Team),
-		Mode: models.BattleMode{
+		Mode: legacy.BattleMode{
 			Name:            b.GameMode.Name,
 			Deck:            deck.name,
 			CardLevels:      kind.cardLevels,
@@ -114,16 +115,16 @@ func joinIDs(ids []int) string {
 	return strings.Join(parts, ";")
 }
 
-func (c *Client) participants(side []official.BattlePlayer) []models.Participant {
-	out := make([]models.Participant, 0, len(side))
+func (c *Client) participants(side []official.BattlePlayer) []legacy.Participant {
+	out := make([]legacy.Participant, 0, len(side))
 	for _, p := range side {
 		ids := make([]int, 0, len(p.Cards))
-		deck := make([]models.Card, 0, len(p.Cards))
+		deck := make([]legacy.Card, 0, len(p.Cards))
 		for _, card := range p.Cards {
 			ids = append(ids, card.ID)
 			deck = append(deck, c.card(card))
 		}
-		participant := models.Participant{
+		participant := legacy.Participant{
 			Tag:           bareTag(p.Tag),
 			Name:          p.Name,
 			CrownsEarned:  p.Crowns,
@@ -133,7 +134,7 @@ func (c *Client) participants(side []official.BattlePlayer) []models.Participant
 			Deck:          deck,
 		}
 		if p.Clan != nil && p.Clan.Tag != "" {
-			participant.Clan = &models.ParticipantClan{Tag: bareTag(p.Clan.Tag), Name: p.Clan.Name, Badge: c.badge(p.Clan.BadgeID)}
+			participant.Clan = &legacy.ParticipantClan{Tag: bareTag(p.Clan.Tag), Name: p.Clan.Name, Badge: c.badge(p.Clan.BadgeID)}
 		}
 		out = append(out, participant)
 	}
@@ -144,11 +145,11 @@ func (c *Client) participants(side []official.BattlePlayer) []models.Participant
 // lacks keeps the upstream's id (as arenaID) and name (as both name and
 // arena label), the name being "Arena <id>" when the upstream gave none;
 // its trophy limit is unknown (0).
-func (c *Client) arena(a official.Arena) models.BattleArena {
+func (c *Client) arena(a official.Arena) legacy.BattleArena {
 	known, ok := c.Catalog().Arena(a.ID)
 	if !ok {
 		name := cmp.Or(a.Name, "Arena "+strconv.Itoa(a.ID))
-		return models.BattleArena{Name: name, Arena: name, ArenaID: a.ID}
+		return legacy.BattleArena{Name: name, Arena: name, ArenaID: a.ID}
 	}
-	return models.BattleArena{Name: known.Name, Arena: known.Label, ArenaID: known.Number, TrophyLimit: known.TrophyLimit}
+	return legacy.BattleArena{Name: known.Name, Arena: known.Label, ArenaID: known.Number, TrophyLimit: known.TrophyLimit}
 }

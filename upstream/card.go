@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"strconv"
 
-	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/legacy"
+
 	"github.com/crownsdev/crowns/upstream/catalog"
 	"github.com/crownsdev/crowns/upstream/official"
 )
@@ -14,13 +15,13 @@ import (
 // level, icon, and rarity and elixir when present) completed by the
 // catalog. A card the catalog lacks keeps the upstream's facts and zero
 // values elsewhere.
-func (c *Client) card(in official.CardLevel) models.Card {
+func (c *Client) card(in official.CardLevel) legacy.Card {
 	known, _ := c.Catalog().Card(in.ID)
 	rarity := rarityOf(in.Rarity)
 	if rarity == "" {
 		rarity = known.Rarity
 	}
-	return models.Card{
+	return legacy.Card{
 		Name:               cmp.Or(in.Name, known.Name),
 		Level:              in.Level,
 		MaxLevel:           in.MaxLevel,

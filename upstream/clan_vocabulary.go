@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/legacy"
 	"github.com/crownsdev/crowns/upstream/catalog"
 	"github.com/crownsdev/crowns/upstream/official"
 )
@@ -32,10 +33,10 @@ func legacyLocation(known *catalog.Catalog, l *official.Location) *models.Locati
 
 // badge describes a badge id from the catalog; an id the catalog lacks
 // gets catalog.UnknownBadge's placeholder name, category and image.
-func (c *Client) badge(id int) models.Badge {
+func (c *Client) badge(id int) legacy.Badge {
 	b, ok := c.Catalog().Badge(id)
 	if !ok {
 		b = catalog.UnknownBadge(id)
 	}
-	return models.Badge{Name: b.Name, Category: b.Category, ID: b.ID, Image: b.Image()}
+	return legacy.Badge{Name: b.Name, Category: b.Category, ID: b.ID, Image: b.Image()}
 }

@@ -1,4 +1,6 @@
-package models
+package legacy
+
+import "github.com/crownsdev/crowns/models"
 
 // ClanSearchQuery is a validated clan search, in the terms of the public
 // API. Zero values mean "no filter".
@@ -23,15 +25,15 @@ type ClanSearchPage struct {
 
 // ClanSearchResult is one clan in the legacy search shape.
 type ClanSearchResult struct {
-	Tag           string    `json:"tag"`
-	Name          string    `json:"name"`
-	Type          string    `json:"type"`
-	Score         int       `json:"score"`
-	MemberCount   int       `json:"memberCount"`
-	RequiredScore int       `json:"requiredScore"`
-	Donations     int       `json:"donations"`
-	Badge         Badge     `json:"badge"`
-	Location      *Location `json:"location"`
+	Tag           string           `json:"tag"`
+	Name          string           `json:"name"`
+	Type          string           `json:"type"`
+	Score         int              `json:"score"`
+	MemberCount   int              `json:"memberCount"`
+	RequiredScore int              `json:"requiredScore"`
+	Donations     int              `json:"donations"`
+	Badge         Badge            `json:"badge"`
+	Location      *models.Location `json:"location"`
 }
 
 // Badge is a clan badge as the legacy API described it.
@@ -40,11 +42,4 @@ type Badge struct {
 	Category string `json:"category"`
 	ID       int    `json:"id"`
 	Image    string `json:"image"`
-}
-
-// Location is a clan's location as the legacy API described it.
-type Location struct {
-	Name      string `json:"name"`
-	IsCountry bool   `json:"isCountry"`
-	Code      string `json:"code,omitempty"`
 }

@@ -1,8 +1,10 @@
-package models
+package legacy
 
 import (
 	"time"
 	"unicode/utf8"
+
+	"github.com/crownsdev/crowns/models"
 )
 
 // appendJSONString appends s as a JSON string exactly as encoding/json
@@ -59,5 +61,5 @@ func appendJSONString(dst []byte, s string) []byte {
 
 // appendHistoryKey appends HistoryKey(slot).
 func appendHistoryKey(dst []byte, slot time.Time) []byte {
-	return slot.UTC().AppendFormat(dst, HistoryKeyLayout)
+	return slot.UTC().AppendFormat(dst, models.HistoryKeyLayout)
 }

@@ -1,4 +1,6 @@
-package models
+package legacy
+
+import "github.com/crownsdev/crowns/models"
 
 // The legacy shapes of the tournament lists' elements, one per field set
 // of the seed: KnownTournament (known, open, joinable), ThousandTournament
@@ -22,12 +24,12 @@ type listedTournament struct {
 	Duration       int    `json:"duration"`
 }
 
-// listed is the record's fields that every list element has.
-func (r TournamentRecord) listed() listedTournament {
+// listedOf is the record's fields that every list element has.
+func listedOf(r models.TournamentRecord) listedTournament {
 	return listedTournament{
 		Tag:            r.Tag,
 		Name:           r.Name,
-		Open:           r.Type == TournamentTypeOpen,
+		Open:           r.Type == models.TournamentTypeOpen,
 		Status:         r.Status,
 		CurrentPlayers: r.Capacity,
 		CreateTime:     r.CreatedTime.Unix(),
@@ -45,9 +47,9 @@ type KnownTournament struct {
 	MaxPlayers int `json:"maxPlayers"`
 }
 
-// Known is the record in the shape of the known, open and joinable lists.
-func (r TournamentRecord) Known() KnownTournament {
-	return KnownTournament{listedTournament: r.listed(), MaxPlayers: r.MaxCapacity}
+// NewKnownTournament is the record in the shape of the known, open and joinable lists.
+func NewKnownTournament(r models.TournamentRecord) KnownTournament {
+	return KnownTournament{listedTournament: listedOf(r), MaxPlayers: r.MaxCapacity}
 }
 
 // PreparingTournament is an element of the inprep list. MaxCapacity is
@@ -57,9 +59,9 @@ type PreparingTournament struct {
 	MaxCapacity int `json:"maxCapacity"`
 }
 
-// Preparing is the record in the shape of the inprep list.
-func (r TournamentRecord) Preparing() PreparingTournament {
-	return PreparingTournament{listedTournament: r.listed(), MaxCapacity: r.MaxCapacity}
+// NewPreparingTournament is the record in the shape of the inprep list.
+func NewPreparingTournament(r models.TournamentRecord) PreparingTournament {
+	return PreparingTournament{listedTournament: listedOf(r), MaxCapacity: r.MaxCapacity}
 }
 
 // ThousandTournament is an element of the 1k list. UpdatedAt is when
@@ -72,10 +74,10 @@ type ThousandTournament struct {
 	MaxCapacity int    `json:"maxCapacity"`
 }
 
-// Thousand is the record in the shape of the 1k list.
-func (r TournamentRecord) Thousand() ThousandTournament {
+// NewThousandTournament is the record in the shape of the 1k list.
+func NewThousandTournament(r models.TournamentRecord) ThousandTournament {
 	return ThousandTournament{
-		listedTournament: r.listed(), Description: r.Description, UpdatedAt: r.UpdatedAt.Unix(), MaxCapacity: r.MaxCapacity,
+		listedTournament: listedOf(r), Description: r.Description, UpdatedAt: r.UpdatedAt.Unix(), MaxCapacity: r.MaxCapacity,
 	}
 }
 
@@ -91,10 +93,10 @@ type FullTournament struct {
 	Members     []TournamentPlayer `json:"members"`
 }
 
-// Full is the record in the shape of the full list.
-func (r TournamentRecord) Full() FullTournament {
+// NewFullTournament is the record in the shape of the full list.
+func NewFullTournament(r models.TournamentRecord) FullTournament {
 	return FullTournament{
-		listedTournament: r.listed(), MaxPlayers: r.MaxCapacity, Description: r.Description,
+		listedTournament: listedOf(r), MaxPlayers: r.MaxCapacity, Description: r.Description,
 		UpdatedAt: r.UpdatedAt.Unix(), Members: []TournamentPlayer{},
 	}
 }

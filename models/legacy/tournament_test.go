@@ -1,4 +1,4 @@
-package models_test
+package legacy_test
 
 import (
 	"encoding/json"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/legacy"
 )
 
 func TestTournamentLegacyShape(t *testing.T) {
@@ -50,7 +51,7 @@ func TestTournamentLegacyShape(t *testing.T) {
 		},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := json.Marshal(models.NewTournament(tt.details))
+			got, err := json.Marshal(legacy.NewTournament(tt.details))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -76,16 +77,16 @@ func TestTournamentListShapes(t *testing.T) {
 		element any
 		want    string
 	}{
-		{"known, open, joinable", record.Known(),
+		{"known, open, joinable", legacy.NewKnownTournament(record),
 			`{"tag":"UL8YP98","name":"combat","open":true,"status":"inProgress","currentPlayers":40,"createTime":1530877030,` +
 				`"prepTime":7200,"startTime":1530884230,"endTime":null,"duration":3600,"maxPlayers":1000}`},
-		{"1k", record.Thousand(),
+		{"1k", legacy.NewThousandTournament(record),
 			`{"tag":"UL8YP98","name":"combat","open":true,"status":"inProgress","currentPlayers":40,"createTime":1530877030,` +
 				`"prepTime":7200,"startTime":1530884230,"endTime":null,"duration":3600,"description":"tirer","updatedAt":1530886030,"maxCapacity":1000}`},
-		{"full", record.Full(),
+		{"full", legacy.NewFullTournament(record),
 			`{"tag":"UL8YP98","name":"combat","open":true,"status":"inProgress","currentPlayers":40,"createTime":1530877030,` +
 				`"prepTime":7200,"startTime":1530884230,"endTime":null,"duration":3600,"maxPlayers":1000,"description":"tirer","updatedAt":1530886030,"members":[]}`},
-		{"inprep", record.Preparing(),
+		{"inprep", legacy.NewPreparingTournament(record),
 			`{"tag":"UL8YP98","name":"combat","open":true,"status":"inProgress","currentPlayers":40,"createTime":1530877030,` +
 				`"prepTime":7200,"startTime":1530884230,"endTime":null,"duration":3600,"maxCapacity":1000}`},
 	} {

@@ -1,4 +1,4 @@
-package models
+package legacy
 
 import "encoding/json"
 

@@ -1,4 +1,10 @@
-package models
+package legacy
+
+import (
+	"time"
+
+	"github.com/crownsdev/crowns/models"
+)
 
 // Tournament is one tournament in the legacy shape of GET /tournament/:tags:
 // its header, the creator and the members in the upstream's order (by
@@ -42,11 +48,11 @@ type TournamentPlayer struct {
 // NewTournament maps a tournament looked up upstream into the legacy
 // shape. The creator's name and score come from the member list when the
 // creator is a member; otherwise they are empty and 0.
-func NewTournament(t TournamentDetails) Tournament {
+func NewTournament(t models.TournamentDetails) Tournament {
 	out := Tournament{
 		Tag:                 t.Tag,
 		Type:                t.Type,
-		Open:                t.Type == TournamentTypeOpen,
+		Open:                t.Type == models.TournamentTypeOpen,
 		Status:              t.Status,
 		Name:                t.Name,
 		Description:         t.Description,
@@ -77,4 +83,14 @@ func NewTournament(t TournamentDetails) Tournament {
 		}
 	}
 	return out
+}
+
+// unixOrNull is t in Unix seconds, or null for the zero time (a
+// tournament not started or not ended yet).
+func unixOrNull(t time.Time) *int64 {
+	if t.IsZero() {
+		return nil
+	}
+	seconds := t.Unix()
+	return &seconds
 }

@@ -1,10 +1,12 @@
-package models_test
+package legacy_test
 
 import (
 	"encoding/json"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/crownsdev/crowns/models/legacy"
 
 	"github.com/crownsdev/crowns/models"
 )
@@ -16,7 +18,7 @@ import (
 func TestClanHistoryJSONIsEncodingJSONs(t *testing.T) {
 	start := time.Date(2026, 11, 16, 0, 0, 0, 0, time.UTC)
 	names := []string{"Zoë", `"quoted" \ name`, "<script>&", "tab\tnew\nline", "bad\xffutf8", "\u2028", "", "ラッキー🍀"}
-	var history models.ClanHistory
+	var history legacy.ClanHistory
 	for s := range 9 {
 		snapshot := models.HistorySnapshot{Slot: start.Add(time.Duration(s) * 4 * time.Hour), Donations: s * 1000, MemberCount: s, Score: 43000 + s*s - 40}
 		for m := range s {
@@ -29,7 +31,7 @@ func TestClanHistoryJSONIsEncodingJSONs(t *testing.T) {
 		}
 		history = append(history, snapshot)
 	}
-	for _, h := range []models.ClanHistory{nil, {}, history[:1], history} {
+	for _, h := range []legacy.ClanHistory{nil, {}, history[:1], history} {
 		want := []byte("{")
 		for i, snapshot := range h {
 			if i > 0 {
@@ -67,9 +69,27 @@ func FuzzHistorySnapshotJSON(f *testing.F) {
 			t.Fatal(err)
 		}
 		want := `{"` + models.HistoryKey(snapshot.Slot) + `":` + string(body) + `}`
-		history := models.ClanHistory{snapshot}
+		history := legacy.ClanHistory{snapshot}
 		if got := history.AppendJSON(nil); string(got) != want {
 			t.Fatalf("got  %s\nwant %s", got, want)
 		}
 	})
+}
+
+func TestClanHistoryEncodesAsOrderedObject(t *testing.T) {
+	history := legacy.ClanHistory{
+		{Slot: time.Date(2018, 1, 1, 20, 0, 0, 0, time.UTC), Donations: 58, MemberCount: 1, Score: 43709, Members: []models.HistoryMember{
+			{ClanRank: 1, Crowns: 0, Donations: 58, Name: "Min", Tag: "L88P2282", Trophies: 4610},
+		}},
+		{Slot: time.Date(2018, 1, 2, 0, 0, 0, 0, time.UTC), Donations: 0, MemberCount: 0, Members: []models.HistoryMember{}},
+	}
+	body, err := json.Marshal(history)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"2018-01-01-20-00":{"donations":58,"memberCount":1,"members":[{"clanRank":1,"crowns":0,"donations":58,"name":"Min","tag":"L88P2282","trophies":4610}],"score":43709},` +
+		`"2018-01-02-00-00":{"donations":0,"memberCount":0,"members":[],"score":0}}`
+	if string(body) != want {
+		t.Fatalf("history encodes as\n%s\nwant\n%s", body, want)
+	}
 }
