@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/crownsdev/crowns/keys"
@@ -57,7 +59,7 @@ type ClanHistoryReader interface {
 	FingerprintedClanHistory(ctx context.Context, tag string, kind models.SnapshotKind, from, to time.Time) ([]models.HistorySnapshot, models.HistoryFingerprint, error)
 	ClanHistoryFingerprint(ctx context.Context, tag string, kind models.SnapshotKind, from, to time.Time) (models.HistoryFingerprint, error)
 	TrackingStatus(ctx context.Context, tag string) (models.ClanTracking, error)
-	SubscribeClanChanges(fn func(models.ClanChange)) (unsubscribe func())
+	SubscribeClanChanges(fn func(store.ClanChange)) (unsubscribe func())
 }
 
 // HealthChecker tells whether the database answers.

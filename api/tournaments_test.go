@@ -302,7 +302,7 @@ func knownTags(t *testing.T, h *harness, key string) []string {
 func TestKnownHoldsOnlyLookedUpTournaments(t *testing.T) {
 	eachEngineHarness(t, func(t *testing.T, h *harness) {
 		key := h.issue("64")
-		refresher, err := scheduler.NewTournamentRefresher(h.store, h.client, scheduler.TournamentRefresherConfig{
+		refresher, err := scheduler.NewTournamentRefresher(h.db, h.client, scheduler.TournamentRefresherConfig{
 			RefreshesPerMinute: 6000, Owner: "test", Clock: h.clock, Logger: slog.New(slog.DiscardHandler),
 		})
 		if err != nil {

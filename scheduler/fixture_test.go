@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/scheduler"
 )
@@ -30,17 +32,17 @@ func testConfig(clock models.Clock, owner string) scheduler.Config {
 
 // env is a scheduler over a fresh database and a test world.
 type env struct {
-	clans     *models.ClanStore
+	clans     *store.Store
 	clock     *models.ManualClock
 	world     *world
 	scheduler *scheduler.Scheduler
 	tracker   *scheduler.Tracker
 }
 
-func newEnv(t *testing.T, store *models.Store, clanCount int) *env {
+func newEnv(t *testing.T, db *store.Store, clanCount int) *env {
 	t.Helper()
 	clock := models.NewManualClock(start)
-	e := &env{clans: models.NewClanStore(store), clock: clock, world: newWorld(t, clock, clanCount)}
+	e := &env{clans: db, clock: clock, world: newWorld(t, clock, clanCount)}
 	var err error
 	if e.scheduler, err = scheduler.New(e.clans, e.world.source, testConfig(clock, "replica-a")); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"golang.org/x/sync/errgroup"
 
 	"github.com/crownsdev/crowns/models"
@@ -58,12 +60,12 @@ const (
 // snapshot many tracked clans.
 func runColdBench(ctx context.Context, env cli, cfg config, req benchRequest) error {
 	log := newLogger(io.Discard, cfg)
-	store, _, err := openDatabase(ctx, cfg, log, env.clock)
+	db, _, err := openDatabase(ctx, cfg, log, env.clock)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
-	clans := models.NewClanStore(store)
+	defer db.Close()
+	clans := db
 	if tracked, err := clans.ListTrackedClans(ctx, true); err != nil || len(tracked) > 0 {
 		return errors.Join(err, errors.New("the database already holds tracked clans: run the bench on an empty database or schema (it fills it)"))
 	}
@@ -75,11 +77,11 @@ func runColdBench(ctx context.Context, env cli, cfg config, req benchRequest) er
 	world := sandbox.NewWorld(sandbox.Config{Clans: max(req.coldClans, sandbox.DefaultClans), TrackAddress: cfg.TrackAddress, Clock: clock})
 
 	benchProgress(env, "history read: a 50-member clan with %d days of 4-hourly history", benchHistoryDays+1)
-	if err := coldHistoryRead(ctx, store, clans, world, clock, cfg, &report); err != nil {
+	if err := coldHistoryRead(ctx, db, clans, world, clock, cfg, &report); err != nil {
 		return err
 	}
 	benchProgress(env, "scheduler tick: tracking %d clans, then snapshotting them all in the next slot", req.coldClans)
-	if err := coldTick(ctx, store, clans, world, clock, cfg, req, &report); err != nil {
+	if err := coldTick(ctx, db, clans, world, clock, cfg, req, &report); err != nil {
 		return err
 	}
 	report.Targets = []benchTarget{
@@ -108,7 +110,7 @@ func runColdBench(ctx context.Context, env cli, cfg config, req benchRequest) er
 // coldHistoryRead seeds the first 50-member clan of the world with 8 days
 // of history and times reads of its 7-day window by a ClanStore of its
 // own (the dictionary read once, as a warm process has it).
-func coldHistoryRead(ctx context.Context, store *models.Store, clans *models.ClanStore, world *sandbox.World, clock *models.ManualClock, cfg config, report *coldReport) error {
+func coldHistoryRead(ctx context.Context, db *store.Store, clans *store.Store, world *sandbox.World, clock *models.ManualClock, cfg config, report *coldReport) error {
 	var tag string
 	for _, candidate := range world.ClanTags() {
 		if clan, ok := world.Clan(candidate); ok && len(clan.MemberList) == 50 {
@@ -123,7 +125,7 @@ func coldHistoryRead(ctx context.Context, store *models.Store, clans *models.Cla
 	if err := seedClans(ctx, clans, []string{tag}, len(world.ClanTags()), benchHistoryDays, now, cfg.TrackAddress); err != nil {
 		return err
 	}
-	reader := models.NewClanStore(store)
+	reader := db
 	from, to := models.HistoryWindow(now, benchHistoryDays)
 	latencies := make([]time.Duration, 0, coldHistoryReads)
 	for i := range coldHistoryReads + 1 {
@@ -146,7 +148,7 @@ func coldHistoryRead(ctx context.Context, store *models.Store, clans *models.Cla
 // coldTick tracks the tick's clans at the current slot, moves to the next
 // slot and times one tick of a fresh scheduler (cold dictionary cache, as
 // after a restart) against the sandbox over HTTP.
-func coldTick(ctx context.Context, store *models.Store, clans *models.ClanStore, world *sandbox.World, clock *models.ManualClock, cfg config, req benchRequest, report *coldReport) error {
+func coldTick(ctx context.Context, db *store.Store, clans *store.Store, world *sandbox.World, clock *models.ManualClock, cfg config, req benchRequest, report *coldReport) error {
 	baseURL, stop, err := sandbox.Start(ctx, world, "127.0.0.1:0")
 	if err != nil {
 		return err
@@ -176,7 +178,7 @@ func coldTick(ctx context.Context, store *models.Store, clans *models.ClanStore,
 	if err != nil {
 		return err
 	}
-	sched, err := scheduler.New(models.NewClanStore(store), client, scheduler.Config{
+	sched, err := scheduler.New(db, client, scheduler.Config{
 		TrackAddress: cfg.TrackAddress, Concurrency: coldConcurrency, RatePerSecond: math.MaxFloat64, Clock: clock,
 	})
 	if err != nil {

@@ -12,8 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"github.com/crownsdev/crowns/keys"
-	"github.com/crownsdev/crowns/models"
 )
 
 const benchUsageText = `Usage: crowns bench [flags]
@@ -181,10 +182,10 @@ func newBenchReport(cfg config, req benchRequest) *benchReport {
 // ensureEmptyDatabase refuses a database that already holds keys or
 // tracked clans: the bench would mix its data with real data.
 func ensureEmptyDatabase(ctx context.Context, n *node) error {
-	if n.store.Dialect() != models.DialectPostgres {
+	if n.db.Dialect() != store.DialectPostgres {
 		return nil // a fresh SQLite file in a temporary directory
 	}
-	lastEvent, err := n.store.LastKeyEventID(ctx)
+	lastEvent, err := n.db.LastKeyEventID(ctx)
 	if err != nil {
 		return err
 	}

@@ -233,14 +233,14 @@ func (b *hotBench) measureGroup(ctx context.Context, bare *loadClient, g benchGr
 	outcomes := make([]loadOutcome, len(members))
 	queries := make([]int64, len(members))
 	background := make([]int64, len(members))
-	store := b.node.store
+	db := b.node.db
 	for range rounds {
 		for i, m := range members {
-			q, bg := store.QueryCount(), store.BackgroundQueryCount()
+			q, bg := db.QueryCount(), db.BackgroundQueryCount()
 			outcomes[i].add(clientOf(m).drive(ctx, m.requests, m.want, slice, 0))
-			bg = store.BackgroundQueryCount() - bg
+			bg = db.BackgroundQueryCount() - bg
 			background[i] += bg
-			queries[i] += store.QueryCount() - q - bg
+			queries[i] += db.QueryCount() - q - bg
 		}
 	}
 	var baseline *benchRow

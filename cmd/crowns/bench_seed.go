@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"golang.org/x/sync/errgroup"
 
 	"github.com/crownsdev/crowns/keys"
@@ -49,7 +51,7 @@ func seedKeys(ctx context.Context, service *keys.Service, n int) ([]string, erro
 // historyDays days ago to now, each snapshot what the sandbox served at
 // that slot. The first slot is stored by the track itself, the others in
 // one batch per clan.
-func seedClans(ctx context.Context, clans *models.ClanStore, tags []string, worldClans, historyDays int, now time.Time, trackAddress string) error {
+func seedClans(ctx context.Context, clans *store.Store, tags []string, worldClans, historyDays int, now time.Time, trackAddress string) error {
 	from, _ := models.HistoryWindow(now, historyDays)
 	var slots []time.Time
 	for slot := from; !slot.After(now); slot = slot.Add(4 * time.Hour) {
@@ -91,7 +93,7 @@ func benchClanTags(n int, trackAddress string) (tags []string, worldClans int) {
 }
 
 // seedClan tracks one clan at the first slot and stores the others.
-func seedClan(ctx context.Context, clans *models.ClanStore, world *sandbox.World, clock *models.ManualClock, tag string, slots []time.Time) error {
+func seedClan(ctx context.Context, clans *store.Store, world *sandbox.World, clock *models.ManualClock, tag string, slots []time.Time) error {
 	clanAt := func(slot time.Time) (models.ClanDetails, error) {
 		clock.Set(slot.Add(time.Minute))
 		clan, ok := world.Clan(tag)
