@@ -45,11 +45,13 @@ type responseCache struct {
 }
 
 // cacheSlot says where an answer is kept: its key, its group ("" for
-// none) and its lifetime (zero: not cached).
+// none) and its lifetime (zero: not cached); onMiss, when set, is asked
+// before a missing answer is produced.
 type cacheSlot struct {
-	key   string
-	group string
-	ttl   time.Duration
+	key    string
+	group  string
+	ttl    time.Duration
+	onMiss func() error
 }
 
 // Sharding of the response cache: a shard per shardBudget of the budget,
@@ -176,9 +178,10 @@ func (c *responseCache) dropAllGroups() {
 }
 
 // fetch is fetchSlot for an upstream-backed answer: no group, the
-// cache's TTL.
-func (c *responseCache) fetch(ctx context.Context, now time.Time, key string, timeout time.Duration, produce func(ctx context.Context) (*cachedAnswer, error)) (answer *cachedAnswer, hit bool, err error) {
-	return c.fetchSlot(ctx, now, cacheSlot{key: key, ttl: c.ttl}, timeout, produce)
+// cache's TTL, and onMiss asked before the answer is produced (or its
+// production joined): an error from it is the caller's answer.
+func (c *responseCache) fetch(ctx context.Context, now time.Time, key string, timeout time.Duration, onMiss func() error, produce func(ctx context.Context) (*cachedAnswer, error)) (answer *cachedAnswer, hit bool, err error) {
+	return c.fetchSlot(ctx, now, cacheSlot{key: key, ttl: c.ttl, onMiss: onMiss}, timeout, produce)
 }
 
 // fetchSlot returns the answer cached in slot if it is fresh at now (the
@@ -191,6 +194,11 @@ func (c *responseCache) fetch(ctx context.Context, now time.Time, key string, ti
 func (c *responseCache) fetchSlot(ctx context.Context, now time.Time, slot cacheSlot, timeout time.Duration, produce func(ctx context.Context) (*cachedAnswer, error)) (answer *cachedAnswer, hit bool, err error) {
 	if answer, ok := c.getString(slot.key, now); ok {
 		return answer, true, nil
+	}
+	if slot.onMiss != nil {
+		if err := slot.onMiss(); err != nil {
+			return nil, false, err
+		}
 	}
 	generation := c.generation(slot.group)
 	flightKey := slot.key

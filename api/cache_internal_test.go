@@ -29,7 +29,7 @@ func TestConcurrentMissesShareOneCall(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, hit, err := cache.fetch(context.Background(), cache.clock.Now(), "k", time.Second, produce)
+			_, hit, err := cache.fetch(context.Background(), cache.clock.Now(), "k", time.Second, nil, produce)
 			if err != nil {
 				t.Error(err)
 			}
@@ -55,7 +55,7 @@ func TestConcurrentMissesShareOneCall(t *testing.T) {
 	if n := calls.Load(); n != 1 {
 		t.Fatalf("%d concurrent misses produced %d times, want 1", callers, n)
 	}
-	if _, hit, _ := cache.fetch(context.Background(), cache.clock.Now(), "k", time.Second, produce); !hit {
+	if _, hit, _ := cache.fetch(context.Background(), cache.clock.Now(), "k", time.Second, nil, produce); !hit {
 		t.Fatal("the shared answer was not cached")
 	}
 }
@@ -68,7 +68,7 @@ func TestFailuresAreNotCached(t *testing.T) {
 		return nil, errors.New("upstream down")
 	}
 	for range 2 {
-		if _, _, err := cache.fetch(context.Background(), cache.clock.Now(), "k", time.Second, failing); err == nil {
+		if _, _, err := cache.fetch(context.Background(), cache.clock.Now(), "k", time.Second, nil, failing); err == nil {
 			t.Fatal("no error")
 		}
 	}

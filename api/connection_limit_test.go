@@ -2,31 +2,15 @@ package api_test
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/crownsdev/crowns/api"
 )
-
-// serveOnLoopback serves h's app on a loopback port until the test ends.
-func serveOnLoopback(t *testing.T, h *harness) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = h.server.Serve(ln) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = h.server.Shutdown(ctx)
-	})
-	return ln.Addr().String()
-}
 
 // askHealth sends GET /healthz on conn and reads the answer.
 func askHealth(t *testing.T, conn net.Conn) *http.Response {
@@ -44,7 +28,7 @@ func askHealth(t *testing.T, conn net.Conn) *http.Response {
 
 func TestConnectionsPerAddressAreBounded(t *testing.T) {
 	h := newHarness(t, harnessOptions{config: func(c *api.Config) { c.MaxConnsPerAddress = 2 }})
-	addr := serveOnLoopback(t, h)
+	addr := strings.TrimPrefix(serveOnLoopback(t, h.server), "http://")
 	var held []net.Conn
 	for range 2 {
 		conn, err := net.Dial("tcp", addr)

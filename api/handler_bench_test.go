@@ -58,7 +58,7 @@ func BenchmarkServeCached(b *testing.B) {
 			req.Header.Set(c.headers[i], c.headers[i+1])
 		}
 		body := serveOnce(b, crowns, req, c.status)
-		bare := fiber.New(api.FiberConfig())
+		bare := fiber.New(fiber.Config{DisableStartupMessage: true})
 		bare.Get("/*", func(ctx *fiber.Ctx) error {
 			ctx.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
 			return ctx.Send(body)
@@ -127,7 +127,7 @@ func (h *harness) seedHistory(tag string, days int) string {
 }
 
 // benchManyKeys is how many developer keys BenchmarkServeCachedManyKeys
-// spreads its requests over, as `crowns bench` seeds.
+// spreads its requests over, as crowns-bench seeds.
 const benchManyKeys = 10000
 
 // BenchmarkServeCachedManyKeys is BenchmarkServeCached for a cached
@@ -162,7 +162,7 @@ func battlesOfManyKeys(b *testing.B, keys int) (crowns, bare fasthttp.RequestHan
 		serveOnce(b, crowns, req, http.StatusOK)
 	}
 	body := serveOnce(b, crowns, requests[0], http.StatusOK)
-	app := fiber.New(api.FiberConfig())
+	app := fiber.New(fiber.Config{DisableStartupMessage: true})
 	app.Get("/*", func(ctx *fiber.Ctx) error {
 		ctx.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
 		return ctx.Send(body)

@@ -16,13 +16,19 @@ import (
 // otherwise each cost a query.
 const (
 	// DefaultLookupsPerAddress is the lookups a second one client address
-	// may cause, with a burst of DefaultLookupBurstPerAddress.
-	DefaultLookupsPerAddress     = 2
-	DefaultLookupBurstPerAddress = 20
+	// may cause.
+	DefaultLookupsPerAddress = 2
 	// DefaultLookupsPerSecond is the lookups a second of all clients
-	// together, with a burst of DefaultLookupBurst.
+	// together.
 	DefaultLookupsPerSecond = 200
-	DefaultLookupBurst      = 1000
+)
+
+// Bursts of the lookup budgets, in seconds of their rate: a client may
+// bring ten seconds' worth of new keys at once, all clients together
+// five seconds' worth.
+const (
+	lookupBurstPerAddress = 10 * time.Second
+	lookupBurstOverall    = 5 * time.Second
 )
 
 // errLookupBudgetSpent is the cause of the 503 of a request past the
@@ -42,8 +48,8 @@ type lookupBudget struct {
 func newLookupBudget(cfg Config) *lookupBudget {
 	return &lookupBudget{
 		seed:      maphash.MakeSeed(),
-		perClient: newRateLimiter(cfg.LookupsPerAddress, cfg.LookupBurstPerAddress),
-		overall:   newRateLimiter(cfg.LookupsPerSecond, cfg.LookupBurst),
+		perClient: newRateLimiter(cfg.LookupsPerAddress, burstOf(cfg.LookupsPerAddress, lookupBurstPerAddress)),
+		overall:   newRateLimiter(cfg.LookupsPerSecond, burstOf(cfg.LookupsPerSecond, lookupBurstOverall)),
 	}
 }
 
@@ -59,4 +65,10 @@ func (b *lookupBudget) spend(c *fiber.Ctx, now time.Time) error {
 		return models.Unavailable("key lookups", d.retryAfter, errLookupBudgetSpent)
 	}
 	return nil
+}
+
+// burstOf is the burst of a bucket of rate tokens a second that holds the
+// tokens of the given time, at least one.
+func burstOf(rate float64, worth time.Duration) int {
+	return max(1, int(rate*worth.Seconds()))
 }

@@ -27,7 +27,7 @@ func madeUpKey(t *testing.T) string {
 // it they are answered 429, and a key already verified is still served.
 func TestMadeUpKeysCostBoundedLookupsPerClient(t *testing.T) {
 	h := newHarness(t, harnessOptions{config: func(c *api.Config) {
-		c.LookupsPerAddress, c.LookupBurstPerAddress = 1, 4
+		c.LookupsPerAddress = 0.4 // a burst of 4
 	}})
 	valid := h.issue("300") // its first request takes one of the four lookups
 	if resp := h.get("/clan/2CCCP/tracking", "auth", valid); resp.StatusCode != http.StatusOK {
@@ -54,7 +54,7 @@ func TestMadeUpKeysCostBoundedLookupsPerClient(t *testing.T) {
 	if resp := h.get("/clan/2CCCP/tracking", "auth", valid); resp.StatusCode != http.StatusOK {
 		t.Fatalf("a verified key during a flood of made-up keys: %d", resp.StatusCode)
 	}
-	h.clock.Advance(time.Second)
+	h.clock.Advance(2500 * time.Millisecond)
 	expectError(t, h.get("/clan/2CCCP/tracking", "auth", madeUpKey(t)), http.StatusUnauthorized, textUnknownKey)
 	expectError(t, h.get("/clan/2CCCP/tracking", "auth", madeUpKey(t)), http.StatusTooManyRequests, "Rate limit exceeded")
 }
@@ -64,7 +64,7 @@ func TestMadeUpKeysCostBoundedLookupsPerClient(t *testing.T) {
 // as a database that cannot keep up.
 func TestMadeUpKeysPastTheOverallBudgetAre503(t *testing.T) {
 	h := newHarness(t, harnessOptions{config: func(c *api.Config) {
-		c.LookupsPerSecond, c.LookupBurst = 1, 2
+		c.LookupsPerSecond = 0.4 // a burst of 2
 	}})
 	for range 2 {
 		expectError(t, h.get("/clan/2CCCP/tracking", "auth", madeUpKey(t)), http.StatusUnauthorized, textUnknownKey)
@@ -103,4 +103,21 @@ func TestRefusedRequestsAreLoggedBySample(t *testing.T) {
 	if n := strings.Count(h.logs.String(), "status=200") - before; n != 150 {
 		t.Fatalf("%d of 150 answered requests were logged", n)
 	}
+}
+
+// TestMalformedKeysSpendNoLookups: keys with a wrong checksum are refused
+// without a lookup, so any number of them leaves the budget whole.
+func TestMalformedKeysSpendNoLookups(t *testing.T) {
+	h := newHarness(t, harnessOptions{config: func(c *api.Config) {
+		c.LookupsPerAddress = 0.1 // a burst of 1
+	}})
+	for range 20 {
+		key := madeUpKey(t)
+		last := byte('A')
+		if key[len(key)-1] == last {
+			last = 'B'
+		}
+		expectError(t, h.get("/clan/2CCCP/tracking", "auth", key[:len(key)-1]+string(last)), http.StatusUnauthorized, textUnknownKey)
+	}
+	expectError(t, h.get("/clan/2CCCP/tracking", "auth", madeUpKey(t)), http.StatusUnauthorized, textUnknownKey)
 }

@@ -47,6 +47,9 @@ type requestState struct {
 	// shape is what the route and the query ask of the answer's shape
 	// (see answerShape).
 	shape answerShape
+	// route is the matched route's bound metrics (see Server.get); nil
+	// before a route matches, or without metrics.
+	route *routeMetrics
 }
 
 // maxRequestIDLength bounds a caller's request id; ours are shorter.
@@ -64,7 +67,7 @@ func (p *requestStates) get() *requestState {
 
 func (p *requestStates) put(st *requestState) {
 	st.id, st.identity, st.authenticated, st.keyed, st.start, st.now, st.ctx = nil, keys.Identity{}, false, false, time.Time{}, time.Time{}, nil
-	st.shape = answerShape{}
+	st.shape, st.route = answerShape{}, nil
 	p.pool.Put(st)
 }
 
@@ -90,8 +93,9 @@ func (r *requestIDs) appendNewID(dst []byte, ctx *fasthttp.RequestCtx) []byte {
 }
 
 // requestStart is when the server began to handle the request: taken by
-// the server once it has read the request, or now when it has not
-// (a handler called directly, as in benchmarks).
+// fasthttp's server once it has read the request, or now when the app's
+// handler is called without that server (App().Handler() embedded
+// elsewhere), whose requests carry no time.
 func requestStart(ctx *fasthttp.RequestCtx) time.Time {
 	if start := ctx.Time(); !start.IsZero() {
 		return start
@@ -126,6 +130,12 @@ func (s *Server) requestContext(c *fiber.Ctx) error {
 	}
 	s.finishHeaders(c, st)
 	status := c.Response().StatusCode()
+	// One reading of the monotonic clock: the end is the start moved on
+	// by the time the request took.
+	latency := time.Since(start)
+	if s.metrics != nil {
+		s.metrics.observe(st.route, status, latency)
+	}
 	level := slog.LevelInfo
 	if status >= http.StatusInternalServerError {
 		level = slog.LevelWarn
@@ -135,11 +145,9 @@ func (s *Server) requestContext(c *fiber.Ctx) error {
 	if (s.cfg.DisableAccessLog && level < slog.LevelWarn) || !handler.Enabled(ctx, level) {
 		return nil
 	}
-	// One reading of the monotonic clock: the end is the start moved on
-	// by the time the request took. The record is built here rather than
-	// by Logger.LogAttrs, which would look up the caller's frame for every
-	// line; no handler of ours shows it.
-	latency := time.Since(start)
+	// The record is built here rather than by Logger.LogAttrs, which would
+	// look up the caller's frame for every line; no handler of ours shows
+	// it.
 	end := start.Add(latency)
 	var skipped int64
 	if refused(status) {

@@ -24,7 +24,7 @@ func (s *Server) handleBattles(c *fiber.Ctx) error {
 		return s.sendAnswer(c, answer, true, string(key))
 	}
 	tag = strings.Clone(tag)
-	answer, hit, err := s.cache.fetch(s.requestCtx(c), now, string(key), s.cfg.RequestTimeout,
+	answer, hit, err := s.cache.fetch(s.requestCtx(c), now, string(key), s.cfg.RequestTimeout, s.gameCallOf(c, now),
 		func(ctx context.Context) (*cachedAnswer, error) {
 			battles, err := s.deps.Game.PlayerBattles(ctx, tag)
 			if err != nil {

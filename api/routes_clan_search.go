@@ -41,7 +41,8 @@ func (s *Server) handleClanSearch(c *fiber.Ctx) error {
 		return err
 	}
 	key := searchCacheKey(q)
-	answer, hit, err := s.cache.fetch(s.requestCtx(c), s.requestNow(c), key, s.cfg.RequestTimeout,
+	now := s.requestNow(c)
+	answer, hit, err := s.cache.fetch(s.requestCtx(c), now, key, s.cfg.RequestTimeout, s.gameCallOf(c, now),
 		func(ctx context.Context) (*cachedAnswer, error) {
 			page, err := s.deps.Game.SearchClans(ctx, q)
 			if errors.Is(err, models.ErrInvalid) {

@@ -63,9 +63,10 @@ func (s *Server) handleTournaments(c *fiber.Ctx) error {
 	hits := make([]bool, len(tags))
 	group, ctx := errgroup.WithContext(s.requestCtx(c))
 	group.SetLimit(tournamentLookupConcurrency)
+	gameCall := s.gameCallOf(c, s.requestNow(c))
 	for i, tag := range tags {
 		group.Go(func() error {
-			answer, hit, err := s.tournamentAnswer(ctx, tag)
+			answer, hit, err := s.tournamentAnswer(ctx, tag, gameCall)
 			if errors.Is(err, models.ErrNotFound) {
 				return nil
 			}
@@ -128,8 +129,9 @@ func namingTag(written string, err error) error {
 // tournamentAnswer is the rendered tournament of tag, from the response
 // cache or looked up upstream (once for concurrent callers) and stored.
 // A failure to store is logged: the caller still gets the tournament.
-func (s *Server) tournamentAnswer(ctx context.Context, tag string) (*cachedAnswer, bool, error) {
-	return s.cache.fetch(ctx, s.clock.Now(), tournamentCacheKey(tag), s.cfg.RequestTimeout, func(ctx context.Context) (*cachedAnswer, error) {
+// gameCall is asked before the game API is.
+func (s *Server) tournamentAnswer(ctx context.Context, tag string, gameCall func() error) (*cachedAnswer, bool, error) {
+	return s.cache.fetch(ctx, s.clock.Now(), tournamentCacheKey(tag), s.cfg.RequestTimeout, gameCall, func(ctx context.Context) (*cachedAnswer, error) {
 		details, err := s.deps.TournamentSource.Tournament(ctx, tag)
 		if err != nil {
 			return nil, err

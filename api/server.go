@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"github.com/crownsdev/crowns/models/store"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
@@ -90,14 +92,18 @@ type Config struct {
 	Tournaments bool
 	// RequestTimeout bounds the work of one request (default 15s).
 	RequestTimeout time.Duration
-	// LookupsPerAddress and LookupBurstPerAddress bound the database
-	// lookups of keys the verification cache does not know that one client
-	// address may cause; LookupsPerSecond and LookupBurst those of all
-	// clients together. Zero takes the Default of each.
-	LookupsPerAddress     float64
-	LookupBurstPerAddress int
-	LookupsPerSecond      float64
-	LookupBurst           int
+	// LookupsPerAddress bounds the database lookups a second of keys the
+	// verification cache does not know that one client address may cause
+	// (with a burst of ten seconds' worth); LookupsPerSecond those of all
+	// clients together (five seconds' worth). Zero takes the Default of
+	// each.
+	LookupsPerAddress float64
+	LookupsPerSecond  float64
+	// GameCallsPerKey bounds the game-API calls a second one key may
+	// cause, with a burst of a minute's worth (zero:
+	// DefaultGameCallsPerKey); past it, that key's requests that the cache
+	// cannot answer are answered 429.
+	GameCallsPerKey float64
 	// MaxConnsPerAddress bounds the connections one client address holds
 	// open at once (zero: DefaultMaxConnsPerAddress); one more is answered
 	// 429 and closed.
@@ -105,8 +111,12 @@ type Config struct {
 	// DisableAccessLog drops the access-log line of every request; errors
 	// and 5xx answers are still logged.
 	DisableAccessLog bool
-	Clock            models.Clock
-	Logger           *slog.Logger
+	// Metrics, when set, is where the request metrics are registered
+	// (crowns_http_requests_total, crowns_http_request_duration_seconds);
+	// nil records none.
+	Metrics prometheus.Registerer
+	Clock   models.Clock
+	Logger  *slog.Logger
 }
 
 // Dependencies are the parts of other roles the API calls.
@@ -135,6 +145,8 @@ type Server struct {
 	limiter     *rateLimiter
 	// lookups bounds the database lookups of uncached keys.
 	lookups *lookupBudget
+	// gameCalls is each key's budget of game-API calls.
+	gameCalls *rateLimiter
 	// refusals samples the access lines of refused requests.
 	refusals *refusalSampler
 	cache    *responseCache
@@ -148,8 +160,12 @@ type Server struct {
 	headers headerNames
 	// errorBodies are the rendered bodies of the fixed error answers.
 	errorBodies map[errorKey][]byte
+	// docs are the OpenAPI document and the page that renders it.
+	docs documentation
 	// unsubscribe ends the subscription to clan changes.
 	unsubscribe func()
+	// metrics records every answered request; nil without Config.Metrics.
+	metrics *requestMetrics
 }
 
 // New builds the API server; it does not listen yet.
@@ -170,9 +186,8 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 		cfg.RequestTimeout = 15 * time.Second
 	}
 	cfg.LookupsPerAddress = cmp.Or(cfg.LookupsPerAddress, DefaultLookupsPerAddress)
-	cfg.LookupBurstPerAddress = cmp.Or(cfg.LookupBurstPerAddress, DefaultLookupBurstPerAddress)
 	cfg.LookupsPerSecond = cmp.Or(cfg.LookupsPerSecond, DefaultLookupsPerSecond)
-	cfg.LookupBurst = cmp.Or(cfg.LookupBurst, DefaultLookupBurst)
+	cfg.GameCallsPerKey = cmp.Or(cfg.GameCallsPerKey, DefaultGameCallsPerKey)
 	cfg.MaxConnsPerAddress = cmp.Or(cfg.MaxConnsPerAddress, DefaultMaxConnsPerAddress)
 	if cfg.Clock == nil {
 		cfg.Clock = models.SystemClock{}
@@ -187,6 +202,7 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 		clock:       cfg.Clock,
 		limiter:     newRateLimiter(cfg.RatePerSecond, cfg.RateBurst),
 		lookups:     newLookupBudget(cfg),
+		gameCalls:   newRateLimiter(cfg.GameCallsPerKey, burstOf(cfg.GameCallsPerKey, gameCallBurst)),
 		refusals:    newRefusalSampler(),
 		cache:       newResponseCache(cfg.CacheTTL, cfg.CacheBytes, cfg.Clock),
 		requestIDs:  newRequestIDs(),
@@ -194,12 +210,18 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 		headers:     newHeaderNames(),
 	}
 	_, s.systemClock = cfg.Clock.(models.SystemClock)
+	var err error
+	if s.metrics, err = newRequestMetrics(cfg.Metrics); err != nil {
+		return nil, fmt.Errorf("api: request metrics: %w", err)
+	}
+	if s.docs, err = newDocumentation(); err != nil {
+		return nil, err
+	}
 	s.errorBodies = s.renderFixedErrors()
-	fiberConfig := FiberConfig()
-	fiberConfig.ErrorHandler = s.handleError
-	s.app = fiber.New(fiberConfig)
+	fiberCfg := fiberConfig(s.handleError)
+	s.app = fiber.New(fiberCfg)
 	server := s.app.Server()
-	server.Handler = knownMethodsOnly(server.Handler, fiberConfig.RequestMethods)
+	server.Handler = knownMethodsOnly(server.Handler, fiberCfg.RequestMethods)
 	// Answers given while draining say Connection: close, so a keep-alive
 	// client does not send another request on a connection about to close.
 	server.CloseOnShutdown = true
@@ -208,11 +230,11 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 	return s, nil
 }
 
-// FiberConfig is the configuration of the API's Fiber application —
-// timeouts, buffer sizes, body limit — without its error handler: what a
-// bare Fiber server needs to be compared with the API fairly.
-func FiberConfig() fiber.Config {
+// fiberConfig is the configuration of the API's Fiber application:
+// timeouts, buffer sizes, body limit and its error handler.
+func fiberConfig(errorHandler fiber.ErrorHandler) fiber.Config {
 	return fiber.Config{
+		ErrorHandler:          errorHandler,
 		AppName:               "crowns",
 		DisableStartupMessage: true,
 		Network:               fiber.NetworkTCP,
@@ -244,32 +266,48 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	return s.app.ShutdownWithContext(ctx)
 }
 
-// routes registers the contract's routes. Health routes and switched-off
-// tournament routes need no key; everything else is authenticated and rate
-// limited; whatever matches nothing is "Path not found". Routes that
-// answer lists take max and page (paged); history answers are keyed by
-// slot (keyedBySlot).
+// routes registers the contract's routes. Health routes, the OpenAPI
+// document and its page, and switched-off tournament routes need no key;
+// everything else is authenticated and rate limited; whatever matches
+// nothing is "Path not found". Routes that answer lists take max and page
+// (paged); history answers are keyed by slot (keyedBySlot).
 func (s *Server) routes() {
 	s.app.Use(s.requestContext, s.allowReadOnly)
 
-	s.app.Get("/healthz", s.handleHealthz)
-	s.app.Get("/readyz", s.handleReadyz)
+	s.get("/healthz", s.handleHealthz)
+	s.get("/readyz", s.handleReadyz)
+	s.docsRoutes()
 
-	s.app.Get("/clan/search", s.withKey(s.paged(s.handleClanSearch))...)
-	s.app.Get("/clan/:tag/history", s.withKey(s.keyedBySlot(s.handleHistory))...)
-	s.app.Get("/clan/:tag/history/weekly", s.withKey(s.keyedBySlot(s.handleWeeklyHistory))...)
-	s.app.Get("/clan/:tag/track", s.withKey(s.handleTrack)...)
-	s.app.Get("/clan/:tag/tracking", s.withKey(s.handleTracking)...)
-	s.app.Get("/player/:tag/battles", s.withKey(s.paged(s.handleBattles))...)
+	s.get("/clan/search", s.withKey(s.paged(s.handleClanSearch))...)
+	s.get("/clan/:tag/history", s.withKey(s.keyedBySlot(s.handleHistory))...)
+	s.get("/clan/:tag/history/weekly", s.withKey(s.keyedBySlot(s.handleWeeklyHistory))...)
+	s.get("/clan/:tag/track", s.withKey(s.handleTrack)...)
+	s.get("/clan/:tag/tracking", s.withKey(s.handleTracking)...)
+	s.get("/player/:tag/battles", s.withKey(s.paged(s.handleBattles))...)
 
-	s.app.Get("/tournament/:tags", s.tournamentRoute(s.handleTournaments)...)
+	s.get("/tournament/:tags", s.tournamentRoute(s.handleTournaments)...)
 	for _, list := range tournamentLists() {
-		s.app.Get("/tournaments/"+list.name, s.tournamentRoute(s.paged(s.tournamentListHandler(list)))...)
+		s.get("/tournaments/"+list.name, s.tournamentRoute(s.paged(s.tournamentListHandler(list)))...)
 	}
 	// After the lists: no list name is a valid tag.
-	s.app.Get("/tournaments/:tags", s.tournamentRoute(s.handleTournaments)...)
+	s.get("/tournaments/:tags", s.tournamentRoute(s.handleTournaments)...)
 
 	s.app.Use(func(*fiber.Ctx) error { return errPathNotFound })
+}
+
+// get registers a GET (and HEAD) route; with metrics, a first handler
+// names the route's bound metrics to the request, for requestContext to
+// count it by.
+func (s *Server) get(pattern string, handlers ...fiber.Handler) {
+	if route := s.metrics.route(pattern); route != nil {
+		handlers = append([]fiber.Handler{func(c *fiber.Ctx) error {
+			if st := stateOf(c); st != nil {
+				st.route = route
+			}
+			return c.Next()
+		}}, handlers...)
+	}
+	s.app.Get(pattern, handlers...)
 }
 
 // withKey puts authentication and rate limiting in front of a handler.

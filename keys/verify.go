@@ -43,9 +43,6 @@ func (s *Service) VerifyAt(ctx context.Context, raw string, at time.Time) (Ident
 	if !errors.Is(err, ErrNotCached) {
 		return identity, err
 	}
-	if CheckFormat(raw) != nil {
-		return Identity{}, models.ErrUnknownKey
-	}
 	now := at.UnixNano()
 	lookup := s.ring.digest(raw)
 	generation := s.cache.startLookup()
@@ -66,7 +63,8 @@ var ErrNotCached = errors.New("keys: no cached verdict")
 
 // VerifyCached is VerifyAt without the database: the verdict on raw when
 // it is known in memory (the cached verdict, or models.ErrUnknownKey for
-// a key of the wrong length or prefix), else ErrNotCached. It does no
+// a malformed key: wrong length, prefix, alphabet or checksum), else
+// ErrNotCached. It does no
 // I/O, so it needs no context: a caller that makes one per request makes
 // it only when this says ErrNotCached.
 func (s *Service) VerifyCached(raw string, at time.Time) (Identity, error) {
@@ -84,6 +82,9 @@ func (s *Service) verifyCached(raw string, now int64) (cacheID, Identity, error)
 	if v, ok := s.cache.get(&id, now); ok {
 		v.noteUse(now)
 		return id, v.identity, v.err
+	}
+	if CheckFormat(raw) != nil {
+		return cacheID{}, Identity{}, models.ErrUnknownKey
 	}
 	return id, Identity{}, ErrNotCached
 }

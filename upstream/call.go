@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"time"
@@ -43,7 +44,8 @@ func (c *Client) get(ctx context.Context, req request, out any) error {
 		target += "?" + req.query.Encode()
 	}
 	for attempt := 1; ; attempt++ {
-		got := c.attempt(ctx, target, c.maxAttempts-attempt+1)
+		token, place, _ := c.tokens.pick(c.clock.Now())
+		got := c.attempt(ctx, target, token, c.maxAttempts-attempt+1)
 		attrs := []any{"path", req.path, "status", got.status, "attempt", attempt, "elapsed", c.clock.Now().Sub(started)}
 		if got.err == nil && got.status == http.StatusOK {
 			if err := json.Unmarshal(got.body, out); err != nil {
@@ -54,6 +56,9 @@ func (c *Client) get(ctx context.Context, req request, out any) error {
 			return nil
 		}
 		f := c.judge(got, req)
+		if got.status == http.StatusForbidden && c.setTokenAside(ctx, place, f) && attempt < c.maxAttempts {
+			continue // at once, with the next token
+		}
 		if !f.transient || attempt >= c.maxAttempts || ctx.Err() != nil {
 			c.report(ctx, f, attrs)
 			return f.err
@@ -77,7 +82,7 @@ func (c *Client) get(ctx context.Context, req request, out any) error {
 // attempt sends one request once a concurrency slot is free. It gets a
 // share of the remaining time so that a hanging attempt leaves room for the
 // next: the remaining time divided by the attempts left.
-func (c *Client) attempt(ctx context.Context, target string, attemptsLeft int) answer {
+func (c *Client) attempt(ctx context.Context, target, token string, attemptsLeft int) answer {
 	select {
 	case c.slots <- struct{}{}:
 		defer func() { <-c.slots }()
@@ -93,7 +98,7 @@ func (c *Client) attempt(ctx context.Context, target string, attemptsLeft int) a
 	if err != nil {
 		return answer{err: err}
 	}
-	httpReq.Header.Set("Authorization", "Bearer "+c.token)
+	httpReq.Header.Set("Authorization", "Bearer "+token)
 	httpReq.Header.Set("Accept", "application/json")
 	resp, err := c.http.Do(httpReq)
 	if err != nil {
@@ -117,4 +122,18 @@ func pause(ctx context.Context, d time.Duration) bool {
 	case <-ctx.Done():
 		return false
 	}
+}
+
+// setTokenAside leaves out of the rotation the token at place, which the
+// game API refused, when there are several, and logs it by its place in
+// the list (never the token); it reports whether another token is in use
+// meanwhile.
+func (c *Client) setTokenAside(ctx context.Context, place int, f failure) bool {
+	if len(c.tokens.tokens) < 2 {
+		return false
+	}
+	othersLeft := c.tokens.setAside(place, c.clock.Now())
+	c.log.Log(ctx, slog.LevelError, "the game API refused one of the tokens; it is left out for a while",
+		append([]any{"token", place + 1, "of", len(c.tokens.tokens), "for", tokenAsideFor, "othersLeft", othersLeft}, f.attrs...)...)
+	return othersLeft
 }

@@ -29,7 +29,9 @@ const (
 type Config struct {
 	// BaseURL is the API root including /v1, e.g. https://api.clashroyale.com/v1.
 	BaseURL string
-	// Token is the Bearer token sent with every request.
+	// Token is the Bearer token sent with every request, or several,
+	// comma-separated, used in turn; one the game API refuses (403) is left
+	// out for a while.
 	Token string
 	// Timeout bounds one logical call, retries included (default 10s).
 	Timeout time.Duration
@@ -53,7 +55,7 @@ type Config struct {
 // Client calls the official game API. It is safe for concurrent use.
 type Client struct {
 	baseURL     string
-	token       string
+	tokens      *tokenRing
 	timeout     time.Duration
 	maxAttempts int
 	retry       backoff.Policy
@@ -84,7 +86,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	c := &Client{
 		baseURL:     base,
-		token:       cfg.Token,
+		tokens:      newTokenRing(cfg.Token),
 		timeout:     cmp.Or(cfg.Timeout, DefaultTimeout),
 		maxAttempts: cmp.Or(cfg.MaxAttempts, DefaultMaxAttempts),
 		retry:       retryPolicy(cmp.Or(cfg.Backoff, DefaultBackoff)),

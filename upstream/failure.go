@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strings"
 	"syscall"
 	"time"
 
@@ -95,10 +94,8 @@ func (c *Client) errorBody(body []byte) official.ClientError {
 	if json.Unmarshal(body, &e) != nil {
 		return official.ClientError{}
 	}
-	if c.token != "" {
-		e.Message = strings.ReplaceAll(e.Message, c.token, "[token]")
-		e.Reason = strings.ReplaceAll(e.Reason, c.token, "[token]")
-	}
+	e.Message = c.tokens.redact(e.Message)
+	e.Reason = c.tokens.redact(e.Reason)
 	return e
 }
 

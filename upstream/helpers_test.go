@@ -41,7 +41,9 @@ func newClient(t *testing.T, baseURL string, cfg upstream.Config) (*upstream.Cli
 	t.Helper()
 	logs := &logBuffer{}
 	cfg.BaseURL = baseURL
-	cfg.Token = testToken
+	if cfg.Token == "" {
+		cfg.Token = testToken
+	}
 	if cfg.Backoff == 0 {
 		cfg.Backoff = time.Millisecond
 	}

@@ -29,7 +29,6 @@ func commands() []command {
 		{"sandbox", "serve the offline sandbox world under /v1", sandboxUsageText, runSandbox},
 		{"migrate", "apply pending database migrations and exit", migrateUsageText, runMigrate},
 		{"healthcheck", "ask the local server's /healthz; exit 0 when healthy", healthcheckUsageText, runHealthcheck},
-		{"bench", "measure the hot routes against bare Fiber, or the cold paths", benchUsageText, runBench},
 		{"version", "print the release and the revision it was built from", versionUsageText, runVersion},
 		{"help", "print this help, or a command's (crowns help CMD)", helpUsageText, runHelp},
 	}

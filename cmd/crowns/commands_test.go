@@ -34,7 +34,6 @@ func TestHelpIsPrintedForEveryWayOfAsking(t *testing.T) {
 		{[]string{"keys", "list", "-h"}, keysUsageText},
 		{[]string{"clans", "list", "--help"}, clansUsageText},
 		{[]string{"sandbox", "--addr", "127.0.0.1:1", "-h"}, sandboxUsageText},
-		{[]string{"bench", "--duration", "1s", "--help"}, benchUsageText},
 	}
 	for _, c := range commands() {
 		for _, args := range [][]string{{c.name, "--help"}, {c.name, "-h"}, {c.name, "help"}, {"help", c.name}} {
@@ -98,7 +97,6 @@ func TestBadCommandLinesGiveOneLine(t *testing.T) {
 		{[]string{"sandbox", "--nope"}, `crowns sandbox: flag provided but not defined: -nope (run 'crowns sandbox --help' for usage)`},
 		{[]string{"keys", "issue", "--force"}, `crowns keys: flag provided but not defined: -force (run 'crowns keys --help' for usage)`},
 		{[]string{"keys", "rotate"}, `crowns keys: unknown action "rotate" (run 'crowns keys --help' for usage)`},
-		{[]string{"bench", "--nope"}, `crowns bench: flag provided but not defined: -nope (run 'crowns bench --help' for usage)`},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

@@ -16,7 +16,10 @@ import (
 // config is every setting of the crowns binary, read from CROWNS_*
 // environment variables with defaults, validated once at start-up.
 type config struct {
-	Addr        string
+	Addr string
+	// MetricsAddr is where /metrics is served, never on Addr; "off" serves
+	// none.
+	MetricsAddr string
 	DataDir     string
 	DatabaseURL string
 	// Secret is CROWNS_SECRET, or the content of the file CROWNS_SECRET_FILE
@@ -33,7 +36,14 @@ type config struct {
 	SupportInfo         string
 	RatePerSecond       float64
 	RateBurst           int
-	CacheTTL            time.Duration
+	// KeyLookupsPerAddress and KeyLookupsPerSecond bound the database
+	// lookups a second of keys not in memory, per client address and in
+	// all (api.Config's LookupsPerAddress and LookupsPerSecond).
+	KeyLookupsPerAddress float64
+	KeyLookupsPerSecond  float64
+	// GameCallsPerKey bounds the game-API calls a second of one key.
+	GameCallsPerKey float64
+	CacheTTL        time.Duration
 	// HistoryCacheTTL is the backstop lifetime of cached history answers
 	// (they are dropped at once when their clan changes).
 	HistoryCacheTTL time.Duration
@@ -85,6 +95,7 @@ func (r roles) String() string {
 // Defaults of the configuration, as documented in the README.
 const (
 	defaultAddr         = ":8080"
+	defaultMetricsAddr  = "127.0.0.1:9090"
 	defaultDataDir      = "./crowns-data"
 	defaultUpstreamURL  = "https://api.clashroyale.com/v1"
 	defaultTrackAddress = "crowns.example"
@@ -102,6 +113,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 	r := envReader{getenv: getenv}
 	cfg := config{
 		Addr:                 r.str("CROWNS_ADDR", defaultAddr),
+		MetricsAddr:          r.str("CROWNS_METRICS_ADDR", defaultMetricsAddr),
 		DataDir:              r.str("CROWNS_DATA_DIR", defaultDataDir),
 		DatabaseURL:          r.str("CROWNS_DATABASE_URL", ""),
 		SecretFile:           r.str("CROWNS_SECRET_FILE", ""),
@@ -113,6 +125,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 		SupportInfo:          r.str("CROWNS_SUPPORT_INFO", defaultSupportInfo),
 		RatePerSecond:        r.float("CROWNS_RATE_LIMIT_PER_SECOND", 10),
 		RateBurst:            r.integer("CROWNS_RATE_LIMIT_BURST", 20, 1, 1_000_000),
+		KeyLookupsPerAddress: r.float("CROWNS_KEY_LOOKUPS_PER_ADDRESS", api.DefaultLookupsPerAddress),
+		KeyLookupsPerSecond:  r.float("CROWNS_KEY_LOOKUPS_PER_SECOND", api.DefaultLookupsPerSecond),
+		GameCallsPerKey:      r.float("CROWNS_GAME_CALLS_PER_KEY", api.DefaultGameCallsPerKey),
 		CacheTTL:             r.duration("CROWNS_CACHE_TTL", 3*time.Minute),
 		HistoryCacheTTL:      r.duration("CROWNS_HISTORY_CACHE_TTL", time.Minute),
 		CacheBytes:           int64(r.integer("CROWNS_CACHE_MB", 64, 1, 1<<20)) << 20,
@@ -135,7 +150,10 @@ func loadConfig(getenv func(string) string) (config, error) {
 		SnapshotConcurrency:   r.integer("CROWNS_SNAPSHOT_CONCURRENCY", 4, 1, 256),
 	}
 	cfg.Secret = r.secret("CROWNS_SECRET", cfg.SecretFile)
+	r.check(cfg.MetricsAddr == metricsOff || !sameListenAddress(cfg.MetricsAddr, cfg.Addr), "CROWNS_METRICS_ADDR must differ from CROWNS_ADDR: metrics are never served on the public API address")
 	r.check(cfg.RatePerSecond > 0, "CROWNS_RATE_LIMIT_PER_SECOND must be greater than 0")
+	r.check(cfg.KeyLookupsPerAddress > 0 && cfg.KeyLookupsPerSecond > 0 && cfg.GameCallsPerKey > 0,
+		"CROWNS_KEY_LOOKUPS_PER_ADDRESS, CROWNS_KEY_LOOKUPS_PER_SECOND and CROWNS_GAME_CALLS_PER_KEY must be greater than 0")
 	r.check(cfg.RatePerSecond <= 0 || api.RateFillsInTime(cfg.RatePerSecond, cfg.RateBurst),
 		"CROWNS_RATE_LIMIT_BURST / CROWNS_RATE_LIMIT_PER_SECOND (the seconds an empty bucket takes to fill) must be at most 100 years")
 	r.check(cfg.SnapshotRatePerSecond > 0 && cfg.SnapshotRatePerSecond <= 1000, "CROWNS_SNAPSHOT_RATE_PER_SECOND must be greater than 0 and at most 1000")

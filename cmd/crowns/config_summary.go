@@ -50,6 +50,8 @@ func (c config) summary() []slog.Attr {
 		slog.Int("upstreamConcurrency", c.UpstreamConcurrency),
 		slog.String("trackAddress", c.TrackAddress),
 		slog.Group("rateLimit", slog.Float64("perSecond", c.RatePerSecond), slog.Int("burst", c.RateBurst)),
+		slog.Float64("gameCallsPerKey", c.GameCallsPerKey),
+		slog.Group("keyLookups", slog.Float64("perAddressPerSecond", c.KeyLookupsPerAddress), slog.Float64("perSecond", c.KeyLookupsPerSecond)),
 		slog.Group("cache", slog.Duration("ttl", c.CacheTTL), slog.Duration("historyTtl", c.HistoryCacheTTL), slog.Int64("mib", c.CacheBytes>>20)),
 		slog.String("roles", c.Roles.String()),
 		slog.String("tournaments", onOff(c.Tournaments)),

@@ -11,6 +11,8 @@ import (
 
 	"github.com/crownsdev/crowns/models/store"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/crownsdev/crowns/api"
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/scheduler"
@@ -77,6 +79,10 @@ type node struct {
 	game   *gameSource
 	api    *api.Server
 	listen net.Listener
+	// registry holds this process's metrics and metrics serves them; both
+	// nil with CROWNS_METRICS_ADDR=off.
+	registry *prometheus.Registry
+	metrics  *metricsServer
 
 	// background is cancelled at shutdown; work tracks its goroutines.
 	background context.CancelFunc
@@ -102,6 +108,9 @@ func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger) (n *n
 	}()
 	var secret []byte
 	if n.db, secret, err = openDatabase(ctx, cfg, log, env.clock); err != nil {
+		return n, err
+	}
+	if err = n.startMetrics(cfg, log); err != nil {
 		return n, err
 	}
 	if n.keys, err = newKeyService(secret, n.db, log, env.clock); err != nil {
@@ -181,16 +190,20 @@ func (n *node) startAPI(ctx context.Context, cfg config, env cli, log *slog.Logg
 		return err
 	}
 	server, err := api.New(api.Config{
-		SupportInfo:      cfg.SupportInfo,
-		RatePerSecond:    cfg.RatePerSecond,
-		RateBurst:        cfg.RateBurst,
-		CacheTTL:         cfg.CacheTTL,
-		HistoryCacheTTL:  cfg.HistoryCacheTTL,
-		CacheBytes:       cfg.CacheBytes,
-		Tournaments:      cfg.Tournaments,
-		DisableAccessLog: !cfg.AccessLog,
-		Clock:            env.clock,
-		Logger:           log,
+		SupportInfo:       cfg.SupportInfo,
+		RatePerSecond:     cfg.RatePerSecond,
+		LookupsPerAddress: cfg.KeyLookupsPerAddress,
+		LookupsPerSecond:  cfg.KeyLookupsPerSecond,
+		GameCallsPerKey:   cfg.GameCallsPerKey,
+		RateBurst:         cfg.RateBurst,
+		CacheTTL:          cfg.CacheTTL,
+		HistoryCacheTTL:   cfg.HistoryCacheTTL,
+		CacheBytes:        cfg.CacheBytes,
+		Tournaments:       cfg.Tournaments,
+		DisableAccessLog:  !cfg.AccessLog,
+		Metrics:           n.metricsRegisterer(),
+		Clock:             env.clock,
+		Logger:            log,
 	}, api.Dependencies{Keys: n.keys, Game: n.game.client, Health: n.db, Tracker: tracker, History: n.clans,
 		TournamentSource: n.game.client, TournamentStore: n.db})
 	if err != nil {
@@ -212,6 +225,28 @@ func (n *node) startAPI(ctx context.Context, cfg config, env cli, log *slog.Logg
 		}
 	}
 	return nil
+}
+
+// startMetrics builds this process's metrics registry and serves it on
+// CROWNS_METRICS_ADDR, unless that is off.
+func (n *node) startMetrics(cfg config, log *slog.Logger) (err error) {
+	if cfg.MetricsAddr == metricsOff {
+		return nil
+	}
+	if n.registry, err = newMetricsRegistry(n.db); err != nil {
+		return err
+	}
+	n.metrics, err = startMetricsServer(cfg.MetricsAddr, n.registry, log, n.failures)
+	return err
+}
+
+// metricsRegisterer is where the roles register their metrics; nil when
+// metrics are off.
+func (n *node) metricsRegisterer() prometheus.Registerer {
+	if n.registry == nil {
+		return nil
+	}
+	return n.registry
 }
 
 // startScheduler runs the clan snapshot scheduler as background work; it
@@ -257,7 +292,8 @@ func (n *node) wait(ctx context.Context) error {
 }
 
 // shutdown stops the parts in order, each bounded by the shutdown timeout:
-// the API stops taking requests and drains those in flight, background
+// the API stops taking requests and drains those in flight, the metrics
+// server stops, background
 // work finishes its current writes (and flushes key use), the sandbox
 // stops, the database closes.
 func (n *node) shutdown(cfg config, log *slog.Logger) {
@@ -267,6 +303,11 @@ func (n *node) shutdown(cfg config, log *slog.Logger) {
 		log.Info("draining API requests")
 		if err := n.api.Shutdown(ctx); err != nil {
 			log.Warn("API shutdown", "error", err)
+		}
+	}
+	if n.metrics != nil {
+		if err := n.metrics.shutdown(ctx); err != nil {
+			log.Warn("metrics shutdown", "error", err)
 		}
 	}
 	n.background()

@@ -49,6 +49,10 @@ func startServeUntil(t *testing.T, env map[string]string, clock models.Clock, li
 		exit:   make(chan int, 1),
 	}
 	env["CROWNS_ADDR"] = n.addr
+	if env["CROWNS_METRICS_ADDR"] == "" {
+		// Parallel test processes must not share the default port.
+		env["CROWNS_METRICS_ADDR"] = "127.0.0.1:0"
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	n.cancel = cancel
 	command := testCLI(n.stdout, n.stderr, env)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 
 	"gorm.io/gorm"
@@ -38,8 +39,9 @@ func (s *Store) countQueries() error {
 
 // QueryCount is the number of statements this store has sent to the
 // database since it was opened (transaction begin and commit not
-// included). It costs one atomic add per statement; tests and the bench
-// command read it to prove a path costs no query.
+// included). It costs one atomic add per statement; the serve command
+// exports it as the metric crowns_database_statements_total, and tests
+// read it to prove a path costs no query.
 func (s *Store) QueryCount() int64 { return s.queries.Load() }
 
 // backgroundWork marks the context of work no request waits on.
@@ -55,3 +57,14 @@ func AsBackground(ctx context.Context) context.Context {
 // BackgroundQueryCount is the part of QueryCount sent with contexts
 // marked by AsBackground.
 func (s *Store) BackgroundQueryCount() int64 { return s.backgroundQueries.Load() }
+
+// PoolStats are the statistics of the store's connection pool (open, in
+// use and idle connections, waits for one), for the serve command's
+// metrics.
+func (s *Store) PoolStats() sql.DBStats {
+	sqlDB, err := s.db.DB()
+	if err != nil {
+		return sql.DBStats{}
+	}
+	return sqlDB.Stats()
+}

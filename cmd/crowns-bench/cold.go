@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
+	"os"
+	"runtime"
 	"slices"
 	"time"
 
@@ -30,7 +33,7 @@ const (
 	coldTrackWorkers = 8
 )
 
-// coldReport is the outcome of crowns bench --cold.
+// coldReport is the outcome of crowns-bench --cold.
 type coldReport struct {
 	Database string `json:"database"`
 	CPUs     int    `json:"cpus"`
@@ -40,13 +43,13 @@ type coldReport struct {
 	HistoryReadP99Ms    float64 `json:"historyReadP99Ms"`
 	HistorySnapshots    int     `json:"historySnapshots"`
 	// Tick is one scheduler tick snapshotting every tracked clan.
-	TickClans       int           `json:"tickClans"`
-	TickStored      int           `json:"tickStored"`
-	TickFailed      int           `json:"tickFailed"`
-	TickSeconds     float64       `json:"tickSeconds"`
-	TickConcurrency int           `json:"tickConcurrency"`
-	TrackSeconds    float64       `json:"trackSeconds"`
-	Targets         []benchTarget `json:"targets"`
+	TickClans       int      `json:"tickClans"`
+	TickStored      int      `json:"tickStored"`
+	TickFailed      int      `json:"tickFailed"`
+	TickSeconds     float64  `json:"tickSeconds"`
+	TickConcurrency int      `json:"tickConcurrency"`
+	TrackSeconds    float64  `json:"trackSeconds"`
+	Targets         []target `json:"targets"`
 }
 
 // Targets of the cold paths.
@@ -58,9 +61,13 @@ const (
 // runColdBench measures the cold paths: what a history read costs the
 // database when no cache helps, and how long one scheduler tick takes to
 // snapshot many tracked clans.
-func runColdBench(ctx context.Context, env cli, cfg config, req benchRequest) error {
-	log := newLogger(io.Discard, cfg)
-	db, _, err := openDatabase(ctx, cfg, log, env.clock)
+func runCold(ctx context.Context, req request, stdout io.Writer, progress func(string, ...any)) error {
+	dataDir, err := os.MkdirTemp("", "crowns-bench-cold-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dataDir)
+	db, err := openStore(ctx, req.databaseURL, dataDir)
 	if err != nil {
 		return err
 	}
@@ -69,48 +76,42 @@ func runColdBench(ctx context.Context, env cli, cfg config, req benchRequest) er
 	if tracked, err := clans.ListTrackedClans(ctx, true); err != nil || len(tracked) > 0 {
 		return errors.Join(err, errors.New("the database already holds tracked clans: run the bench on an empty database or schema (it fills it)"))
 	}
-	report := coldReport{Database: benchDatabaseName(cfg), CPUs: newBenchReport(cfg, req).CPUs, TickClans: req.coldClans, TickConcurrency: coldConcurrency}
+	report := coldReport{Database: databaseName(req.databaseURL), CPUs: runtime.NumCPU(), TickClans: req.coldClans, TickConcurrency: coldConcurrency}
 
 	// The world of the tick, its clock a minute into a slot.
-	slot := models.SnapshotFourHourly.SlotAt(env.clock.Now())
+	slot := models.SnapshotFourHourly.SlotAt(time.Now().UTC())
 	clock := models.NewManualClock(slot.Add(time.Minute))
-	world := sandbox.NewWorld(sandbox.Config{Clans: max(req.coldClans, sandbox.DefaultClans), TrackAddress: cfg.TrackAddress, Clock: clock})
+	world := sandbox.NewWorld(sandbox.Config{Clans: max(req.coldClans, sandbox.DefaultClans), TrackAddress: trackAddress, Clock: clock})
 
-	benchProgress(env, "history read: a 50-member clan with %d days of 4-hourly history", benchHistoryDays+1)
-	if err := coldHistoryRead(ctx, db, clans, world, clock, cfg, &report); err != nil {
+	progress("history read: a 50-member clan with %d days of 4-hourly history", historyDays+1)
+	if err := coldHistoryRead(ctx, db, clans, world, clock, &report); err != nil {
 		return err
 	}
-	benchProgress(env, "scheduler tick: tracking %d clans, then snapshotting them all in the next slot", req.coldClans)
-	if err := coldTick(ctx, db, clans, world, clock, cfg, req, &report); err != nil {
+	progress("scheduler tick: tracking %d clans, then snapshotting them all in the next slot", req.coldClans)
+	if err := coldTick(ctx, db, clans, world, clock, req, &report); err != nil {
 		return err
 	}
-	report.Targets = []benchTarget{
+	report.Targets = []target{
 		{Target: fmt.Sprintf("7-day history read of a 50-member clan ≤ %d ms (median)", targetHistoryRead.Milliseconds()),
 			Got: fmt.Sprintf("%.2f ms", report.HistoryReadMedianMs), Met: report.HistoryReadMedianMs <= milliseconds(targetHistoryRead)},
 		{Target: fmt.Sprintf("scheduler tick of %d clans ≤ %d s", req.coldClans, int(targetTick.Seconds())),
 			Got: fmt.Sprintf("%.1f s, %d stored, %d failed", report.TickSeconds, report.TickStored, report.TickFailed),
 			Met: report.TickSeconds <= targetTick.Seconds() && report.TickStored == req.coldClans},
 	}
-	fmt.Fprintf(env.stdout, "\ncrowns bench --cold — %s, %d CPUs\n", report.Database, report.CPUs)
-	fmt.Fprintf(env.stdout, "  history read, 7 days of a 50-member clan (%d snapshots): median %.2f ms, p99 %.2f ms over %d reads\n",
+	fmt.Fprintf(stdout, "\ncrowns-bench --cold — %s, %d CPUs\n", report.Database, report.CPUs)
+	fmt.Fprintf(stdout, "  history read, 7 days of a 50-member clan (%d snapshots): median %.2f ms, p99 %.2f ms over %d reads\n",
 		report.HistorySnapshots, report.HistoryReadMedianMs, report.HistoryReadP99Ms, coldHistoryReads)
-	fmt.Fprintf(env.stdout, "  scheduler tick: %d clans snapshotted in %.1f s (%.0f/s; %d fetches in flight, no upstream rate limit; %d failed)\n",
+	fmt.Fprintf(stdout, "  scheduler tick: %d clans snapshotted in %.1f s (%.0f/s; %d fetches in flight, no upstream rate limit; %d failed)\n",
 		report.TickStored, report.TickSeconds, float64(report.TickStored)/report.TickSeconds, coldConcurrency, report.TickFailed)
-	fmt.Fprintf(env.stdout, "  (tracking the clans beforehand took %.1f s)\n\ntargets:\n", report.TrackSeconds)
-	for _, t := range report.Targets {
-		mark := "MET   "
-		if !t.Met {
-			mark = "MISSED"
-		}
-		fmt.Fprintf(env.stdout, "  %s %s: %s\n", mark, t.Target, t.Got)
-	}
+	fmt.Fprintf(stdout, "  (tracking the clans beforehand took %.1f s)\n\ntargets:\n", report.TrackSeconds)
+	printTargets(stdout, report.Targets)
 	return writeJSON(req.jsonPath, report)
 }
 
 // coldHistoryRead seeds the first 50-member clan of the world with 8 days
-// of history and times reads of its 7-day window by a ClanStore of its
-// own (the dictionary read once, as a warm process has it).
-func coldHistoryRead(ctx context.Context, db *store.Store, clans *store.Store, world *sandbox.World, clock *models.ManualClock, cfg config, report *coldReport) error {
+// of history and times reads of its 7-day window (the player dictionary
+// cached, as a warm process has it).
+func coldHistoryRead(ctx context.Context, db *store.Store, clans *store.Store, world *sandbox.World, clock *models.ManualClock, report *coldReport) error {
 	var tag string
 	for _, candidate := range world.ClanTags() {
 		if clan, ok := world.Clan(candidate); ok && len(clan.MemberList) == 50 {
@@ -122,11 +123,11 @@ func coldHistoryRead(ctx context.Context, db *store.Store, clans *store.Store, w
 		return errors.New("the sandbox has no clan of 50 members")
 	}
 	now := clock.Now()
-	if err := seedClans(ctx, clans, []string{tag}, len(world.ClanTags()), benchHistoryDays, now, cfg.TrackAddress); err != nil {
+	if err := seedClans(ctx, clans, []string{tag}, len(world.ClanTags()), historyDays, now, trackAddress); err != nil {
 		return err
 	}
 	reader := db
-	from, to := models.HistoryWindow(now, benchHistoryDays)
+	from, to := models.HistoryWindow(now, historyDays)
 	latencies := make([]time.Duration, 0, coldHistoryReads)
 	for i := range coldHistoryReads + 1 {
 		began := time.Now()
@@ -148,7 +149,7 @@ func coldHistoryRead(ctx context.Context, db *store.Store, clans *store.Store, w
 // coldTick tracks the tick's clans at the current slot, moves to the next
 // slot and times one tick of a fresh scheduler (cold dictionary cache, as
 // after a restart) against the sandbox over HTTP.
-func coldTick(ctx context.Context, db *store.Store, clans *store.Store, world *sandbox.World, clock *models.ManualClock, cfg config, req benchRequest, report *coldReport) error {
+func coldTick(ctx context.Context, db *store.Store, clans *store.Store, world *sandbox.World, clock *models.ManualClock, req request, report *coldReport) error {
 	baseURL, stop, err := sandbox.Start(ctx, world, "127.0.0.1:0")
 	if err != nil {
 		return err
@@ -173,13 +174,13 @@ func coldTick(ctx context.Context, db *store.Store, clans *store.Store, world *s
 	}
 	report.TrackSeconds = time.Since(began).Seconds()
 
-	client, err := upstream.New(upstream.Config{BaseURL: baseURL, Token: sandboxToken, Timeout: 30 * time.Second,
-		Concurrency: coldConcurrency, Clock: clock, Logger: newLogger(io.Discard, cfg)})
+	client, err := upstream.New(upstream.Config{BaseURL: baseURL, Token: "sandbox", Timeout: 30 * time.Second,
+		Concurrency: coldConcurrency, Clock: clock, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return err
 	}
 	sched, err := scheduler.New(db, client, scheduler.Config{
-		TrackAddress: cfg.TrackAddress, Concurrency: coldConcurrency, RatePerSecond: math.MaxFloat64, Clock: clock,
+		TrackAddress: trackAddress, Concurrency: coldConcurrency, RatePerSecond: math.MaxFloat64, Clock: clock,
 	})
 	if err != nil {
 		return err

@@ -83,15 +83,13 @@ func (l *loadClient) drive(ctx context.Context, requests []loadRequest, want int
 	start := time.Now()
 	deadline := start.Add(duration)
 	var wg sync.WaitGroup
-	asPart(ctx, partLoad, func(ctx context.Context) {
-		for w, conn := range l.conns {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				outcomes[w] = conn.loop(ctx, requests, w*len(requests)/len(l.conns), want, deadline, rounds)
-			}()
-		}
-	})
+	for w, conn := range l.conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			outcomes[w] = conn.loop(ctx, requests, w*len(requests)/len(l.conns), want, deadline, rounds)
+		}()
+	}
 	wg.Wait()
 	var total loadOutcome
 	for i := range outcomes {

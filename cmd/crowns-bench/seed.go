@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/crownsdev/crowns/models/store"
@@ -15,6 +17,77 @@ import (
 	"github.com/crownsdev/crowns/upstream"
 	"github.com/crownsdev/crowns/upstream/sandbox"
 )
+
+// seed opens the database the bench's Crowns will use (req.databaseURL,
+// or SQLite in dataDir), refuses one that holds keys or tracked clans,
+// and fills it through the key service (with secret, the CROWNS_SECRET
+// Crowns gets) and the clan store, then closes it: the keys, the tracked
+// clans with their history, and the players whose battles are asked
+// (the first member of each tracked clan).
+func seed(ctx context.Context, req request, dataDir, secret string, r *report) (seeded, error) {
+	var out seeded
+	store, err := openStore(ctx, req.databaseURL, dataDir)
+	if err != nil {
+		return out, err
+	}
+	defer store.Close()
+	clans := store
+	lastEvent, err := store.LastKeyEventID(ctx)
+	if err != nil {
+		return out, err
+	}
+	tracked, err := clans.ListTrackedClans(ctx, true)
+	if err != nil {
+		return out, err
+	}
+	if lastEvent != 0 || len(tracked) != 0 {
+		return out, errors.New("the database already holds keys or tracked clans: run the bench on an empty database or schema (it fills it)")
+	}
+	raw, _, err := keys.LoadOrCreateSecret(dataDir, secret)
+	if err != nil {
+		return out, err
+	}
+	service, err := keys.NewService(store, keys.Config{Secret: raw, Clock: models.SystemClock{}})
+	if err != nil {
+		return out, err
+	}
+	began := time.Now()
+	if out.keys, err = seedKeys(ctx, service, req.keys); err != nil {
+		return out, err
+	}
+	r.SeedKeysSeconds = time.Since(began).Seconds()
+	began = time.Now()
+	tags, worldClans := benchClanTags(req.clans, trackAddress)
+	if err := seedClans(ctx, clans, tags, worldClans, historyDays, time.Now().UTC(), trackAddress); err != nil {
+		return out, err
+	}
+	r.SeedClansSeconds = time.Since(began).Seconds()
+	world := sandbox.NewWorld(sandbox.Config{Clans: worldClans, TrackAddress: trackAddress})
+	for _, tag := range tags {
+		if clan, ok := world.Clan(tag); ok && len(clan.MemberList) > 0 {
+			out.players = append(out.players, strings.TrimPrefix(clan.MemberList[0].Tag, "#"))
+		}
+	}
+	if len(out.players) == 0 {
+		return out, errors.New("the sandbox's tracked clans have no members")
+	}
+	out.tags = tags
+	return out, nil
+}
+
+// openStore opens and migrates the database at url, or the SQLite file
+// in dataDir.
+func openStore(ctx context.Context, url, dataDir string) (*store.Store, error) {
+	store, err := store.Open(ctx, store.DatabaseConfig{URL: url, DataDir: dataDir})
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	if _, err := store.Migrate(ctx); err != nil {
+		_ = store.Close()
+		return nil, fmt.Errorf("migrate database: %w", err)
+	}
+	return store, nil
+}
 
 // benchSeedWorkers is how many seeding goroutines run at once.
 const benchSeedWorkers = 4

@@ -1,0 +1,414 @@
+package api_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/pb33f/libopenapi"
+	validator "github.com/pb33f/libopenapi-validator"
+	validationerrors "github.com/pb33f/libopenapi-validator/errors"
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+
+	"github.com/crownsdev/crowns/api"
+	"github.com/crownsdev/crowns/keys"
+	"github.com/crownsdev/crowns/models"
+)
+
+// contractCase is one request of the contract test and the status it must
+// get; its answer (and, for a 2xx or 304, the request too) must match
+// the OpenAPI document.
+type contractCase struct {
+	name    string
+	path    string
+	headers []string
+	status  int
+	// gap, when set, says how today's code differs from CONTRACT.md (and
+	// so from the document) for this case: the case must then fail, and
+	// the test says so once it passes, so that the mark is dropped.
+	gap string
+}
+
+// contractValidator is the document the server answers at /openapi.json,
+// loaded by a real OpenAPI 3.1 validator and checked itself.
+func contractValidator(t *testing.T, h *harness) validator.Validator {
+	t.Helper()
+	resp := h.get("/openapi.json")
+	raw := readBody(t, resp)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("/openapi.json: status %d", resp.StatusCode)
+	}
+	document, err := libopenapi.NewDocument(raw)
+	if err != nil {
+		t.Fatalf("the document does not load: %v", err)
+	}
+	if v := document.GetVersion(); v != "3.1.0" {
+		t.Fatalf("document version %q, want 3.1.0", v)
+	}
+	v, errs := validator.NewValidator(document)
+	if len(errs) > 0 {
+		t.Fatalf("no validator of the document: %v", errs)
+	}
+	if ok, problems := v.ValidateDocument(); !ok {
+		t.Fatalf("the document is not valid OpenAPI 3.1: %s", describe(problems))
+	}
+	return v
+}
+
+// check sends each case through the real app and validates its answer.
+func (h *harness) check(t *testing.T, v validator.Validator, cases []contractCase) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			problem := h.contractProblem(v, tt)
+			switch {
+			case tt.gap == "" && problem != "":
+				t.Fatal(problem)
+			case tt.gap != "" && problem == "":
+				t.Fatalf("known gap %q is closed: drop its mark", tt.gap)
+			case tt.gap != "":
+				t.Logf("known gap (%s): %s", tt.gap, problem)
+			}
+		})
+	}
+}
+
+// contractProblem is what is wrong with the answer to tt, or "".
+func (h *harness) contractProblem(v validator.Validator, tt contractCase) string {
+	req := httptest.NewRequest(http.MethodGet, tt.path, nil)
+	for i := 0; i+1 < len(tt.headers); i += 2 {
+		req.Header.Set(tt.headers[i], tt.headers[i+1])
+	}
+	resp, err := h.server.App().Test(req, -1)
+	if err != nil {
+		return fmt.Sprintf("GET %s: %v", tt.path, err)
+	}
+	raw, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return fmt.Sprintf("GET %s: %v", tt.path, err)
+	}
+	if resp.StatusCode != tt.status {
+		return fmt.Sprintf("GET %s: status %d, want %d; body %.300s", tt.path, resp.StatusCode, tt.status, raw)
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(raw))
+	var (
+		ok       bool
+		problems []*validationerrors.ValidationError
+	)
+	if resp.StatusCode < http.StatusBadRequest {
+		ok, problems = v.ValidateHttpRequestResponse(req, resp)
+	} else {
+		// The request of an error case is wrong on purpose.
+		ok, problems = v.ValidateHttpResponse(req, resp)
+	}
+	if !ok {
+		return fmt.Sprintf("GET %s → %d does not match the document: %s; body %.300s", tt.path, resp.StatusCode, describe(problems), raw)
+	}
+	return ""
+}
+
+func describe(problems []*validationerrors.ValidationError) string {
+	var out []string
+	for _, p := range problems {
+		text := p.Message
+		if p.Reason != "" {
+			text += ": " + p.Reason
+		}
+		for _, s := range p.SchemaValidationErrors {
+			text += fmt.Sprintf(" [%s: %s]", s.FieldPath, s.Reason)
+		}
+		out = append(out, text)
+	}
+	return strings.Join(out, "; ")
+}
+
+// Gaps between today's code and CONTRACT.md, which the document follows.
+const (
+	gapLegacyParams    = "the legacy max/page/keys/exclude parameters are not read yet"
+	gapTournamentShape = "the tournament object lacks type, capacity, maxCapacity and preparationDuration"
+	gapListShape       = "this list's elements do not have CONTRACT's field set yet"
+	gapTournamentAlias = "GET /tournaments/{tag} is not served yet"
+)
+
+func TestEveryAnswerMatchesTheOpenAPIDocument(t *testing.T) {
+	h := newTournamentHarness(t)
+	v := contractValidator(t, h)
+	ctx := context.Background()
+	key := h.issue("900")
+	blacklisted := h.issue("901")
+	if err := h.keys.Blacklist(ctx, "901", "abuse", "mod"); err != nil {
+		t.Fatal(err)
+	}
+	unknown, err := keys.NewKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	trackable := h.world.TrackableClanTags()[0]
+	untrackable := ""
+	for _, tag := range h.world.ClanTags() {
+		if !slices.Contains(h.world.TrackableClanTags(), tag) {
+			untrackable = tag
+			break
+		}
+	}
+	player := h.world.PlayerTags()[0]
+	tournament := h.world.TournamentTags()[0]
+	storeListFixtures(t, h)
+	etag := h.get("/healthz").Header.Get("ETag")
+	auth := []string{"auth", key}
+	bearer := []string{"Authorization", "Bearer " + key}
+
+	// Search, battles, tracking, and each error every keyed route shares.
+	h.check(t, v, []contractCase{
+		{name: "healthz", path: "/healthz", status: 200},
+		{name: "healthz 304", path: "/healthz", headers: []string{"If-None-Match", etag}, status: 304},
+		{name: "readyz", path: "/readyz", status: 200},
+		{name: "openapi.json", path: "/openapi.json", status: 200},
+		{name: "docs", path: "/docs", status: 200},
+		{name: "docs script", path: "/docs/redoc.standalone.js", status: 200},
+
+		{name: "search", path: "/clan/search?name=royal&limit=3", headers: auth, status: 200},
+		{name: "search from cache, with bearer", path: "/clan/search?name=royal&limit=3", headers: bearer, status: 200},
+		{name: "search by every filter", path: "/clan/search?score=1000&minMembers=10&maxMembers=50&locationId=57000000&limit=100", headers: auth, status: 200},
+		{name: "search without match", path: "/clan/search?name=zzzqqqxxx", headers: auth, status: 200},
+		{name: "search without filter", path: "/clan/search?limit=5", headers: auth, status: 400},
+		{name: "search bad limit", path: "/clan/search?name=royal&limit=0", headers: auth, status: 400},
+		{name: "search bad cursor", path: "/clan/search?name=royal&after=%01", headers: auth, status: 400},
+		{name: "search legacy paging", path: "/clan/search?name=royal&max=5&page=1", headers: auth, status: 200},
+		{name: "search bad max", path: "/clan/search?name=royal&max=0", headers: auth, status: 400, gap: gapLegacyParams},
+		{name: "search without key", path: "/clan/search?name=royal", status: 401},
+		{name: "search unknown key", path: "/clan/search?name=royal", headers: []string{"auth", unknown}, status: 401},
+		{name: "search malformed key", path: "/clan/search?name=royal", headers: []string{"Authorization", "Bearer nope"}, status: 401},
+		{name: "search blacklisted key", path: "/clan/search?name=royal", headers: []string{"auth", blacklisted}, status: 403},
+
+		{name: "battles", path: "/player/" + player + "/battles", headers: auth, status: 200},
+		{name: "battles with #", path: "/player/%23" + player + "/battles", headers: auth, status: 200},
+		{name: "battles legacy paging", path: "/player/" + player + "/battles?max=3&page=0", headers: auth, status: 200},
+		{name: "battles bad page", path: "/player/" + player + "/battles?page=-1", headers: auth, status: 400, gap: gapLegacyParams},
+		{name: "battles bad tag", path: "/player/ABC/battles", headers: auth, status: 400},
+		{name: "battles short tag", path: "/player/22/battles", headers: auth, status: 400},
+		{name: "battles unknown player", path: "/player/" + tagUnknown + "/battles", headers: auth, status: 404},
+		{name: "battles without key", path: "/player/" + player + "/battles", status: 401},
+
+		{name: "tracking never tracked", path: "/clan/" + trackable + "/tracking", headers: auth, status: 200},
+		{name: "track", path: "/clan/" + trackable + "/track", headers: auth, status: 200},
+		{name: "track again", path: "/clan/" + trackable + "/track", headers: bearer, status: 200},
+		{name: "track without the address", path: "/clan/" + untrackable + "/track", headers: auth, status: 417},
+		{name: "track unknown clan", path: "/clan/" + tagUnknown + "/track", headers: auth, status: 404},
+		{name: "track bad tag", path: "/clan/ABC/track", headers: auth, status: 400},
+		{name: "track blacklisted key", path: "/clan/" + trackable + "/track", headers: []string{"auth", blacklisted}, status: 403},
+		{name: "tracking", path: "/clan/" + trackable + "/tracking", headers: auth, status: 200},
+		{name: "tracking bad tag", path: "/clan/2222222222222222/tracking", headers: auth, status: 400},
+		{name: "tracking without key", path: "/clan/" + trackable + "/tracking", status: 401},
+	})
+
+	// History, once the tracked clan has a snapshot.
+	clan, err := h.clans.TrackedClan(ctx, trackable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snapshot := models.HistorySnapshot{Slot: models.SnapshotFourHourly.SlotAt(h.clock.Now()), Donations: 12, MemberCount: 1,
+		Members: []models.HistoryMember{{ClanRank: 1, Crowns: 3, Donations: 12, Name: "Ann", Tag: "2PP", Trophies: 4000}}}
+	if _, err := h.clans.SaveSnapshot(ctx, clan.ID, models.SnapshotFourHourly, snapshot); err != nil {
+		t.Fatal(err)
+	}
+	h.check(t, v, []contractCase{
+		{name: "history", path: "/clan/" + trackable + "/history", headers: auth, status: 200},
+		{name: "history of a day", path: "/clan/" + trackable + "/history?days=0", headers: bearer, status: 200},
+		{name: "history bad days", path: "/clan/" + trackable + "/history?days=366", headers: auth, status: 400},
+		{name: "history bad tag", path: "/clan/ABC/history", headers: auth, status: 400},
+		{name: "history untracked", path: "/clan/" + untrackable + "/history", headers: auth, status: 417},
+		{name: "history without key", path: "/clan/" + trackable + "/history", status: 401},
+		{name: "weekly not enabled", path: "/clan/" + trackable + "/history/weekly", headers: auth, status: 417},
+		{name: "weekly untracked", path: "/clan/" + untrackable + "/history/weekly", headers: auth, status: 417},
+		{name: "weekly bad days", path: "/clan/" + trackable + "/history/weekly?days=x", headers: auth, status: 400},
+		{name: "history keys", path: "/clan/" + trackable + "/history?exclude=members", headers: auth, status: 200},
+	})
+	if _, err := h.clans.SetWeekly(ctx, trackable, true); err != nil {
+		t.Fatal(err)
+	}
+	h.check(t, v, []contractCase{
+		{name: "weekly", path: "/clan/" + trackable + "/history/weekly?days=14", headers: auth, status: 200},
+	})
+
+	// Tournaments, switched on.
+	var tournamentCases []contractCase
+	for _, path := range []string{"/tournament/", "/tournaments/"} {
+		gap := ""
+		if path == "/tournaments/" {
+			gap = gapTournamentAlias
+		}
+		shapeGap := gapTournamentShape
+		if gap != "" {
+			shapeGap = gap
+		}
+		tournamentCases = append(tournamentCases,
+			contractCase{name: path + "one", path: path + tournament, headers: auth, status: 200, gap: shapeGap},
+			contractCase{name: path + "several", path: path + tournament + "," + h.world.TournamentTags()[1], headers: auth, status: 200, gap: shapeGap},
+			contractCase{name: path + "unknown", path: path + unknownTournamentA, headers: auth, status: 404, gap: gap},
+			contractCase{name: path + "bad tag", path: path + "ABC", headers: auth, status: 400, gap: gap},
+			contractCase{name: path + "too many", path: path + strings.Repeat("2PP,", 10) + "2PP", headers: auth, status: 400, gap: gap},
+			contractCase{name: path + "without key", path: path + tournament, status: 401, gap: gap},
+			contractCase{name: path + "blacklisted", path: path + tournament, headers: []string{"auth", blacklisted}, status: 403, gap: gap},
+		)
+	}
+	for _, list := range []struct{ name, gap string }{
+		{"known", gapListShape}, {"open", gapListShape}, {"joinable", gapListShape},
+		{"1k", gapListShape}, {"full", ""}, {"inprep", gapListShape},
+	} {
+		path := "/tournaments/" + list.name
+		tournamentCases = append(tournamentCases,
+			contractCase{name: list.name, path: path, headers: auth, status: 200, gap: list.gap},
+			contractCase{name: list.name + " filtered", path: path + "?open=1", headers: bearer, status: 200, gap: list.gap},
+			contractCase{name: list.name + " bad filter", path: path + "?open=2", headers: auth, status: 400},
+			contractCase{name: list.name + " bad max", path: path + "?max=101", headers: auth, status: 400, gap: gapLegacyParams},
+			contractCase{name: list.name + " without key", path: path, status: 401},
+		)
+	}
+	h.check(t, v, tournamentCases)
+}
+
+func TestOpenAPIErrorsOfOtherServers(t *testing.T) {
+	off := newHarness(t, harnessOptions{})
+	v := contractValidator(t, off)
+	off.check(t, v, []contractCase{
+		{name: "tournament off", path: "/tournament/2PP", status: 501},
+		{name: "tournaments alias off", path: "/tournaments/2PP", status: 501, gap: gapTournamentAlias},
+		{name: "list off", path: "/tournaments/known", status: 501},
+	})
+
+	limited := newHarness(t, harnessOptions{config: func(c *api.Config) { c.RatePerSecond, c.RateBurst = 1.0/3600, 1 }})
+	key := limited.issue("910")
+	limited.check(t, v, []contractCase{
+		{name: "within the limit", path: "/player/" + limited.world.PlayerTags()[0] + "/battles", headers: []string{"auth", key}, status: 200},
+		{name: "rate limited", path: "/player/" + limited.world.PlayerTags()[0] + "/battles", headers: []string{"auth", key}, status: 429},
+	})
+
+	maintenance := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte(`{"reason":"inMaintenance"}`))
+	})
+	down := newHarness(t, harnessOptions{upstream: maintenance, config: func(c *api.Config) { c.Tournaments = true }})
+	key = down.issue("920")
+	down.check(t, v, []contractCase{
+		{name: "search upstream down", path: "/clan/search?name=royal", headers: []string{"auth", key}, status: 503},
+		{name: "battles upstream down", path: "/player/2PP/battles", headers: []string{"auth", key}, status: 503},
+		{name: "track upstream down", path: "/clan/2PP/track", headers: []string{"auth", key}, status: 503},
+		{name: "tournament upstream down", path: "/tournament/2PP", headers: []string{"auth", key}, status: 503},
+	})
+
+	failing := newHarness(t, harnessOptions{game: failingGame{err: errors.New("unexpected")}})
+	key = failing.issue("930")
+	failing.check(t, v, []contractCase{
+		{name: "unexpected failure", path: "/player/2PP/battles", headers: []string{"auth", key}, status: 500},
+	})
+
+	closed := newHarness(t, harnessOptions{})
+	key = closed.issue("940")
+	if err := closed.db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	closed.check(t, v, []contractCase{
+		{name: "readyz database down", path: "/readyz", status: 503},
+		{name: "history database down", path: "/clan/2PP/history", headers: []string{"auth", key}, status: 503},
+		{name: "tracking database down", path: "/clan/2PP/tracking", headers: []string{"auth", key}, status: 503},
+	})
+}
+
+// documentModel is the document the server answers, as a model.
+func documentModel(t *testing.T, h *harness) *v3.Document {
+	t.Helper()
+	document, err := libopenapi.NewDocument(readBody(t, h.get("/openapi.json")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, err := document.BuildV3Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &model.Model
+}
+
+// fiberParam matches a Fiber path parameter (":tag").
+var fiberParam = regexp.MustCompile(`:([A-Za-z]+)`)
+
+// TestOpenAPIDocumentsEveryRoute holds the document and the app's routes
+// to the same set: a route added to one and not the other fails here.
+func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
+	h := newTournamentHarness(t)
+	documented := map[string]bool{}
+	for path, item := range documentModel(t, h).Paths.PathItems.FromOldest() {
+		if item.Get == nil {
+			t.Errorf("%s: documented without GET", path)
+		}
+		if item.Post != nil || item.Put != nil || item.Patch != nil || item.Delete != nil {
+			t.Errorf("%s: documents a method the API refuses", path)
+		}
+		documented[path] = true
+	}
+	served := map[string]bool{}
+	for _, route := range h.server.App().GetRoutes(true) {
+		switch route.Method {
+		case http.MethodGet:
+			served[fiberParam.ReplaceAllString(route.Path, "{$1}")] = true
+		case http.MethodHead:
+		default:
+			t.Errorf("%s %s: a route of a method other than GET and HEAD", route.Method, route.Path)
+		}
+	}
+	pending := map[string]string{"/tournaments/{tag}": gapTournamentAlias}
+	for path := range served {
+		if !documented[path] {
+			t.Errorf("GET %s is served but not in the document", path)
+		}
+	}
+	for path := range documented {
+		switch {
+		case served[path] && pending[path] != "":
+			t.Errorf("%s is served now: drop its known gap %q", path, pending[path])
+		case !served[path] && pending[path] == "":
+			t.Errorf("%s is in the document but not served", path)
+		}
+	}
+	if len(served) < 17 {
+		t.Fatalf("only %d GET routes found: %v", len(served), served)
+	}
+}
+
+func TestOpenAPIDocumentAnswer(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	resp := h.get("/openapi.json", "Accept-Encoding", "gzip")
+	raw := readBody(t, resp)
+	etag := resp.Header.Get("ETag")
+	if resp.StatusCode != http.StatusOK || etag == "" || resp.Header.Get("Content-Type") != "application/json" {
+		t.Fatalf("status %d, ETag %q, Content-Type %q", resp.StatusCode, etag, resp.Header.Get("Content-Type"))
+	}
+	plain := readBody(t, h.get("/openapi.json"))
+	if !bytes.HasPrefix(plain, []byte(`{"openapi":"3.1.0","info":{`)) {
+		t.Fatalf("the document does not start as written: %.60s", plain)
+	}
+	if resp.Header.Get("Content-Encoding") != "gzip" || len(raw) >= len(plain) {
+		t.Fatalf("the document is not sent compressed to a gzip client (%d of %d bytes)", len(raw), len(plain))
+	}
+	if got := h.get("/openapi.json", "If-None-Match", etag); got.StatusCode != http.StatusNotModified {
+		t.Fatalf("If-None-Match: status %d, want 304", got.StatusCode)
+	}
+	docs := h.get("/docs")
+	csp := docs.Header.Get("Content-Security-Policy")
+	if docs.StatusCode != http.StatusOK || !strings.Contains(docs.Header.Get("Content-Type"), "text/html") ||
+		!strings.Contains(csp, "default-src 'none'") || !strings.Contains(csp, "script-src 'self'") {
+		t.Fatalf("/docs: status %d, Content-Type %q, CSP %q", docs.StatusCode, docs.Header.Get("Content-Type"), csp)
+	}
+	expectError(t, h.do(http.MethodPost, "/openapi.json"), http.StatusMethodNotAllowed, "Method not allowed")
+	expectError(t, h.get("/docs/nothing"), http.StatusNotFound, "Path not found")
+}

@@ -1,0 +1,102 @@
+package api
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// Answers of the documentation routes.
+const (
+	// docsCacheControl lets browsers keep the documents and ask again with
+	// If-None-Match, which answers 304 until the binary changes.
+	docsCacheControl = "public, no-cache"
+	// docsPolicy is the page's Content-Security-Policy: it loads nothing
+	// but this server's script and document. Redoc styles its elements
+	// with inline styles and inline SVG images.
+	docsPolicy = "default-src 'none'; script-src 'self'; connect-src 'self'; img-src 'self' data:; " +
+		"style-src 'self' 'unsafe-inline'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+	mimeJavaScript = "text/javascript; charset=utf-8"
+)
+
+// documentation holds the rendered answers of /openapi.json, /docs and
+// its script. The document is converted when the server is built; the
+// page and its script (a megabyte to compress) on their first request.
+type documentation struct {
+	document *cachedAnswer
+	page     func() (docsPage, error)
+}
+
+// docsPage is the page and its script, rendered.
+type docsPage struct {
+	html, script *cachedAnswer
+}
+
+func newDocumentation() (documentation, error) {
+	document, err := OpenAPIDocument()
+	if err != nil {
+		return documentation{}, err
+	}
+	page := sync.OnceValues(func() (docsPage, error) {
+		html, err := documentFiles.ReadFile(docsPageFile)
+		if err != nil {
+			return docsPage{}, err
+		}
+		script, err := documentFiles.ReadFile(docsScriptFile)
+		if err != nil {
+			return docsPage{}, err
+		}
+		return docsPage{html: bothForms(html), script: bothForms(script)}, nil
+	})
+	return documentation{document: bothForms(document), page: page}, nil
+}
+
+// docsRoutes registers the document, the page and its script; they need
+// no key.
+func (s *Server) docsRoutes() {
+	s.get("/openapi.json", s.handleOpenAPI)
+	s.get("/docs", s.handleDocsPage)
+	s.app.Get("/docs/redoc.standalone.js", s.handleDocsScript)
+}
+
+// handleOpenAPI answers GET /openapi.json.
+func (s *Server) handleOpenAPI(c *fiber.Ctx) error {
+	return s.sendDocument(c, s.docs.document, fiber.MIMEApplicationJSON)
+}
+
+// handleDocsPage answers GET /docs: the page that renders the document.
+func (s *Server) handleDocsPage(c *fiber.Ctx) error {
+	page, err := s.docs.page()
+	if err != nil {
+		return fmt.Errorf("documentation page: %w", err)
+	}
+	c.Set(fiber.HeaderContentSecurityPolicy, docsPolicy)
+	return s.sendDocument(c, page.html, fiber.MIMETextHTMLCharsetUTF8)
+}
+
+// handleDocsScript answers GET /docs/redoc.standalone.js.
+func (s *Server) handleDocsScript(c *fiber.Ctx) error {
+	page, err := s.docs.page()
+	if err != nil {
+		return fmt.Errorf("documentation page: %w", err)
+	}
+	return s.sendDocument(c, page.script, mimeJavaScript)
+}
+
+// sendDocument sends a rendered document with its ETag (or 304) as
+// contentType.
+func (s *Server) sendDocument(c *fiber.Ctx, answer *cachedAnswer, contentType string) error {
+	c.Set(fiber.HeaderCacheControl, docsCacheControl)
+	if err := s.sendAnswer(c, answer, false, ""); err != nil {
+		return err
+	}
+	c.Set(fiber.HeaderContentType, contentType)
+	return nil
+}
+
+// bothForms is an answer of body kept both plain and compressed: the
+// documents are few and asked for by browsers and tools of every kind.
+func bothForms(body []byte) *cachedAnswer {
+	return newCachedAnswer(body).withPlain(body)
+}

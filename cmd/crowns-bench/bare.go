@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// answer is one answer of Crowns as a client received it: what the bare
+// server replays.
+type answer struct {
+	Status          int
+	ContentType     string
+	ContentEncoding string
+	Body            []byte
+}
+
+// answers are the answers of a row by the request's path and query: [0]
+// those to identity clients, [1] to gzip clients.
+type answers [2]map[string]answer
+
+// clientIndex is the index into answers of a client that takes gzip or
+// not.
+func clientIndex(gzip bool) int {
+	if gzip {
+		return 1
+	}
+	return 0
+}
+
+// bareServer is the ceiling the bench compares Crowns with: a Fiber app
+// with Crowns' route patterns that answers each request with the bytes,
+// Content-Type and Content-Encoding Crowns answered it with, and does
+// nothing else.
+type bareServer struct {
+	app *fiber.App
+}
+
+// bareRoutes are the route patterns of the bare server: those of the
+// rows.
+var bareRoutes = []string{"/clan/search", "/clan/:tag/history", "/player/:tag/battles"}
+
+// bareCommand is the hidden command line of the bare server's process:
+// crowns-bench bare-server ANSWERS-FILE ADDR.
+const bareCommand = "bare-server"
+
+// startBareProcess runs the bare server as a process of its own, like
+// Crowns, so that neither shares the load generator's Go runtime: it
+// writes replay to a file in dir and starts this executable with
+// bareCommand on a free loopback port, and returns that address and the
+// function that stops it.
+func startBareProcess(ctx context.Context, dir string, replay answers) (addr string, stop func(), err error) {
+	path := filepath.Join(dir, "bare-answers.gob")
+	f, err := os.Create(path)
+	if err != nil {
+		return "", nil, err
+	}
+	err = gob.NewEncoder(f).Encode(replay)
+	if closeErr := f.Close(); err == nil {
+		err = closeErr
+	}
+	if err != nil {
+		return "", nil, fmt.Errorf("bare answers: %w", err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return "", nil, err
+	}
+	if addr, err = freeLoopbackAddr(); err != nil {
+		return "", nil, err
+	}
+	cmd := exec.Command(self, bareCommand, path, addr)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return "", nil, fmt.Errorf("start the bare server: %w", err)
+	}
+	stop = func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Wait()
+	}
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if conn, err := net.Dial("tcp", addr); err == nil {
+			_ = conn.Close()
+			return addr, stop, nil
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	stop()
+	return "", nil, errors.New("the bare server did not listen within 30s")
+}
+
+// serveBare is the bare server's process: it serves the answers of path
+// on addr until ctx ends.
+func serveBare(ctx context.Context, path, addr string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	var replay answers
+	err = gob.NewDecoder(f).Decode(&replay)
+	_ = f.Close()
+	if err != nil {
+		return fmt.Errorf("bare answers: %w", err)
+	}
+	bare, err := startBareServer(replay, addr)
+	if err != nil {
+		return err
+	}
+	<-ctx.Done()
+	return bare.app.ShutdownWithContext(context.WithoutCancel(ctx))
+}
+
+// startBareServer serves answers on addr.
+func startBareServer(replay answers, addr string) (*bareServer, error) {
+	app := fiber.New(fiber.Config{DisableStartupMessage: true})
+	gzip := []byte("gzip")
+	handler := func(c *fiber.Ctx) error {
+		byURI := replay[clientIndex(bytes.Contains(c.Request().Header.Peek(fiber.HeaderAcceptEncoding), gzip))]
+		a, ok := byURI[string(c.Request().RequestURI())]
+		if !ok {
+			return c.SendStatus(fiber.StatusNotFound)
+		}
+		c.Status(a.Status)
+		c.Set(fiber.HeaderContentType, a.ContentType)
+		if a.ContentEncoding != "" {
+			c.Set(fiber.HeaderContentEncoding, a.ContentEncoding)
+		}
+		return c.Send(a.Body)
+	}
+	for _, pattern := range bareRoutes {
+		app.Get(pattern, handler)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("bare server: %w", err)
+	}
+	go func() { _ = app.Listener(ln) }()
+	return &bareServer{app: app}, nil
+}

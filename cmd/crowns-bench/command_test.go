@@ -1,0 +1,209 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/crownsdev/crowns/models/store/storetest"
+)
+
+// rowNames are the rows every run reports, each for bare and crowns.
+var rowNames = []string{
+	"clan search/gzip", "clan search/identity",
+	"player battles/gzip", "player battles/identity",
+	"history (days=7)/gzip", "history (days=7)/identity",
+	"401, unknown key/gzip", "401, malformed key/gzip",
+}
+
+// crownsBinary builds the crowns binary once for the tests of this
+// package.
+var crownsBinary = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "crowns-bench-test-")
+	if err != nil {
+		return "", err
+	}
+	return buildCrowns(context.Background(), dir)
+})
+
+func builtCrowns(t *testing.T) string {
+	t.Helper()
+	path, err := crownsBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestMain runs the bare server's process when the bench starts this
+// test binary as one (os.Executable), else the tests.
+func TestMain(m *testing.M) {
+	if len(os.Args) == 4 && os.Args[1] == bareCommand {
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+		defer stop()
+		os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+	}
+	code := m.Run()
+	if path, err := crownsBinary(); err == nil {
+		_ = os.RemoveAll(filepath.Dir(path))
+	}
+	os.Exit(code)
+}
+
+func TestBenchRunsEndToEndInATinyConfiguration(t *testing.T) {
+	engines := []struct {
+		name string
+		url  func(*testing.T) string
+	}{
+		{"sqlite", func(*testing.T) string { return "" }},
+		{"postgres", func(t *testing.T) string { return storetest.PostgresURL(t) }},
+	}
+	for _, engine := range engines {
+		t.Run(engine.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "bench.json")
+			var stdout, stderr bytes.Buffer
+			args := []string{"--duration", "200ms", "--connections", "4", "--keys", "20", "--clans", "5", "--json", out, "--crowns", builtCrowns(t)}
+			if url := engine.url(t); url != "" {
+				args = append(args, "--database-url", url)
+			}
+			if code := run(context.Background(), args, &stdout, &stderr); code != exitOK {
+				t.Fatalf("bench exited with %d:\n%s", code, stderr.String())
+			}
+			raw, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var r report
+			if err := json.Unmarshal(raw, &r); err != nil {
+				t.Fatalf("the results are not JSON: %v\n%s", err, raw)
+			}
+			var names []string
+			for i, rw := range r.Rows {
+				wantServer := []string{"bare", "crowns"}[i%2]
+				if rw.Server != wantServer {
+					t.Errorf("row %d (%s) is of server %q, want %q", i, rw.Route, rw.Server, wantServer)
+				}
+				if rw.Requests == 0 || rw.RequestsPerSecond <= 0 || rw.P99Ms <= 0 || rw.BodyBytes <= 0 {
+					t.Errorf("row %+v is incomplete", rw)
+				}
+				if rw.Errors != 0 {
+					t.Errorf("row %s/%s/%s had %d errors", rw.Route, rw.Client, rw.Server, rw.Errors)
+				}
+				if rw.Server == "crowns" {
+					names = append(names, rw.Route+"/"+rw.Client)
+					if rw.RatioToBare <= 0 || rw.TargetRatio == 0 {
+						t.Errorf("row %s/%s has no comparison: %+v", rw.Route, rw.Client, rw)
+					}
+				}
+			}
+			if !slices.Equal(names, rowNames) {
+				t.Fatalf("rows %q, want %q", names, rowNames)
+			}
+			if !strings.HasPrefix(r.Database, engine.name) || r.PeakResidentBytes <= 0 || len(r.Targets) != 2 {
+				t.Fatalf("database %q, resident memory %d, %d targets", r.Database, r.PeakResidentBytes, len(r.Targets))
+			}
+			if !strings.Contains(stdout.String(), "history (days=7)") || !strings.Contains(stdout.String(), "targets:") {
+				t.Fatalf("no table printed:\n%s", stdout.String())
+			}
+		})
+	}
+}
+
+// TestBenchCountsTheStatementsOfRequests: a row whose answers need the
+// database (gzip and identity history of clans first read in the run)
+// is not reported as free, so the 0 statements/request of a warm row
+// means something.
+func TestBenchCountsTheStatementsOfRequests(t *testing.T) {
+	dir := t.TempDir()
+	secret, err := newSecret()
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, _ := freeLoopbackAddr()
+	metricsAddr, _ := freeLoopbackAddr()
+	p, err := startCrowns(context.Background(), builtCrowns(t), filepath.Join(dir, "crowns.log"), map[string]string{
+		"CROWNS_ADDR": addr, "CROWNS_METRICS_ADDR": metricsAddr, "CROWNS_DATA_DIR": dir, "CROWNS_SECRET": secret, "CROWNS_ROLES": "api",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.stop()
+	before, err := p.statements()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A well-formed key no database knows is looked up once.
+	unknown, _, err := refusedKeys()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fetchAll(context.Background(), addr, []draw{{uri: "/clan/search?name=royal", key: unknown[0]}}, true); err != nil {
+		t.Fatal(err)
+	}
+	after, err := p.statements()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.request <= before.request {
+		t.Fatalf("request statements %v then %v: the lookup of an unknown key was not counted", before.request, after.request)
+	}
+	rss, err := residentBytes(p.cmd.Process.Pid)
+	if err != nil || rss <= 0 {
+		t.Fatalf("VmRSS of crowns: %d, %v", rss, err)
+	}
+}
+
+func TestColdBenchRunsEndToEndInATinyConfiguration(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "cold.json")
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"--cold", "--cold-clans", "20", "--json", out}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("bench --cold exited with %d:\n%s", code, stderr.String())
+	}
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var report coldReport
+	if err := json.Unmarshal(raw, &report); err != nil {
+		t.Fatalf("the results are not JSON: %v\n%s", err, raw)
+	}
+	if report.HistoryReadMedianMs <= 0 || report.HistorySnapshots == 0 || report.TickClans != 20 || report.TickStored != 20 || report.TickSeconds <= 0 || len(report.Targets) != 2 {
+		t.Fatalf("cold report %+v", report)
+	}
+}
+
+func TestBenchRefusesBadArguments(t *testing.T) {
+	for _, args := range [][]string{
+		{"--duration", "0s"},
+		{"--connections", "0"},
+		{"--keys", "0"},
+		{"--database-url", "mysql://x"},
+		{"--nope"},
+		{"extra"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(context.Background(), args, &stdout, &stderr); code != exitUsage {
+			t.Errorf("crowns-bench %q exited with %d, want %d", args, code, exitUsage)
+		}
+	}
+}
+
+// TestTheProductionBinaryHasNoBench: `crowns bench` is an unknown command
+// of the binary users run.
+func TestTheProductionBinaryHasNoBench(t *testing.T) {
+	out, err := exec.Command(builtCrowns(t), "bench").CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(string(out), `unknown command "bench"`) {
+		t.Fatalf("crowns bench: %v\n%s", err, out)
+	}
+}
