@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/crownsdev/crowns/keys"
-	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/models/store/storetest"
 )
 
 const (
@@ -25,7 +25,7 @@ var protectedPaths = []string{
 }
 
 func TestAuthentication(t *testing.T) {
-	for _, engine := range dbtest.Engines() {
+	for _, engine := range storetest.Engines() {
 		t.Run(string(engine), func(t *testing.T) {
 			h := newHarness(t, harnessOptions{engine: engine})
 			ctx := context.Background()
@@ -154,7 +154,7 @@ func TestKeyNeverLogged(t *testing.T) {
 func TestDatabaseDownAnswers503(t *testing.T) {
 	h := newHarness(t, harnessOptions{})
 	key := h.issue("500")
-	if err := h.store.Close(); err != nil {
+	if err := h.db.Close(); err != nil {
 		t.Fatal(err)
 	}
 	// The key is not in the verification cache (issuing does not fill

@@ -38,12 +38,12 @@ func TestCachedRequestsCostNoQuery(t *testing.T) {
 		if resp := h.get(tt.path, tt.headers...); resp.StatusCode != tt.status {
 			t.Fatalf("%s: first request %d %s", tt.name, resp.StatusCode, readBody(t, resp))
 		}
-		before := h.store.QueryCount()
+		before := h.db.QueryCount()
 		resp := h.get(tt.path, tt.headers...)
 		if resp.StatusCode != tt.status {
 			t.Fatalf("%s: %d %s", tt.name, resp.StatusCode, readBody(t, resp))
 		}
-		if n := h.store.QueryCount() - before; n != 0 {
+		if n := h.db.QueryCount() - before; n != 0 {
 			t.Errorf("%s: a repeated request cost %d queries, want 0", tt.name, n)
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/crownsdev/crowns/api"
-	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/legacy"
 )
 
 func TestUnknownPathsAndMethods(t *testing.T) {
@@ -145,11 +145,11 @@ func TestNoCORSHeaders(t *testing.T) {
 // path no real part produces on demand.
 type failingGame struct{ err error }
 
-func (g failingGame) SearchClans(context.Context, models.ClanSearchQuery) (models.ClanSearchPage, error) {
-	return models.ClanSearchPage{}, g.err
+func (g failingGame) SearchClans(context.Context, legacy.ClanSearchQuery) (legacy.ClanSearchPage, error) {
+	return legacy.ClanSearchPage{}, g.err
 }
 
-func (g failingGame) PlayerBattles(context.Context, string) ([]models.Battle, error) {
+func (g failingGame) PlayerBattles(context.Context, string) ([]legacy.Battle, error) {
 	return nil, g.err
 }
 

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/crownsdev/crowns/api"
-	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/legacy"
 )
 
 func TestClanSearchPagesThroughLinkHeaders(t *testing.T) {
@@ -24,7 +24,7 @@ func TestClanSearchPagesThroughLinkHeaders(t *testing.T) {
 		}
 		resp := h.get(path, "auth", key)
 		link := resp.Header.Get("Link")
-		var clans []models.ClanSearchResult
+		var clans []legacy.ClanSearchResult
 		decodeJSON(t, resp, &clans)
 		if len(clans) > 3 {
 			t.Fatalf("page of %d clans with limit=3", len(clans))
@@ -51,7 +51,7 @@ func TestClanSearchPagesThroughLinkHeaders(t *testing.T) {
 func TestClanSearchFilters(t *testing.T) {
 	h := newHarness(t, harnessOptions{})
 	key := h.issue("31")
-	var clans []models.ClanSearchResult
+	var clans []legacy.ClanSearchResult
 	decodeJSON(t, h.get("/clan/search?minMembers=45&maxMembers=48&score=20000&limit=100", "auth", key), &clans)
 	if len(clans) == 0 {
 		t.Fatal("no clan with 45-48 members and score 20000+")
@@ -61,7 +61,7 @@ func TestClanSearchFilters(t *testing.T) {
 			t.Fatalf("clan outside the filters: %+v", c)
 		}
 	}
-	var none []models.ClanSearchResult
+	var none []legacy.ClanSearchResult
 	resp := h.get("/clan/search?name=zzzqqqxxx", "auth", key)
 	raw := readBody(t, resp)
 	if resp.StatusCode != http.StatusOK || strings.TrimSpace(string(raw)) != "[]" {
@@ -111,10 +111,10 @@ func TestPlayerBattles(t *testing.T) {
 	h := newHarness(t, harnessOptions{})
 	key := h.issue("32")
 	player := h.world.PlayerTags()[0]
-	var battles []models.Battle
+	var battles []legacy.Battle
 	decodeJSON(t, h.get("/player/"+strings.ToLower(player)+"/battles", "auth", key), &battles)
-	if len(battles) != models.MaxBattles {
-		t.Fatalf("%d battles, want %d", len(battles), models.MaxBattles)
+	if len(battles) != legacy.MaxBattles {
+		t.Fatalf("%d battles, want %d", len(battles), legacy.MaxBattles)
 	}
 	if !sort.SliceIsSorted(battles, func(i, j int) bool { return battles[i].UTCTime > battles[j].UTCTime }) {
 		t.Fatal("battles are not newest first")

@@ -14,10 +14,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"github.com/crownsdev/crowns/api"
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
-	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/models/store/storetest"
 	"github.com/crownsdev/crowns/scheduler"
 	"github.com/crownsdev/crowns/upstream"
 	"github.com/crownsdev/crowns/upstream/sandbox"
@@ -33,8 +35,8 @@ const testSupportInfo = "see the test README"
 type harness struct {
 	t        testing.TB
 	server   *api.Server
-	store    *models.Store
-	clans    *models.ClanStore
+	db       *store.Store
+	clans    *store.Store
 	keys     *keys.Service
 	clock    *models.ManualClock
 	world    *sandbox.World
@@ -42,7 +44,7 @@ type harness struct {
 	logs     *syncBuffer
 	// tournaments is the tournament store the server saves lookups in and
 	// answers the lists from.
-	tournaments *models.TournamentStore
+	tournaments *store.Store
 	// client is the upstream client of the server, for parts that work
 	// beside it (the tournament refresher).
 	client *upstream.Client
@@ -52,7 +54,7 @@ type harness struct {
 
 // harnessOptions adjust the server a harness builds.
 type harnessOptions struct {
-	engine   models.Dialect
+	engine   store.Dialect
 	config   func(*api.Config)
 	upstream http.Handler // default: the sandbox world
 	game     api.GameData // replaces the upstream client entirely
@@ -61,13 +63,13 @@ type harnessOptions struct {
 func newHarness(t testing.TB, opts harnessOptions) *harness {
 	t.Helper()
 	if opts.engine == "" {
-		opts.engine = models.DialectSQLite
+		opts.engine = store.DialectSQLite
 	}
 	clock := models.NewManualClock(time.Date(2026, 11, 2, 10, 30, 0, 0, time.UTC))
 	h := &harness{t: t, clock: clock, logs: &syncBuffer{}}
-	h.store = dbtest.Open(t, opts.engine)
+	h.db = storetest.Open(t, opts.engine)
 	log := slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	service, err := keys.NewService(h.store, keys.Config{Secret: bytes.Repeat([]byte{7}, 32), Clock: clock, Logger: log})
+	service, err := keys.NewService(h.db, keys.Config{Secret: bytes.Repeat([]byte{7}, 32), Clock: clock, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,12 +95,12 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	if opts.game != nil {
 		game = opts.game
 	}
-	h.clans = models.NewClanStore(h.store)
+	h.clans = h.db
 	tracker, err := scheduler.NewTracker(h.clans, client, scheduler.TrackerConfig{TrackAddress: sandbox.DefaultTrackAddress, Clock: clock, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.tournaments = models.NewTournamentStore(h.store)
+	h.tournaments = h.db
 
 	cfg := api.Config{
 		SupportInfo:   testSupportInfo,
@@ -112,7 +114,7 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	if opts.config != nil {
 		opts.config(&cfg)
 	}
-	h.deps = api.Dependencies{Keys: service, Game: game, Health: h.store, Tracker: tracker, History: h.clans,
+	h.deps = api.Dependencies{Keys: service, Game: game, Health: h.db, Tracker: tracker, History: h.clans,
 		TournamentSource: client, TournamentStore: h.tournaments}
 	server, err := api.New(cfg, h.deps)
 	if err != nil {

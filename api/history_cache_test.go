@@ -12,9 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"github.com/crownsdev/crowns/api"
 	"github.com/crownsdev/crowns/models"
-	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/models/legacy"
+	"github.com/crownsdev/crowns/models/store/storetest"
 )
 
 // historyCacheTTL is the backstop of the history cache in these tests.
@@ -36,7 +39,7 @@ func (e *trackingEnv) storeAnswer(t *testing.T, tag string, kind models.Snapshot
 	if err != nil {
 		t.Fatalf("store history of %s: %v", tag, err)
 	}
-	body, err := json.Marshal(history)
+	body, err := json.Marshal(legacy.ClanHistory(history))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +61,7 @@ func (e *trackingEnv) snapshotSlots(t *testing.T, d time.Duration) {
 
 // storeEarlierSlot stores, through clans (another process's store), the
 // snapshot of tag's slot before the current one.
-func (e *trackingEnv) storeEarlierSlot(t *testing.T, clans *models.ClanStore, tag string) {
+func (e *trackingEnv) storeEarlierSlot(t *testing.T, clans *store.Store, tag string) {
 	t.Helper()
 	ctx := context.Background()
 	tracked, err := clans.TrackedClan(ctx, tag)
@@ -80,9 +83,9 @@ func (e *trackingEnv) storeEarlierSlot(t *testing.T, clans *models.ClanStore, ta
 func (e *trackingEnv) expectCachedAnswer(t *testing.T, path string, status int, want string) {
 	t.Helper()
 	for i := range 2 {
-		before := e.store.QueryCount()
+		before := e.db.QueryCount()
 		gotStatus, body, header := e.get(t, path)
-		queries := e.store.QueryCount() - before
+		queries := e.db.QueryCount() - before
 		switch {
 		case status == http.StatusOK && (gotStatus != status || string(body) != want):
 			t.Fatalf("GET %s: %d %.200s, want the store's answer %.200s", path, gotStatus, body, want)
@@ -98,9 +101,9 @@ func (e *trackingEnv) expectCachedAnswer(t *testing.T, path string, status int, 
 }
 
 func TestHistoryCacheServesWhatTheStoreReturnsUntilTheClanChanges(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		ctx := context.Background()
-		e := newTrackingEnv(t, store, withHistoryCache)
+		e := newTrackingEnv(t, db, withHistoryCache)
 		tag := e.withAddress
 		path, weekly := "/clan/"+tag+"/history?days=2", "/clan/"+tag+"/history/weekly"
 
@@ -145,8 +148,8 @@ func TestHistoryCacheServesWhatTheStoreReturnsUntilTheClanChanges(t *testing.T) 
 }
 
 func TestHistoryCacheExpiresAfterItsTTL(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
-		e := newTrackingEnv(t, store, withHistoryCache)
+	storetest.EachEngineTwins(t, func(t *testing.T, db, otherProcess *store.Store) {
+		e := newTrackingEnv(t, db, withHistoryCache)
 		tag := e.withAddress
 		path := "/clan/" + tag + "/history?days=0"
 		if status, body, _ := e.get(t, "/clan/"+tag+"/track"); status != http.StatusOK {
@@ -157,7 +160,7 @@ func TestHistoryCacheExpiresAfterItsTTL(t *testing.T) {
 
 		// Another process stores an earlier slot of today; this one is not
 		// told (SQLite, or no listener running).
-		e.storeEarlierSlot(t, models.NewClanStore(store), tag)
+		e.storeEarlierSlot(t, otherProcess, tag)
 		e.clock.Advance(historyCacheTTL - time.Second)
 		e.expectCachedAnswer(t, path, http.StatusOK, string(cached))
 		e.clock.Advance(time.Second)
@@ -170,8 +173,8 @@ func TestHistoryCacheExpiresAfterItsTTL(t *testing.T) {
 }
 
 func TestLargeHistoryAnswersServeGzipAndIdentityClientsAlike(t *testing.T) {
-	store := dbtest.Open(t, models.DialectSQLite)
-	e := newTrackingEnv(t, store, withHistoryCache)
+	db := storetest.Open(t, store.DialectSQLite)
+	e := newTrackingEnv(t, db, withHistoryCache)
 	tag := e.withAddress
 	if status, body, _ := e.get(t, "/clan/"+tag+"/track"); status != http.StatusOK {
 		t.Fatalf("track: %d %s", status, body)
@@ -220,27 +223,27 @@ func TestLargeHistoryAnswersServeGzipAndIdentityClientsAlike(t *testing.T) {
 
 func TestHistoryCacheHearsOfChangesInAnotherProcessOnPostgres(t *testing.T) {
 	ctx := context.Background()
-	writerStore, readerStore := dbtest.OpenTwins(t)
+	writerStore, readerStore := storetest.OpenTwins(t, store.DialectPostgres)
 	e := newTrackingEnv(t, readerStore, withHistoryCache)
-	writer := models.NewClanStore(writerStore)
-	heard := make(chan models.ClanChange, 64)
+	writer := writerStore
+	heard := make(chan store.ClanChange, 64)
 	// Subscribed after the API: called once the API has dropped its answers.
-	t.Cleanup(e.clans.SubscribeClanChanges(func(change models.ClanChange) { heard <- change }))
-	dbtest.ListenForClanChanges(t, e.clans)
-	awaitChange(t, heard, func(c models.ClanChange) bool { return c.All })
+	t.Cleanup(e.clans.SubscribeClanChanges(func(change store.ClanChange) { heard <- change }))
+	storetest.ListenForClanChanges(t, e.clans)
+	awaitChange(t, heard, func(c store.ClanChange) bool { return c.All })
 
 	tag := e.withAddress
 	path := "/clan/" + tag + "/history?days=1"
 	if status, body, _ := e.get(t, "/clan/"+tag+"/track"); status != http.StatusOK {
 		t.Fatalf("track: %d %s", status, body)
 	}
-	awaitChange(t, heard, func(c models.ClanChange) bool { return c.Tag == tag }) // this process's own
+	awaitChange(t, heard, func(c store.ClanChange) bool { return c.Tag == tag }) // this process's own
 	e.expectCachedAnswer(t, path, http.StatusOK, string(e.storeAnswer(t, tag, models.SnapshotFourHourly, 1)))
 
 	if _, err := writer.Untrack(ctx, tag, e.clock.Now()); err != nil {
 		t.Fatal(err)
 	}
-	awaitChange(t, heard, func(c models.ClanChange) bool { return c.Tag == tag })
+	awaitChange(t, heard, func(c store.ClanChange) bool { return c.Tag == tag })
 	e.expectCachedAnswer(t, path, http.StatusExpectationFailed, "clan not tracked")
 
 	clan, err := e.world.Clan(ctx, tag)
@@ -250,12 +253,12 @@ func TestHistoryCacheHearsOfChangesInAnotherProcessOnPostgres(t *testing.T) {
 	if _, err := writer.Track(ctx, models.TrackRequest{Tag: tag, Clan: clan, Legible: true, By: models.TrackedByOperator, Now: e.clock.Now()}); err != nil {
 		t.Fatal(err)
 	}
-	awaitChange(t, heard, func(c models.ClanChange) bool { return c.Tag == tag })
+	awaitChange(t, heard, func(c store.ClanChange) bool { return c.Tag == tag })
 	e.expectCachedAnswer(t, path, http.StatusOK, string(e.storeAnswer(t, tag, models.SnapshotFourHourly, 1)))
 }
 
 // awaitChange waits for a change matching want.
-func awaitChange(t *testing.T, heard <-chan models.ClanChange, want func(models.ClanChange) bool) {
+func awaitChange(t *testing.T, heard <-chan store.ClanChange, want func(store.ClanChange) bool) {
 	t.Helper()
-	dbtest.AwaitClanChange(t, heard, "expected clan change", want)
+	storetest.AwaitClanChange(t, heard, "expected clan change", want)
 }

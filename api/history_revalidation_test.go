@@ -8,9 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"github.com/crownsdev/crowns/api"
 	"github.com/crownsdev/crowns/models"
-	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/models/store/storetest"
 )
 
 // countingHistory is the clan store as the API reads history from it,
@@ -22,7 +24,7 @@ type countingHistory struct {
 	failFingerprints    atomic.Bool
 }
 
-func (h *countingHistory) FingerprintedClanHistory(ctx context.Context, tag string, kind models.SnapshotKind, from, to time.Time) (models.ClanHistory, models.HistoryFingerprint, error) {
+func (h *countingHistory) FingerprintedClanHistory(ctx context.Context, tag string, kind models.SnapshotKind, from, to time.Time) ([]models.HistorySnapshot, models.HistoryFingerprint, error) {
 	h.reads.Add(1)
 	return h.ClanHistoryReader.FingerprintedClanHistory(ctx, tag, kind, from, to)
 }
@@ -43,10 +45,10 @@ func (h *countingHistory) calls() historyCalls {
 }
 
 func TestHistoryCacheRevalidatesWithTheFingerprintAtTTLEnd(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+	storetest.EachEngineTwins(t, func(t *testing.T, db, otherProcess *store.Store) {
 		ctx := context.Background()
 		history := &countingHistory{}
-		e := newTrackingEnvReading(t, store, func(clans api.ClanHistoryReader) api.ClanHistoryReader {
+		e := newTrackingEnvReading(t, db, func(clans api.ClanHistoryReader) api.ClanHistoryReader {
 			history.ClanHistoryReader = clans
 			return history
 		}, withHistoryCache)
@@ -57,7 +59,6 @@ func TestHistoryCacheRevalidatesWithTheFingerprintAtTTLEnd(t *testing.T) {
 		}
 		// Another process on the same database, which this one never hears
 		// of (SQLite, or no listener running).
-		otherProcess := models.NewClanStore(store)
 
 		// atTTLEnd moves the clock to the end of the cached answer's
 		// lifetime, gets path once and checks the answer and what
@@ -67,9 +68,9 @@ func TestHistoryCacheRevalidatesWithTheFingerprintAtTTLEnd(t *testing.T) {
 		atTTLEnd := func(step string, status int, want string, calls historyCalls, renewed bool) {
 			t.Helper()
 			e.clock.Set(lifetimeEnds)
-			before := e.store.QueryCount()
+			before := e.db.QueryCount()
 			gotStatus, body, _ := e.get(t, path)
-			queries := e.store.QueryCount() - before
+			queries := e.db.QueryCount() - before
 			switch {
 			case status == http.StatusOK && (gotStatus != status || string(body) != want):
 				t.Fatalf("%s: %d %.200s, want %.200s", step, gotStatus, body, want)
@@ -131,7 +132,7 @@ func TestHistoryCacheRevalidatesWithTheFingerprintAtTTLEnd(t *testing.T) {
 		history.failFingerprints.Store(false)
 
 		// A database that cannot answer fails the request as it did.
-		if err := store.Close(); err != nil {
+		if err := db.Close(); err != nil {
 			t.Fatal(err)
 		}
 		e.clock.Set(lifetimeEnds)

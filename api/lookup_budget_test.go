@@ -33,14 +33,14 @@ func TestMadeUpKeysCostBoundedLookupsPerClient(t *testing.T) {
 	if resp := h.get("/clan/2CCCP/tracking", "auth", valid); resp.StatusCode != http.StatusOK {
 		t.Fatalf("a valid key: %d", resp.StatusCode)
 	}
-	queries := h.store.QueryCount()
+	queries := h.db.QueryCount()
 	for i := range 3 {
 		expectError(t, h.get("/clan/2CCCP/tracking", "auth", madeUpKey(t)), http.StatusUnauthorized, textUnknownKey)
-		if i == 0 && h.store.QueryCount() == queries {
+		if i == 0 && h.db.QueryCount() == queries {
 			t.Fatal("a made-up key within the budget was not looked up")
 		}
 	}
-	afterBudget := h.store.QueryCount()
+	afterBudget := h.db.QueryCount()
 	for range 20 {
 		resp := h.get("/clan/2CCCP/tracking", "auth", madeUpKey(t))
 		expectError(t, resp, http.StatusTooManyRequests, "Rate limit exceeded")
@@ -48,7 +48,7 @@ func TestMadeUpKeysCostBoundedLookupsPerClient(t *testing.T) {
 			t.Fatal("a 429 of the lookup budget has no Retry-After")
 		}
 	}
-	if n := h.store.QueryCount() - afterBudget; n != 0 {
+	if n := h.db.QueryCount() - afterBudget; n != 0 {
 		t.Fatalf("made-up keys past the budget cost %d statements", n)
 	}
 	if resp := h.get("/clan/2CCCP/tracking", "auth", valid); resp.StatusCode != http.StatusOK {

@@ -298,7 +298,7 @@ func TestOpenAPIErrorsOfOtherServers(t *testing.T) {
 
 	closed := newHarness(t, harnessOptions{})
 	key = closed.issue("940")
-	if err := closed.store.Close(); err != nil {
+	if err := closed.db.Close(); err != nil {
 		t.Fatal(err)
 	}
 	closed.check(t, v, []contractCase{

@@ -6,9 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/crownsdev/crowns/models/legacy"
 	"github.com/gofiber/fiber/v2"
-
-	"github.com/crownsdev/crowns/models"
 )
 
 // handleBattles answers GET /player/:tag/battles: the player's most recent
@@ -32,7 +31,7 @@ func (s *Server) handleBattles(c *fiber.Ctx) error {
 				return nil, err
 			}
 			if battles == nil {
-				battles = []models.Battle{}
+				battles = []legacy.Battle{}
 			}
 			body, err := json.Marshal(battles)
 			if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/legacy"
 )
 
 // Bounds of the clan search parameters.
@@ -58,10 +59,10 @@ func (s *Server) handleClanSearch(c *fiber.Ctx) error {
 	return s.sendAnswer(c, answer, hit, key)
 }
 
-func renderSearchPage(q models.ClanSearchQuery, page models.ClanSearchPage) (*cachedAnswer, error) {
+func renderSearchPage(q legacy.ClanSearchQuery, page legacy.ClanSearchPage) (*cachedAnswer, error) {
 	items := page.Items
 	if items == nil {
-		items = []models.ClanSearchResult{}
+		items = []legacy.ClanSearchResult{}
 	}
 	body, err := json.Marshal(items)
 	if err != nil {
@@ -81,8 +82,8 @@ func renderSearchPage(q models.ClanSearchQuery, page models.ClanSearchPage) (*ca
 }
 
 // parseClanSearch validates the query of a clan search.
-func parseClanSearch(c *fiber.Ctx) (models.ClanSearchQuery, error) {
-	q := models.ClanSearchQuery{MinScore: -1}
+func parseClanSearch(c *fiber.Ctx) (legacy.ClanSearchQuery, error) {
+	q := legacy.ClanSearchQuery{MinScore: -1}
 	counting := false
 	if name, ok := queryValue(c, "name"); ok {
 		name = strings.TrimSpace(name)
@@ -163,7 +164,7 @@ func errNotACursor(param string) error {
 // gets. A refused search without a cursor is blamed on the first filter
 // it carried, in the order name, score, minMembers, maxMembers,
 // locationId; parseClanSearch guarantees there is one.
-func rejectedSearch(q models.ClanSearchQuery) error {
+func rejectedSearch(q legacy.ClanSearchQuery) error {
 	const refused = "rejected by the game API"
 	switch {
 	case q.After != "":
@@ -186,7 +187,7 @@ func rejectedSearch(q models.ClanSearchQuery) error {
 
 // searchCacheKey names the cached answer of a validated search: its
 // fields in a fixed order, separated by a byte no parameter contains.
-func searchCacheKey(q models.ClanSearchQuery) string {
+func searchCacheKey(q legacy.ClanSearchQuery) string {
 	key := make([]byte, 0, 64+len(q.Name)+len(q.After)+len(q.Before))
 	key = append(key, "clan/search\x00"...)
 	key = append(append(key, q.Name...), 0)
@@ -199,7 +200,7 @@ func searchCacheKey(q models.ClanSearchQuery) string {
 
 // searchParams renders a validated search back to query parameters, in a
 // canonical order: the cache key and the Link targets.
-func searchParams(q models.ClanSearchQuery, after, before string) url.Values {
+func searchParams(q legacy.ClanSearchQuery, after, before string) url.Values {
 	v := url.Values{}
 	if q.Name != "" {
 		v.Set("name", q.Name)

@@ -8,13 +8,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"github.com/crownsdev/crowns/models"
-	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/models/store/storetest"
 )
 
 func TestHistoryRoutesRefusals(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
-		e := newTrackingEnv(t, store)
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		e := newTrackingEnv(t, db)
 		if status, body, _ := e.get(t, "/clan/"+e.withAddress+"/track"); status != http.StatusOK {
 			t.Fatalf("track: %d %s", status, body)
 		}
@@ -44,9 +46,9 @@ func TestHistoryRoutesRefusals(t *testing.T) {
 }
 
 func TestHistoryRouteServesWhatTheUpstreamServedAtEachSlot(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		ctx := context.Background()
-		e := newTrackingEnv(t, store)
+		e := newTrackingEnv(t, db)
 		trackedAt := e.clock.Now() // Tuesday 09:30, slot 08:00
 		if status, body, _ := e.get(t, "/clan/"+e.withAddress+"/track"); status != http.StatusOK {
 			t.Fatalf("track: %d %s", status, body)

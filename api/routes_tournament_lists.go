@@ -4,6 +4,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/legacy"
 )
 
 // tournamentList is one of the /tournaments/<name> lists: the predicate
@@ -17,12 +18,12 @@ type tournamentList struct {
 // tournamentLists are the tournament lists of the contract.
 func tournamentLists() []tournamentList {
 	return []tournamentList{
-		{name: "known", holds: models.TournamentKnown, render: renderAs(models.TournamentRecord.Known)},
-		{name: "1k", holds: models.TournamentThousand, render: renderAs(models.TournamentRecord.Thousand)},
-		{name: "full", holds: models.TournamentFull, render: renderAs(models.TournamentRecord.Full)},
-		{name: "open", holds: models.TournamentOpen, render: renderAs(models.TournamentRecord.Known)},
-		{name: "inprep", holds: models.TournamentInPrep, render: renderAs(models.TournamentRecord.Preparing)},
-		{name: "joinable", holds: models.TournamentJoinable, render: renderAs(models.TournamentRecord.Known)},
+		{name: "known", holds: models.TournamentKnown, render: renderAs(legacy.NewKnownTournament)},
+		{name: "1k", holds: models.TournamentThousand, render: renderAs(legacy.NewThousandTournament)},
+		{name: "full", holds: models.TournamentFull, render: renderAs(legacy.NewFullTournament)},
+		{name: "open", holds: models.TournamentOpen, render: renderAs(legacy.NewKnownTournament)},
+		{name: "inprep", holds: models.TournamentInPrep, render: renderAs(legacy.NewPreparingTournament)},
+		{name: "joinable", holds: models.TournamentJoinable, render: renderAs(legacy.NewKnownTournament)},
 	}
 }
 

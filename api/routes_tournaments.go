@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/legacy"
 )
 
 // Bounds of GET /tournament/:tags.
@@ -138,7 +139,7 @@ func (s *Server) tournamentAnswer(ctx context.Context, tag string, gameCall func
 		if err := s.deps.TournamentStore.SaveRequestedTournament(ctx, details, s.clock.Now()); err != nil {
 			s.log.WarnContext(ctx, "could not store a looked-up tournament", "tag", tag, "error", err)
 		}
-		body, err := json.Marshal(models.NewTournament(details))
+		body, err := json.Marshal(legacy.NewTournament(details))
 		if err != nil {
 			return nil, fmt.Errorf("encode tournament: %w", err)
 		}

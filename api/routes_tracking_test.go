@@ -7,14 +7,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"github.com/crownsdev/crowns/api"
 	"github.com/crownsdev/crowns/models"
-	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/models/store/storetest"
 )
 
 func TestTrackRoute(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
-		e := newTrackingEnv(t, store)
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		e := newTrackingEnv(t, db)
 		tests := []struct {
 			name   string
 			path   string
@@ -50,7 +52,7 @@ func TestTrackRoute(t *testing.T) {
 }
 
 func TestTrackRouteWhenUpstreamIsDown(t *testing.T) {
-	e := newTrackingEnv(t, dbtest.Open(t, models.DialectSQLite))
+	e := newTrackingEnv(t, storetest.Open(t, store.DialectSQLite))
 	e.world.setDown(true)
 	status, body, header := e.get(t, "/clan/"+e.withAddress+"/track")
 	wantError(t, status, body, http.StatusServiceUnavailable, "Temporarily unavailable")
@@ -60,8 +62,8 @@ func TestTrackRouteWhenUpstreamIsDown(t *testing.T) {
 }
 
 func TestTrackingRoute(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
-		e := newTrackingEnv(t, store)
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		e := newTrackingEnv(t, db)
 		tracking := func() models.ClanTracking {
 			t.Helper()
 			status, body, _ := e.get(t, "/clan/"+e.withAddress+"/tracking")
@@ -99,7 +101,7 @@ func TestTrackingRoute(t *testing.T) {
 
 func TestAPIRequiresTracking(t *testing.T) {
 	_, err := api.New(api.Config{SupportInfo: supportInfo, RatePerSecond: 100, RateBurst: 100},
-		api.Dependencies{Keys: acceptingKeys{}, Game: noGame{}, Health: dbtest.Open(t, models.DialectSQLite)})
+		api.Dependencies{Keys: acceptingKeys{}, Game: noGame{}, Health: storetest.Open(t, store.DialectSQLite)})
 	if err == nil {
 		t.Fatal("api.New accepted dependencies without the clan tracker and history")
 	}

@@ -10,11 +10,14 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"github.com/gofiber/fiber/v2"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/legacy"
 )
 
 // KeyVerifier checks a developer key; its errors are models.ErrUnknownKey,
@@ -32,8 +35,8 @@ type KeyVerifier interface {
 // GameData is the game upstream as the API uses it. SearchClans returns a
 // models.ErrInvalid when the game API refuses the search (its 400).
 type GameData interface {
-	SearchClans(ctx context.Context, q models.ClanSearchQuery) (models.ClanSearchPage, error)
-	PlayerBattles(ctx context.Context, tag string) ([]models.Battle, error)
+	SearchClans(ctx context.Context, q legacy.ClanSearchQuery) (legacy.ClanSearchPage, error)
+	PlayerBattles(ctx context.Context, tag string) ([]legacy.Battle, error)
 }
 
 // ClanTracker starts tracking a clan on a developer key's request: nil on
@@ -55,10 +58,10 @@ type ClanTracker interface {
 // clan's history answers, of this process at once and of others as soon
 // as they are heard of; the API drops its cached answers of that clan.
 type ClanHistoryReader interface {
-	FingerprintedClanHistory(ctx context.Context, tag string, kind models.SnapshotKind, from, to time.Time) (models.ClanHistory, models.HistoryFingerprint, error)
+	FingerprintedClanHistory(ctx context.Context, tag string, kind models.SnapshotKind, from, to time.Time) ([]models.HistorySnapshot, models.HistoryFingerprint, error)
 	ClanHistoryFingerprint(ctx context.Context, tag string, kind models.SnapshotKind, from, to time.Time) (models.HistoryFingerprint, error)
 	TrackingStatus(ctx context.Context, tag string) (models.ClanTracking, error)
-	SubscribeClanChanges(fn func(models.ClanChange)) (unsubscribe func())
+	SubscribeClanChanges(fn func(store.ClanChange)) (unsubscribe func())
 }
 
 // HealthChecker tells whether the database answers.

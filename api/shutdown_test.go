@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/legacy"
 )
 
 // heldSearch is game data whose clan search waits until released.
@@ -19,17 +20,17 @@ type heldSearch struct {
 	arrived, release chan struct{}
 }
 
-func (g heldSearch) SearchClans(ctx context.Context, _ models.ClanSearchQuery) (models.ClanSearchPage, error) {
+func (g heldSearch) SearchClans(ctx context.Context, _ legacy.ClanSearchQuery) (legacy.ClanSearchPage, error) {
 	close(g.arrived)
 	select {
 	case <-g.release:
-		return models.ClanSearchPage{}, nil
+		return legacy.ClanSearchPage{}, nil
 	case <-ctx.Done():
-		return models.ClanSearchPage{}, ctx.Err()
+		return legacy.ClanSearchPage{}, ctx.Err()
 	}
 }
 
-func (heldSearch) PlayerBattles(context.Context, string) ([]models.Battle, error) {
+func (heldSearch) PlayerBattles(context.Context, string) ([]legacy.Battle, error) {
 	return nil, models.ErrNotFound
 }
 

@@ -9,7 +9,8 @@ import (
 
 	"github.com/crownsdev/crowns/api"
 	"github.com/crownsdev/crowns/models"
-	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/models/legacy"
+	"github.com/crownsdev/crowns/models/store/storetest"
 )
 
 // JSON types of the list elements' fields, as the contract gives them.
@@ -200,7 +201,7 @@ func jsonTypeOf(v any) string {
 
 // eachEngineHarness runs fn with a tournament harness on each engine.
 func eachEngineHarness(t *testing.T, fn func(t *testing.T, h *harness)) {
-	for _, engine := range dbtest.Engines() {
+	for _, engine := range storetest.Engines() {
 		t.Run(string(engine), func(t *testing.T) {
 			fn(t, newHarness(t, harnessOptions{engine: engine, config: func(c *api.Config) { c.Tournaments = true }}))
 		})
@@ -315,7 +316,7 @@ func TestTournamentListsAreNewestFirstAndAtMostAHundred(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var items []models.ThousandTournament
+	var items []legacy.ThousandTournament
 	decodeJSON(t, h.get("/tournaments/1k", "auth", key), &items)
 	if len(items) != models.MaxTournamentListLength {
 		t.Fatalf("%d elements, want %d", len(items), models.MaxTournamentListLength)

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/crownsdev/crowns/api"
-	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/legacy"
 	"github.com/crownsdev/crowns/scheduler"
-	"github.com/crownsdev/crowns/upstream/wire"
+	"github.com/crownsdev/crowns/upstream/official"
 )
 
 // Tags the sandbox does not know: valid tags of another length than its
@@ -39,13 +39,13 @@ func newTournamentHarness(t *testing.T) *harness {
 
 // sandboxTournament is the tournament as the sandbox world answers it
 // upstream, asked directly (not through the API or its cache).
-func sandboxTournament(t *testing.T, h *harness, tag string) wire.Tournament {
+func sandboxTournament(t *testing.T, h *harness, tag string) official.Tournament {
 	t.Helper()
 	rec := httptest.NewRecorder()
 	req := httptest.NewRequest(http.MethodGet, "/v1/tournaments/%23"+tag, nil)
 	req.Header.Set("Authorization", "Bearer test")
 	h.world.Handler().ServeHTTP(rec, req)
-	var out wire.Tournament
+	var out official.Tournament
 	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &out) != nil {
 		t.Fatalf("sandbox tournament %s: status %d", tag, rec.Code)
 	}
@@ -91,7 +91,7 @@ func unixOf(t *testing.T, stamp string) any {
 	if stamp == "" {
 		return nil
 	}
-	at, ok := wire.ParseTime(stamp)
+	at, ok := official.ParseTime(stamp)
 	if !ok {
 		t.Fatalf("bad sandbox timestamp %q", stamp)
 	}
@@ -202,7 +202,7 @@ func TestSeveralTournaments(t *testing.T) {
 		{"a duplicate of one tag is still a list", a + "," + a, []string{a}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			var got []models.Tournament
+			var got []legacy.Tournament
 			decodeJSON(t, h.get("/tournament/"+tt.path, "auth", key), &got)
 			gotTags := make([]string, len(got))
 			for i, tournament := range got {
@@ -280,7 +280,7 @@ func TestTournamentsTagIsTheSameLookup(t *testing.T) {
 		})
 	}
 	// And it is a lookup: the tournament becomes known.
-	var known []models.KnownTournament
+	var known []legacy.KnownTournament
 	decodeJSON(t, h.get("/tournaments/known", "auth", key), &known)
 	if len(known) != 4 {
 		t.Fatalf("known after looking up four tournaments: %+v", known)
@@ -302,7 +302,7 @@ func knownTags(t *testing.T, h *harness, key string) []string {
 func TestKnownHoldsOnlyLookedUpTournaments(t *testing.T) {
 	eachEngineHarness(t, func(t *testing.T, h *harness) {
 		key := h.issue("64")
-		refresher, err := scheduler.NewTournamentRefresher(h.store, h.client, scheduler.TournamentRefresherConfig{
+		refresher, err := scheduler.NewTournamentRefresher(h.db, h.client, scheduler.TournamentRefresherConfig{
 			RefreshesPerMinute: 6000, Owner: "test", Clock: h.clock, Logger: slog.New(slog.DiscardHandler),
 		})
 		if err != nil {

@@ -11,9 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"github.com/crownsdev/crowns/api"
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/legacy"
 	"github.com/crownsdev/crowns/scheduler"
 	"github.com/crownsdev/crowns/upstream"
 	"github.com/crownsdev/crowns/upstream/sandbox"
@@ -40,11 +43,11 @@ func (acceptingKeys) VerifyAt(context.Context, string, time.Time) (keys.Identity
 // noGame is a game upstream that the tracking routes never ask.
 type noGame struct{}
 
-func (noGame) SearchClans(context.Context, models.ClanSearchQuery) (models.ClanSearchPage, error) {
-	return models.ClanSearchPage{}, nil
+func (noGame) SearchClans(context.Context, legacy.ClanSearchQuery) (legacy.ClanSearchPage, error) {
+	return legacy.ClanSearchPage{}, nil
 }
 
-func (noGame) PlayerBattles(context.Context, string) ([]models.Battle, error) { return nil, nil }
+func (noGame) PlayerBattles(context.Context, string) ([]legacy.Battle, error) { return nil, nil }
 
 // testWorld is the game upstream of these tests: the sandbox world, whose
 // numbers move with the clock, served over HTTP to the real upstream
@@ -117,8 +120,8 @@ func (w *testWorld) servedAt(t *testing.T, tag string, at time.Time) models.Clan
 // scheduler, and the test world.
 type trackingEnv struct {
 	app       *api.Server
-	store     *models.Store
-	clans     *models.ClanStore
+	db        *store.Store
+	clans     *store.Store
 	clock     *models.ManualClock
 	world     *testWorld
 	scheduler *scheduler.Scheduler
@@ -130,18 +133,18 @@ type trackingEnv struct {
 // tagUnknown is a clan the sandbox does not have.
 const tagUnknown = "9999"
 
-func newTrackingEnv(t *testing.T, store *models.Store, configure ...func(*api.Config)) *trackingEnv {
+func newTrackingEnv(t *testing.T, db *store.Store, configure ...func(*api.Config)) *trackingEnv {
 	t.Helper()
-	return newTrackingEnvReading(t, store, nil, configure...)
+	return newTrackingEnvReading(t, db, nil, configure...)
 }
 
 // newTrackingEnvReading is newTrackingEnv whose API reads history through
 // reading(the clan store) when reading is set.
-func newTrackingEnvReading(t *testing.T, store *models.Store, reading func(api.ClanHistoryReader) api.ClanHistoryReader, configure ...func(*api.Config)) *trackingEnv {
+func newTrackingEnvReading(t *testing.T, db *store.Store, reading func(api.ClanHistoryReader) api.ClanHistoryReader, configure ...func(*api.Config)) *trackingEnv {
 	t.Helper()
 	clock := models.NewManualClock(time.Date(2026, 3, 10, 9, 30, 0, 0, time.UTC))
 	world, sandboxWorld := newTestWorld(t, clock)
-	e := &trackingEnv{store: store, clans: models.NewClanStore(store), clock: clock, world: world}
+	e := &trackingEnv{db: db, clans: db, clock: clock, world: world}
 	trackable := sandboxWorld.TrackableClanTags()
 	e.withAddress = trackable[0]
 	for _, tag := range sandboxWorld.ClanTags() {
@@ -165,7 +168,7 @@ func newTrackingEnvReading(t *testing.T, store *models.Store, reading func(api.C
 	if reading != nil {
 		history = reading(history)
 	}
-	e.app, err = api.New(cfg, api.Dependencies{Keys: acceptingKeys{}, Game: noGame{}, Health: store, Tracker: tracker, History: history})
+	e.app, err = api.New(cfg, api.Dependencies{Keys: acceptingKeys{}, Game: noGame{}, Health: db, Tracker: tracker, History: history})
 	if err != nil {
 		t.Fatal(err)
 	}

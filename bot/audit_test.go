@@ -4,10 +4,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"github.com/crownsdev/crowns/bot/discordtest"
 	"github.com/crownsdev/crowns/keys"
-	"github.com/crownsdev/crowns/models"
-	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/models/store/storetest"
 )
 
 func TestEveryTransitionIsPostedToTheLogChannelWithoutTheKey(t *testing.T) {
@@ -24,7 +25,7 @@ func TestEveryTransitionIsPostedToTheLogChannelWithoutTheKey(t *testing.T) {
 	d.keyadmin(moderatorPerms, "unblacklist", userOption(developerID))
 	// A transition by another process (the command line) on the same
 	// database reaches the log channel through the outbox too.
-	other, err := keys.NewService(d.store, keys.Config{Secret: newSecret(t)})
+	other, err := keys.NewService(d.db, keys.Config{Secret: newSecret(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,10 +100,10 @@ func TestFailedLogPostsAreRetriedNotLost(t *testing.T) {
 }
 
 func TestOutboxPositionSurvivesARestart(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		secret := newSecret(t)
 		discord := discordtest.New(t)
-		first := newDesk(t, deskOptions{logChannel: logChannelID, store: store, discord: discord, secret: secret})
+		first := newDesk(t, deskOptions{logChannel: logChannelID, db: db, discord: discord, secret: secret})
 		first.getKey(developerID)
 		first.getKey(otherDevID)
 		if posted, err := first.bot.PostPendingEvents(t.Context()); err != nil || posted != 2 {
@@ -110,7 +111,7 @@ func TestOutboxPositionSurvivesARestart(t *testing.T) {
 		}
 
 		// A new process: a new bot and keys service on the same database.
-		second := newDesk(t, deskOptions{logChannel: logChannelID, store: store, discord: discord, secret: secret})
+		second := newDesk(t, deskOptions{logChannel: logChannelID, db: db, discord: discord, secret: secret})
 		if posted, err := second.bot.PostPendingEvents(t.Context()); err != nil || posted != 0 {
 			t.Fatalf("after a restart the bot posted %d again, %v", posted, err)
 		}
@@ -131,7 +132,7 @@ func TestWithoutLogChannelNothingIsPosted(t *testing.T) {
 	if posted, err := d.bot.PostPendingEvents(t.Context()); err != nil || posted != 0 {
 		t.Errorf("posted %d, %v", posted, err)
 	}
-	if position, err := d.store.BotCursorPosition(t.Context(), "audit-log"); err != nil || position != 0 {
+	if position, err := d.db.BotCursorPosition(t.Context(), "audit-log"); err != nil || position != 0 {
 		t.Errorf("cursor moved to %d, %v", position, err)
 	}
 }

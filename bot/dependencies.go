@@ -10,7 +10,7 @@ type Dependencies struct {
 	// Keys is the developer-key service (required).
 	Keys KeyService
 	// Cursors keeps the log channel's position in the key-event outbox
-	// (required; *models.Store implements it).
+	// (required; *store.Store implements it).
 	Cursors CursorStore
 	// Weekly switches weekly collection of a tracked clan for /clan
 	// weekly; nil answers that the feature is not available here.

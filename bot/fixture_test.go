@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/crownsdev/crowns/api"
@@ -23,7 +25,8 @@ import (
 	"github.com/crownsdev/crowns/bot/discordtest"
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
-	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/models/legacy"
+	"github.com/crownsdev/crowns/models/store/storetest"
 	"github.com/crownsdev/crowns/scheduler"
 )
 
@@ -52,7 +55,7 @@ type desk struct {
 	bot     *bot.Bot
 	discord *discordtest.Server
 	keys    *keys.Service
-	store   *models.Store
+	db      *store.Store
 	api     *api.Server
 	clock   *models.ManualClock
 	logs    *lockedBuffer
@@ -74,16 +77,16 @@ type deskOptions struct {
 	// directMessageTimeout is the bot's DirectMessageTimeout.
 	directMessageTimeout time.Duration
 	weekly               bot.WeeklyCollection
-	store                *models.Store
+	db                   *store.Store
 	discord              *discordtest.Server
 	secret               []byte
 }
 
 func newDesk(t *testing.T, opts deskOptions) *desk {
 	t.Helper()
-	store := opts.store
-	if store == nil {
-		store = dbtest.Open(t, dbtest.Engines()[0])
+	db := opts.db
+	if db == nil {
+		db = storetest.Open(t, storetest.Engines()[0])
 	}
 	discord := opts.discord
 	if discord == nil {
@@ -96,17 +99,17 @@ func newDesk(t *testing.T, opts deskOptions) *desk {
 	clock := models.NewManualClock(time.Date(2025, 6, 2, 9, 0, 0, 0, time.UTC))
 	logs := &lockedBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	service, err := keys.NewService(store, keys.Config{Secret: secret, Clock: clock, Logger: logger})
+	service, err := keys.NewService(db, keys.Config{Secret: secret, Clock: clock, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
-	clans := models.NewClanStore(store)
+	clans := db
 	tracker, err := scheduler.NewTracker(clans, noGame{}, scheduler.TrackerConfig{TrackAddress: "crowns.example", Clock: clock})
 	if err != nil {
 		t.Fatal(err)
 	}
 	server, err := api.New(api.Config{SupportInfo: "test", RatePerSecond: 1000, RateBurst: 1000, Clock: clock, Logger: logger},
-		api.Dependencies{Keys: service, Game: noGame{}, Health: store, Tracker: tracker, History: clans})
+		api.Dependencies{Keys: service, Game: noGame{}, Health: db, Tracker: tracker, History: clans})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,11 +125,11 @@ func newDesk(t *testing.T, opts deskOptions) *desk {
 		Clock:                clock,
 		Logger:               logger,
 		HTTPClient:           discord.Client(),
-	}, bot.Dependencies{Keys: service, Cursors: store, Weekly: opts.weekly})
+	}, bot.Dependencies{Keys: service, Cursors: db, Weekly: opts.weekly})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &desk{t: t, bot: b, discord: discord, keys: service, store: store, api: server, clock: clock, logs: logs,
+	d := &desk{t: t, bot: b, discord: discord, keys: service, db: db, api: server, clock: clock, logs: logs,
 		handlerTimeout: opts.handlerTimeout}
 	d.nextID.Store(500000000000000000)
 	t.Cleanup(func() { d.assertNoKeyLeaked() })
@@ -376,12 +379,12 @@ func (b *lockedBuffer) String() string {
 // fought no battle.
 type noGame struct{}
 
-func (noGame) SearchClans(context.Context, models.ClanSearchQuery) (models.ClanSearchPage, error) {
-	return models.ClanSearchPage{}, nil
+func (noGame) SearchClans(context.Context, legacy.ClanSearchQuery) (legacy.ClanSearchPage, error) {
+	return legacy.ClanSearchPage{}, nil
 }
 
-func (noGame) PlayerBattles(context.Context, string) ([]models.Battle, error) {
-	return []models.Battle{}, nil
+func (noGame) PlayerBattles(context.Context, string) ([]legacy.Battle, error) {
+	return []legacy.Battle{}, nil
 }
 
 func (noGame) Clan(context.Context, string) (models.ClanDetails, error) {

@@ -8,6 +8,6 @@
 // query in steady state — with batched last-use bookkeeping.
 //
 // The Service is the one entry point; the api, the bot and the crowns keys
-// command each build one from the shared models.Store and the secret from
+// command each build one from the shared store.Store and the secret from
 // LoadOrCreateSecret.
 package keys

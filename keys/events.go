@@ -99,5 +99,5 @@ func (s *Service) Events(ctx context.Context, afterID int64, limit int) ([]model
 		limit = defaultEventsLimit
 	}
 	limit = min(limit, maxEventsLimit)
-	return s.store.KeyEventsAfter(ctx, afterID, limit)
+	return s.db.KeyEventsAfter(ctx, afterID, limit)
 }

@@ -5,16 +5,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
-	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/models/store/storetest"
 )
 
 func TestTransitionsAreRecordedAndAnnounced(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		ctx := context.Background()
 		clock := models.NewManualClock(testStart)
-		service := newService(t, store, clock)
+		service := newService(t, db, clock)
 		var heard []keys.Event
 		unsubscribe := service.Subscribe(func(e keys.Event) { heard = append(heard, e) })
 		dev := keys.Developer{DiscordUserID: "100"}
@@ -86,9 +88,9 @@ func TestTransitionsAreRecordedAndAnnounced(t *testing.T) {
 }
 
 func TestDevelopersWithActiveKeys(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		ctx := context.Background()
-		service := newService(t, store, models.NewManualClock(testStart))
+		service := newService(t, db, models.NewManualClock(testStart))
 		for _, id := range []string{"3", "1", "2", "4"} {
 			issue(t, service, id)
 		}

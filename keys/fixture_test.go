@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
 )
@@ -19,9 +21,9 @@ var testStart = time.Date(2025, 6, 1, 10, 0, 0, 0, time.UTC)
 
 const testTTL = 5 * time.Second
 
-func newService(t testing.TB, store *models.Store, clock models.Clock) *keys.Service {
+func newService(t testing.TB, db *store.Store, clock models.Clock) *keys.Service {
 	t.Helper()
-	service, err := keys.NewService(store, keys.Config{Secret: testSecret, Clock: clock, CacheTTL: testTTL})
+	service, err := keys.NewService(db, keys.Config{Secret: testSecret, Clock: clock, CacheTTL: testTTL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,21 +55,21 @@ func expectVerify(t *testing.T, service *keys.Service, raw string, wantErr error
 // statementCounter counts the statements a store sends from its creation
 // on.
 type statementCounter struct {
-	store *models.Store
-	base  int64
+	db   *store.Store
+	base int64
 }
 
 // countStatements counts the statements the store runs from now on.
-func countStatements(t testing.TB, store *models.Store) *statementCounter {
+func countStatements(t testing.TB, db *store.Store) *statementCounter {
 	t.Helper()
-	return &statementCounter{store: store, base: store.QueryCount()}
+	return &statementCounter{db: db, base: db.QueryCount()}
 }
 
 // Load is the number of statements since the counter was made or reset.
-func (c *statementCounter) Load() int64 { return c.store.QueryCount() - c.base }
+func (c *statementCounter) Load() int64 { return c.db.QueryCount() - c.base }
 
 // Reset starts counting again from now.
-func (c *statementCounter) Reset() { c.base = c.store.QueryCount() }
+func (c *statementCounter) Reset() { c.base = c.db.QueryCount() }
 
 // keyEvents reads every recorded event.
 func keyEvents(t testing.TB, service *keys.Service) []models.KeyEvent {

@@ -17,16 +17,16 @@ func (s *Service) Info(ctx context.Context, discordUserID string) (DeveloperInfo
 	if err := CheckDiscordUserID(discordUserID); err != nil {
 		return DeveloperInfo{}, err
 	}
-	return s.store.DeveloperInfo(ctx, discordUserID)
+	return s.db.DeveloperInfo(ctx, discordUserID)
 }
 
 // List describes every developer, in numeric order of Discord user id.
 func (s *Service) List(ctx context.Context) ([]DeveloperInfo, error) {
-	return s.store.DeveloperInfos(ctx)
+	return s.db.DeveloperInfos(ctx)
 }
 
 // DevelopersWithActiveKeys returns the Discord user ids whose key is
 // active: the bot disables those who are no longer members.
 func (s *Service) DevelopersWithActiveKeys(ctx context.Context) ([]string, error) {
-	return s.store.DevelopersWithActiveKeys(ctx)
+	return s.db.DevelopersWithActiveKeys(ctx)
 }

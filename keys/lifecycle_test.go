@@ -7,14 +7,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
-	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/models/store/storetest"
 )
 
 func TestIssueOrRemindReturnsTheSameKey(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
-		service := newService(t, store, models.NewManualClock(testStart))
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		service := newService(t, db, models.NewManualClock(testStart))
 		first := issue(t, service, "100")
 		if !first.Created || first.Reenabled || keys.CheckFormat(first.Key) != nil {
 			t.Fatalf("first request: %+v, want a created well-formed key", first)
@@ -37,9 +39,9 @@ func TestIssueOrRemindReturnsTheSameKey(t *testing.T) {
 }
 
 func TestRegenerateMakesTheOldKeyUnknown(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		ctx := context.Background()
-		service := newService(t, store, models.NewManualClock(testStart))
+		service := newService(t, db, models.NewManualClock(testStart))
 		old := issue(t, service, "100")
 		expectVerify(t, service, old.Key, nil, "100") // cached as valid
 		fresh, err := service.Regenerate(ctx, keys.Developer{DiscordUserID: "100"}, "discord:100")
@@ -58,9 +60,9 @@ func TestRegenerateMakesTheOldKeyUnknown(t *testing.T) {
 }
 
 func TestDisableThenIssueReenablesTheSameKey(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		ctx := context.Background()
-		service := newService(t, store, models.NewManualClock(testStart))
+		service := newService(t, db, models.NewManualClock(testStart))
 		issued := issue(t, service, "100")
 		expectVerify(t, service, issued.Key, nil, "100") // cached as valid
 		if err := service.Disable(ctx, "100", "bot", "left the server"); err != nil {
@@ -88,9 +90,9 @@ func TestDisableThenIssueReenablesTheSameKey(t *testing.T) {
 }
 
 func TestRevokeMakesTheKeyUnknownAndAllowsANewOne(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		ctx := context.Background()
-		service := newService(t, store, models.NewManualClock(testStart))
+		service := newService(t, db, models.NewManualClock(testStart))
 		old := issue(t, service, "100")
 		expectVerify(t, service, old.Key, nil, "100")
 		if err := service.Revoke(ctx, "100", "cli", "leaked in a repository"); err != nil {
@@ -107,10 +109,10 @@ func TestRevokeMakesTheKeyUnknownAndAllowsANewOne(t *testing.T) {
 }
 
 func TestBlacklistForbidsKeysUntilUnblacklisted(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		ctx := context.Background()
 		clock := models.NewManualClock(testStart)
-		service := newService(t, store, clock)
+		service := newService(t, db, clock)
 		old := issue(t, service, "100")
 		expectVerify(t, service, old.Key, nil, "100")
 		clock.Advance(time.Minute)
@@ -156,9 +158,9 @@ func TestBlacklistForbidsKeysUntilUnblacklisted(t *testing.T) {
 }
 
 func TestBlacklistRecordsADeveloperWhoNeverAsked(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		ctx := context.Background()
-		service := newService(t, store, models.NewManualClock(testStart))
+		service := newService(t, db, models.NewManualClock(testStart))
 		if err := service.Blacklist(ctx, "300", "spam", "cli"); err != nil {
 			t.Fatal(err)
 		}
@@ -183,9 +185,9 @@ func TestBlacklistRecordsADeveloperWhoNeverAsked(t *testing.T) {
 }
 
 func TestTransitionsOfUnknownDevelopersAndBadInput(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		ctx := context.Background()
-		service := newService(t, store, models.NewManualClock(testStart))
+		service := newService(t, db, models.NewManualClock(testStart))
 		tests := []struct {
 			name string
 			call func() error

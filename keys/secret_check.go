@@ -35,9 +35,9 @@ func SecretCheck(secret []byte) string {
 // VerifySecret records secret's check value in store on first use, and
 // answers ErrSecretDiffers when the database was first used with another
 // secret.
-func VerifySecret(ctx context.Context, store SecretCheckStore, secret []byte, now time.Time) error {
+func VerifySecret(ctx context.Context, db SecretCheckStore, secret []byte, now time.Time) error {
 	check := SecretCheck(secret)
-	recorded, err := store.RecordSecretCheck(ctx, check, now)
+	recorded, err := db.RecordSecretCheck(ctx, check, now)
 	if err != nil {
 		return err
 	}

@@ -11,9 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"github.com/crownsdev/crowns/keys"
-	"github.com/crownsdev/crowns/models"
-	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/models/store/storetest"
 )
 
 // TestVerifySecretKeepsTheFirstSecret: the first secret's check value is
@@ -22,7 +23,7 @@ import (
 func TestVerifySecretKeepsTheFirstSecret(t *testing.T) {
 	first, other := bytes.Repeat([]byte{1}, 32), bytes.Repeat([]byte{2}, 32)
 	now := time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		ctx := context.Background()
 		results := make(chan error, 8)
 		var wg sync.WaitGroup
@@ -34,7 +35,7 @@ func TestVerifySecretKeepsTheFirstSecret(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				results <- keys.VerifySecret(ctx, store, secret, now)
+				results <- keys.VerifySecret(ctx, db, secret, now)
 			}()
 		}
 		wg.Wait()
@@ -54,7 +55,7 @@ func TestVerifySecretKeepsTheFirstSecret(t *testing.T) {
 			t.Fatalf("racing secrets: %d passed, %d refused; want one secret's 4 each way", passed, refused)
 		}
 
-		recorded, err := store.RecordSecretCheck(ctx, "ignored", now)
+		recorded, err := db.RecordSecretCheck(ctx, "ignored", now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,10 +73,10 @@ func TestVerifySecretKeepsTheFirstSecret(t *testing.T) {
 		if recorded == keys.SecretCheck(other) {
 			winner, loser = other, first
 		}
-		if err := keys.VerifySecret(ctx, store, winner, now); err != nil {
+		if err := keys.VerifySecret(ctx, db, winner, now); err != nil {
 			t.Fatalf("the first secret again: %v", err)
 		}
-		if err := keys.VerifySecret(ctx, store, loser, now); !errors.Is(err, keys.ErrSecretDiffers) {
+		if err := keys.VerifySecret(ctx, db, loser, now); !errors.Is(err, keys.ErrSecretDiffers) {
 			t.Fatalf("another secret: %v, want ErrSecretDiffers", err)
 		}
 	})

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"github.com/crownsdev/crowns/models"
 )
 
@@ -55,7 +57,7 @@ type Config struct {
 // verification and their bookkeeping. It is safe for concurrent use; build
 // one per process with NewService.
 type Service struct {
-	store         *models.Store
+	db            *store.Store
 	clock         models.Clock
 	log           *slog.Logger
 	ring          *keyring
@@ -72,8 +74,8 @@ type Service struct {
 
 // NewService builds a Service on store; cfg's zero fields take their
 // defaults.
-func NewService(store *models.Store, cfg Config) (*Service, error) {
-	if store == nil {
+func NewService(db *store.Store, cfg Config) (*Service, error) {
+	if db == nil {
 		return nil, fmt.Errorf("keys service: no store")
 	}
 	ring, err := newKeyring(cfg.Secret)
@@ -100,7 +102,7 @@ func NewService(store *models.Store, cfg Config) (*Service, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Service{
-		store:         store,
+		db:            db,
 		clock:         cfg.Clock,
 		log:           cfg.Logger.With("component", "keys"),
 		ring:          ring,

@@ -9,16 +9,18 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
-	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/models/store/storetest"
 )
 
 func TestDatabaseHoldsNoPlaintext(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		ctx := context.Background()
 		clock := models.NewManualClock(testStart)
-		service := newService(t, store, clock)
+		service := newService(t, db, clock)
 		var plaintexts []string
 		remember := func(issued keys.Issued, err error) {
 			t.Helper()
@@ -46,7 +48,7 @@ func TestDatabaseHoldsNoPlaintext(t *testing.T) {
 		cells := 0
 		for _, table := range []string{"developers", "api_keys", "key_events"} {
 			var rows []map[string]any
-			if err := store.DB(ctx).Table(table).Find(&rows).Error; err != nil {
+			if err := db.DB(ctx).Table(table).Find(&rows).Error; err != nil {
 				t.Fatal(err)
 			}
 			if len(rows) == 0 {
@@ -89,11 +91,11 @@ func cellHolds(value any, raw string) bool {
 }
 
 func TestConcurrentRequestsOfOneDeveloperMakeOneKey(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		ctx := context.Background()
 		clock := models.NewManualClock(testStart)
 		// Two services: two processes (bot and command line) on one database.
-		services := []*keys.Service{newService(t, store, clock), newService(t, store, clock)}
+		services := []*keys.Service{newService(t, db, clock), newService(t, db, clock)}
 		const requests = 8
 		results := make([]keys.Issued, requests)
 		errs := make([]error, requests)
@@ -117,10 +119,10 @@ func TestConcurrentRequestsOfOneDeveloperMakeOneKey(t *testing.T) {
 			}
 		}
 		var developers, apiKeys int64
-		if err := store.DB(ctx).Model(&models.Developer{}).Count(&developers).Error; err != nil {
+		if err := db.DB(ctx).Model(&models.Developer{}).Count(&developers).Error; err != nil {
 			t.Fatal(err)
 		}
-		if err := store.DB(ctx).Model(&models.APIKey{}).Count(&apiKeys).Error; err != nil {
+		if err := db.DB(ctx).Model(&models.APIKey{}).Count(&apiKeys).Error; err != nil {
 			t.Fatal(err)
 		}
 		events := keyEvents(t, services[0])

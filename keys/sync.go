@@ -52,7 +52,7 @@ func (s *Service) Sync(ctx context.Context) error {
 	defer s.feed.mu.Unlock()
 	start := s.clock.Now().UnixNano()
 	if !s.feed.started {
-		last, err := s.store.LastKeyEventID(ctx)
+		last, err := s.db.LastKeyEventID(ctx)
 		if err != nil {
 			return err
 		}
@@ -62,7 +62,7 @@ func (s *Service) Sync(ctx context.Context) error {
 		return nil
 	}
 	for {
-		events, err := s.store.KeyEventsAfter(ctx, s.feed.cursor, maxEventsLimit)
+		events, err := s.db.KeyEventsAfter(ctx, s.feed.cursor, maxEventsLimit)
 		if err != nil {
 			return err
 		}
@@ -101,7 +101,7 @@ func (s *Service) forgetDevelopers(ctx context.Context, events []models.KeyEvent
 	if len(developers) == 0 {
 		return nil
 	}
-	digests, err := s.store.KeyDigestsOfDevelopers(ctx, developers)
+	digests, err := s.db.KeyDigestsOfDevelopers(ctx, developers)
 	if err != nil {
 		return err
 	}

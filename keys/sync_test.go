@@ -5,9 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
-	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/models/store/storetest"
 )
 
 // syncService syncs service, failing the test on an error.
@@ -19,40 +21,40 @@ func syncService(t *testing.T, service *keys.Service) {
 }
 
 // expectStatements checks that verifying raw ran want statements.
-func expectStatements(t *testing.T, store *models.Store, want int64, what string, verify func()) {
+func expectStatements(t *testing.T, db *store.Store, want int64, what string, verify func()) {
 	t.Helper()
-	before := store.QueryCount()
+	before := db.QueryCount()
 	verify()
-	if got := store.QueryCount() - before; got != want {
+	if got := db.QueryCount() - before; got != want {
 		t.Errorf("%s: %d statements, want %d", what, got, want)
 	}
 }
 
 func TestSyncedVerdictsOutliveTheTTL(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		clock := models.NewManualClock(testStart)
-		service := newService(t, store, clock)
+		service := newService(t, db, clock)
 		issued := issue(t, service, "100")
 		syncService(t, service)
-		expectStatements(t, store, 1, "first check", func() { expectVerify(t, service, issued.Key, nil, "100") })
+		expectStatements(t, db, 1, "first check", func() { expectVerify(t, service, issued.Key, nil, "100") })
 		for range 60 { // ten minutes of syncs every 10 s, with requests between
 			clock.Advance(testTTL / 2)
-			expectStatements(t, store, 0, "check between syncs", func() { expectVerify(t, service, issued.Key, nil, "100") })
+			expectStatements(t, db, 0, "check between syncs", func() { expectVerify(t, service, issued.Key, nil, "100") })
 			clock.Advance(testTTL / 2)
 			syncService(t, service)
 		}
-		expectStatements(t, store, 0, "check ten minutes on", func() { expectVerify(t, service, issued.Key, nil, "100") })
+		expectStatements(t, db, 0, "check ten minutes on", func() { expectVerify(t, service, issued.Key, nil, "100") })
 		clock.Advance(keys.SyncedCacheTTL)
 		syncService(t, service)
-		expectStatements(t, store, 1, "check after SyncedCacheTTL", func() { expectVerify(t, service, issued.Key, nil, "100") })
+		expectStatements(t, db, 1, "check after SyncedCacheTTL", func() { expectVerify(t, service, issued.Key, nil, "100") })
 	})
 }
 
 func TestChangesByAnotherProcessAreSeenAtTheNextSync(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		ctx := context.Background()
 		clock := models.NewManualClock(testStart)
-		api, bot := newService(t, store, clock), newService(t, store, clock)
+		api, bot := newService(t, db, clock), newService(t, db, clock)
 		issued := issue(t, bot, "100")
 		other := issue(t, bot, "200")
 		expectVerify(t, api, issued.Key, nil, "100")
@@ -88,10 +90,10 @@ func TestChangesByAnotherProcessAreSeenAtTheNextSync(t *testing.T) {
 }
 
 func TestAStalledFeedFallsBackToTheTTL(t *testing.T) {
-	store := dbtest.Open(t, models.DialectSQLite)
+	db := storetest.Open(t, store.DialectSQLite)
 	ctx := context.Background()
 	clock := models.NewManualClock(testStart)
-	api, bot := newService(t, store, clock), newService(t, store, clock)
+	api, bot := newService(t, db, clock), newService(t, db, clock)
 	issued := issue(t, bot, "100")
 	syncService(t, api)
 	expectVerify(t, api, issued.Key, nil, "100")
@@ -109,9 +111,9 @@ func TestAStalledFeedFallsBackToTheTTL(t *testing.T) {
 }
 
 func TestSyncSkipsTheServicesOwnChanges(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		clock := models.NewManualClock(testStart)
-		service := newService(t, store, clock)
+		service := newService(t, db, clock)
 		syncService(t, service)
 		owners := []string{"100", "200", "300"}
 		issued := make(map[string]string)
@@ -121,9 +123,9 @@ func TestSyncSkipsTheServicesOwnChanges(t *testing.T) {
 		}
 		// One statement reads the outbox; the keys it names were issued
 		// here, their verdicts are current and stay cached.
-		expectStatements(t, store, 1, "sync of this service's own events", func() { syncService(t, service) })
+		expectStatements(t, db, 1, "sync of this service's own events", func() { syncService(t, service) })
 		for _, owner := range owners {
-			expectStatements(t, store, 0, "check after the sync", func() { expectVerify(t, service, issued[owner], nil, owner) })
+			expectStatements(t, db, 0, "check after the sync", func() { expectVerify(t, service, issued[owner], nil, owner) })
 		}
 	})
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"gorm.io/gorm"
 
 	"github.com/crownsdev/crowns/models"
@@ -54,12 +56,12 @@ func (s *Service) transition(ctx context.Context, who subject, apply func(*chang
 	)
 	for attempt := 1; ; attempt++ {
 		done, digests, err = s.attempt(ctx, who, apply)
-		if err == nil || !models.IsUniqueViolation(err) || attempt == maxTransitionAttempts {
+		if err == nil || !store.IsUniqueViolation(err) || attempt == maxTransitionAttempts {
 			break
 		}
 	}
 	if err != nil {
-		return s.store.Translate(err)
+		return s.db.Translate(err)
 	}
 	s.cache.forget(digests)
 	s.feed.committed(done.events)
@@ -72,9 +74,9 @@ func (s *Service) transition(ctx context.Context, who subject, apply func(*chang
 func (s *Service) attempt(ctx context.Context, who subject, apply func(*change) error) (*change, [][]byte, error) {
 	c := &change{ring: s.ring, now: s.clock.Now()}
 	var digests [][]byte
-	err := s.store.DB(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.db.DB(ctx).Transaction(func(tx *gorm.DB) error {
 		c.tx = tx
-		if s.store.Dialect() == models.DialectPostgres {
+		if s.db.Dialect() == store.DialectPostgres {
 			if err := tx.Exec("SELECT pg_advisory_xact_lock(?)", transitionLockID).Error; err != nil {
 				return err
 			}

@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/store"
 )
 
 // finalFlushTimeout bounds the flush Run makes after its context ends.
@@ -97,7 +97,7 @@ func (s *Service) Flush(ctx context.Context) error {
 	for _, p := range pending {
 		uses[p.use.keyID] = time.Unix(0, p.latest).UTC()
 	}
-	if err := s.store.MarkKeysUsed(ctx, uses); err != nil {
+	if err := s.db.MarkKeysUsed(ctx, uses); err != nil {
 		return err
 	}
 	for _, p := range pending {
@@ -111,7 +111,7 @@ func (s *Service) Flush(ctx context.Context) error {
 // flushes once more (bounded by a few seconds) so a graceful shutdown
 // loses nothing. Failures are logged and retried at the next tick.
 func (s *Service) Run(ctx context.Context) {
-	ctx = models.AsBackground(ctx)
+	ctx = store.AsBackground(ctx)
 	ticker := time.NewTicker(s.flushInterval)
 	defer ticker.Stop()
 	syncTicker := time.NewTicker(s.syncInterval)

@@ -5,25 +5,27 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
-	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/models/store/storetest"
 )
 
-func lastUsedOf(t *testing.T, store *models.Store, keyID int64) *time.Time {
+func lastUsedOf(t *testing.T, db *store.Store, keyID int64) *time.Time {
 	t.Helper()
 	var key models.APIKey
-	if err := store.DB(context.Background()).Select("last_used_at").Take(&key, keyID).Error; err != nil {
+	if err := db.DB(context.Background()).Select("last_used_at").Take(&key, keyID).Error; err != nil {
 		t.Fatal(err)
 	}
 	return key.LastUsedAt
 }
 
 func TestFlushWritesTheLatestUsesInOneStatement(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		ctx := context.Background()
 		clock := models.NewManualClock(testStart)
-		service := newService(t, store, clock)
+		service := newService(t, db, clock)
 		alice, bob, carol := issue(t, service, "1"), issue(t, service, "2"), issue(t, service, "3")
 		if err := service.Disable(ctx, "3", "bot", "left"); err != nil {
 			t.Fatal(err)
@@ -41,11 +43,11 @@ func TestFlushWritesTheLatestUsesInOneStatement(t *testing.T) {
 		expectVerify(t, service, carol.Key, models.ErrKeyDisabled, "")
 
 		for _, id := range []int64{alice.KeyID, bob.KeyID} {
-			if used := lastUsedOf(t, store, id); used != nil {
+			if used := lastUsedOf(t, db, id); used != nil {
 				t.Fatalf("key %d last used %v before any flush: Verify must not write", id, used)
 			}
 		}
-		statements := countStatements(t, store)
+		statements := countStatements(t, db)
 		if err := service.Flush(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -62,7 +64,7 @@ func TestFlushWritesTheLatestUsesInOneStatement(t *testing.T) {
 			{"carol: a refused key is not a use", carol.KeyID, nil},
 		}
 		for _, tt := range tests {
-			got := lastUsedOf(t, store, tt.keyID)
+			got := lastUsedOf(t, db, tt.keyID)
 			if (got == nil) != (tt.want == nil) || (got != nil && !got.Equal(*tt.want)) {
 				t.Errorf("%s: last used %v, want %v", tt.name, got, tt.want)
 			}
@@ -86,9 +88,9 @@ func TestFlushWritesTheLatestUsesInOneStatement(t *testing.T) {
 }
 
 func TestRunFlushesWhenItsContextEnds(t *testing.T) {
-	store := dbtest.Open(t, models.DialectSQLite)
+	db := storetest.Open(t, store.DialectSQLite)
 	clock := models.NewManualClock(testStart)
-	service, err := keys.NewService(store, keys.Config{Secret: testSecret, Clock: clock, FlushInterval: time.Hour})
+	service, err := keys.NewService(db, keys.Config{Secret: testSecret, Clock: clock, FlushInterval: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +99,7 @@ func TestRunFlushesWhenItsContextEnds(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	service.Run(ctx) // returns after the final flush
-	if used := lastUsedOf(t, store, issued.KeyID); used == nil || !used.Equal(testStart) {
+	if used := lastUsedOf(t, db, issued.KeyID); used == nil || !used.Equal(testStart) {
 		t.Fatalf("last used %v after Run ended, want %v", used, testStart)
 	}
 }

@@ -101,12 +101,12 @@ type keyStanding struct {
 // lookup asks the database for the verdict on a digest.
 func (s *Service) lookup(ctx context.Context, lookup digest) (verdict, error) {
 	var rows []keyStanding
-	err := s.store.DB(ctx).Raw(`SELECT api_keys.id AS key_id, api_keys.developer_id, api_keys.state,
+	err := s.db.DB(ctx).Raw(`SELECT api_keys.id AS key_id, api_keys.developer_id, api_keys.state,
 			developers.discord_user_id, developers.blacklisted AS developer_blacklisted
 		FROM api_keys JOIN developers ON developers.id = api_keys.developer_id
 		WHERE api_keys.digest = ?`, lookup[:]).Scan(&rows).Error
 	if err != nil {
-		return verdict{}, s.store.Translate(err)
+		return verdict{}, s.db.Translate(err)
 	}
 	if len(rows) == 0 {
 		return verdict{err: models.ErrUnknownKey}, nil

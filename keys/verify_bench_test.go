@@ -4,16 +4,18 @@ import (
 	"context"
 	"testing"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
-	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/models/store/storetest"
 )
 
 // BenchmarkVerifyCacheHit is the hot path of every API request: a key
 // verified moments ago.
 func BenchmarkVerifyCacheHit(b *testing.B) {
-	store := dbtest.Open(b, models.DialectSQLite)
-	service := newService(b, store, models.NewManualClock(testStart))
+	db := storetest.Open(b, store.DialectSQLite)
+	service := newService(b, db, models.NewManualClock(testStart))
 	raw := issue(b, service, "1").Key
 	ctx := context.Background()
 	if _, err := service.Verify(ctx, raw); err != nil {
@@ -32,9 +34,9 @@ func BenchmarkVerifyCacheHit(b *testing.B) {
 // BenchmarkVerifyCacheMiss looks the key up in SQLite every time: the
 // clock moves past the cache TTL between verifications.
 func BenchmarkVerifyCacheMiss(b *testing.B) {
-	store := dbtest.Open(b, models.DialectSQLite)
+	db := storetest.Open(b, store.DialectSQLite)
 	clock := models.NewManualClock(testStart)
-	service := newService(b, store, clock)
+	service := newService(b, db, clock)
 	raw := issue(b, service, "1").Key
 	ctx := context.Background()
 	b.ReportAllocs()

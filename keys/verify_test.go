@@ -5,15 +5,17 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
-	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/models/store/storetest"
 )
 
 func TestVerifyAnswersRepeatsFromTheCache(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		clock := models.NewManualClock(testStart)
-		service := newService(t, store, clock)
+		service := newService(t, db, clock)
 		issued := issue(t, service, "100")
 		unknown, err := keys.NewKey()
 		if err != nil {
@@ -28,7 +30,7 @@ func TestVerifyAnswersRepeatsFromTheCache(t *testing.T) {
 		if keys.CheckFormat(badChecksum) == nil {
 			t.Fatalf("%q should fail the format check", badChecksum)
 		}
-		statements := countStatements(t, store)
+		statements := countStatements(t, db)
 
 		tests := []struct {
 			name           string
@@ -61,11 +63,11 @@ func TestVerifyAnswersRepeatsFromTheCache(t *testing.T) {
 }
 
 func TestChangesByAnotherProcessAreSeenAfterTheTTL(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		ctx := context.Background()
 		clock := models.NewManualClock(testStart)
-		api := newService(t, store, clock)
-		bot := newService(t, store, clock)
+		api := newService(t, db, clock)
+		bot := newService(t, db, clock)
 		issued := issue(t, bot, "100")
 		expectVerify(t, api, issued.Key, nil, "100")
 		if err := bot.Disable(ctx, "100", "bot", "left"); err != nil {
@@ -88,14 +90,14 @@ func TestChangesByAnotherProcessAreSeenAfterTheTTL(t *testing.T) {
 }
 
 func TestCacheTTLIsClampedToFiveSeconds(t *testing.T) {
-	store := dbtest.Open(t, models.DialectSQLite)
+	db := storetest.Open(t, store.DialectSQLite)
 	ctx := context.Background()
 	clock := models.NewManualClock(testStart)
-	api, err := keys.NewService(store, keys.Config{Secret: testSecret, Clock: clock, CacheTTL: keys.MaxCacheTTL * 100})
+	api, err := keys.NewService(db, keys.Config{Secret: testSecret, Clock: clock, CacheTTL: keys.MaxCacheTTL * 100})
 	if err != nil {
 		t.Fatal(err)
 	}
-	bot := newService(t, store, clock)
+	bot := newService(t, db, clock)
 	issued := issue(t, bot, "100")
 	expectVerify(t, api, issued.Key, nil, "100")
 	if err := bot.Revoke(ctx, "100", "cli", ""); err != nil {
@@ -106,12 +108,12 @@ func TestCacheTTLIsClampedToFiveSeconds(t *testing.T) {
 }
 
 func TestVerifyWithAnotherSecretKnowsNoKey(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		clock := models.NewManualClock(testStart)
-		issued := issue(t, newService(t, store, clock), "100")
+		issued := issue(t, newService(t, db, clock), "100")
 		other := make([]byte, 32)
 		copy(other, "another secret of thirty-two b..")
-		service, err := keys.NewService(store, keys.Config{Secret: other, Clock: clock})
+		service, err := keys.NewService(db, keys.Config{Secret: other, Clock: clock})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,13 +126,13 @@ func TestVerifyWithAnotherSecretKnowsNoKey(t *testing.T) {
 }
 
 func TestVerifyReportsAnUnavailableDatabase(t *testing.T) {
-	store := dbtest.Open(t, models.DialectSQLite)
-	service := newService(t, store, models.NewManualClock(testStart))
+	db := storetest.Open(t, store.DialectSQLite)
+	service := newService(t, db, models.NewManualClock(testStart))
 	raw, err := keys.NewKey()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := store.Close(); err != nil {
+	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
 	_, err = service.Verify(context.Background(), raw)
@@ -141,8 +143,8 @@ func TestVerifyReportsAnUnavailableDatabase(t *testing.T) {
 }
 
 func TestNewServiceRejectsAShortSecret(t *testing.T) {
-	store := dbtest.Open(t, models.DialectSQLite)
-	if _, err := keys.NewService(store, keys.Config{Secret: make([]byte, 31)}); err == nil {
+	db := storetest.Open(t, store.DialectSQLite)
+	if _, err := keys.NewService(db, keys.Config{Secret: make([]byte, 31)}); err == nil {
 		t.Fatal("NewService accepted a 31-byte secret")
 	}
 }
@@ -151,16 +153,16 @@ func TestNewServiceRejectsAShortSecret(t *testing.T) {
 // the cache holds, refuses a key of the wrong shape, and says
 // ErrNotCached for the rest, never asking the database.
 func TestVerifyCachedAnswersOnlyFromMemory(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		ctx := context.Background()
 		clock := models.NewManualClock(testStart)
-		service := newService(t, store, clock)
+		service := newService(t, db, clock)
 		issued := issue(t, service, "100")
 		blacklisted := issue(t, service, "200")
 		if err := service.Blacklist(ctx, "200", "abuse", "mod"); err != nil {
 			t.Fatal(err)
 		}
-		statements := countStatements(t, store)
+		statements := countStatements(t, db)
 		for _, raw := range []string{issued.Key, blacklisted.Key} {
 			if _, err := service.VerifyCached(raw, clock.Now()); !errors.Is(err, keys.ErrNotCached) {
 				t.Fatalf("a key never verified: %v, want ErrNotCached", err)

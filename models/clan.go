@@ -29,3 +29,11 @@ type ClanMember struct {
 	// ClanChestPoints is the upstream's clan-chest points; 0 when absent.
 	ClanChestPoints int
 }
+
+// Location is a clan's location as the legacy API described it: part of
+// the clan the upstream describes and of the legacy answers.
+type Location struct {
+	Name      string `json:"name"`
+	IsCountry bool   `json:"isCountry"`
+	Code      string `json:"code,omitempty"`
+}

@@ -1,8 +1,9 @@
-// Package models holds the domain of Crowns: the database records (developers,
-// keys, key events, tracked clans, snapshots, tournaments), the wire shapes the
-// public API returns, the sentinel errors every role maps from, tag rules, and
-// the Store that opens, migrates and queries the database.
+// Package models holds the domain of Crowns: the records (developers, keys,
+// key events, tracked clans, snapshots and their slot arithmetic,
+// tournaments), the query and value types the roles pass around, tag
+// rules, the sentinel errors every role maps from, and the clock.
 //
-// models never imports a transport (no Fiber, no discordgo); every role builds
-// on it.
+// It imports only the standard library and GORM (for the records' tags);
+// all SQL lives in models/store and the legacy response shapes in
+// models/legacy.
 package models

@@ -1,7 +1,6 @@
 package models
 
 import (
-	"context"
 	"time"
 )
 
@@ -48,23 +47,3 @@ type KeyEvent struct {
 
 // TableName names the key_events table.
 func (KeyEvent) TableName() string { return "key_events" }
-
-// KeyEventsAfter returns up to limit events whose id is greater than
-// afterID, in id order: the way to read the outbox from a remembered
-// position. Writers of key_events serialise their transactions (see
-// package keys), so ids become visible in commit order and a reader never
-// skips past an event that commits later.
-func (s *Store) KeyEventsAfter(ctx context.Context, afterID int64, limit int) ([]KeyEvent, error) {
-	var events []KeyEvent
-	err := s.DB(ctx).Where("id > ?", afterID).Order("id").Limit(limit).Find(&events).Error
-	return events, s.translate(err)
-}
-
-// LastKeyEventID is the id of the latest event (0 when there is none):
-// where a reader of the outbox that cares only about what comes next
-// starts.
-func (s *Store) LastKeyEventID(ctx context.Context) (int64, error) {
-	var id int64
-	err := s.DB(ctx).Raw(`SELECT COALESCE(MAX(id), 0) FROM key_events`).Scan(&id).Error
-	return id, s.translate(err)
-}

@@ -1,15 +1,5 @@
 package models
 
-import (
-	"context"
-	"fmt"
-	"time"
-)
-
-// retentionBatch bounds the rows one retention statement deletes, so no
-// statement holds locks for long.
-const retentionBatch = 1000
-
 // PruneReport says what a retention pass removed.
 type PruneReport struct {
 	// DroppedPartitions names the monthly partitions dropped whole
@@ -20,61 +10,4 @@ type PruneReport struct {
 	DeletedSnapshots int64
 	// DeletedJobs counts finished snapshot jobs removed.
 	DeletedJobs int64
-}
-
-// PruneHistory removes the snapshots whose slot is before snapshotsBefore
-// and the finished snapshot jobs whose slot is before jobsBefore. On
-// PostgreSQL whole monthly partitions past the cutoff are dropped first,
-// so the row deletes only touch the partition that straddles it; the row
-// deletes go clan by clan along the primary key, in batches. Replicas may
-// prune at the same time: every step is idempotent.
-func (c *ClanStore) PruneHistory(ctx context.Context, snapshotsBefore, jobsBefore time.Time) (PruneReport, error) {
-	var report PruneReport
-	if c.store.Dialect() == DialectPostgres {
-		dropped, err := c.dropPartitionsBefore(ctx, snapshotsBefore)
-		if err != nil {
-			return report, err
-		}
-		report.DroppedPartitions = dropped
-	}
-	var clanIDs []int64
-	if err := c.store.DB(ctx).Raw(`SELECT id FROM tracked_clans ORDER BY id`).Scan(&clanIDs).Error; err != nil {
-		return report, fmt.Errorf("list clans for retention: %w", c.store.Translate(err))
-	}
-	cutoff := snapshotsBefore.Unix()
-	for _, id := range clanIDs {
-		for _, kind := range []SnapshotKind{SnapshotFourHourly, SnapshotWeekly} {
-			deleted, err := c.deleteInBatches(ctx, `DELETE FROM clan_snapshots WHERE clan_id = ? AND kind = ? AND slot IN (
-				SELECT slot FROM clan_snapshots WHERE clan_id = ? AND kind = ? AND slot < ? ORDER BY slot LIMIT ?)`,
-				id, kind, id, kind, cutoff, retentionBatch)
-			report.DeletedSnapshots += deleted
-			if err != nil {
-				return report, fmt.Errorf("delete old snapshots of clan %d: %w", id, err)
-			}
-		}
-	}
-	deleted, err := c.deleteInBatches(ctx, `DELETE FROM snapshot_jobs WHERE (clan_id, kind, slot) IN (
-		SELECT clan_id, kind, slot FROM snapshot_jobs WHERE slot < ? AND state IN (?, ?) LIMIT ?)`,
-		jobsBefore.Unix(), JobDone, JobMissed, retentionBatch)
-	report.DeletedJobs = deleted
-	if err != nil {
-		return report, fmt.Errorf("delete old snapshot jobs: %w", err)
-	}
-	return report, nil
-}
-
-// deleteInBatches repeats a DELETE whose last argument is the batch size
-// until a batch deletes fewer rows, and returns the total.
-func (c *ClanStore) deleteInBatches(ctx context.Context, query string, args ...any) (int64, error) {
-	var total int64
-	for {
-		res := c.store.DB(ctx).Exec(query, args...)
-		if res.Error != nil {
-			return total, c.store.Translate(res.Error)
-		}
-		total += res.RowsAffected
-		if res.RowsAffected < retentionBatch {
-			return total, nil
-		}
-	}
 }

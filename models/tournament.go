@@ -45,11 +45,11 @@ type TournamentMember struct {
 	Rank  int
 }
 
-// nextStatusChange is when the tournament's status is due to move on: the
+// NextStatusChange is when the tournament's status is due to move on: the
 // end of its preparation while in preparation, the end of its duration
 // while in progress (counted from its start when known); zero once it has
 // ended or when its status is unknown.
-func (t TournamentDetails) nextStatusChange() time.Time {
+func (t TournamentDetails) NextStatusChange() time.Time {
 	preparation := time.Duration(t.PreparationDuration) * time.Second
 	duration := time.Duration(t.Duration) * time.Second
 	switch t.Status {

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/scheduler"
 )
@@ -30,17 +32,17 @@ func testConfig(clock models.Clock, owner string) scheduler.Config {
 
 // env is a scheduler over a fresh database and a test world.
 type env struct {
-	clans     *models.ClanStore
+	clans     *store.Store
 	clock     *models.ManualClock
 	world     *world
 	scheduler *scheduler.Scheduler
 	tracker   *scheduler.Tracker
 }
 
-func newEnv(t *testing.T, store *models.Store, clanCount int) *env {
+func newEnv(t *testing.T, db *store.Store, clanCount int) *env {
 	t.Helper()
 	clock := models.NewManualClock(start)
-	e := &env{clans: models.NewClanStore(store), clock: clock, world: newWorld(t, clock, clanCount)}
+	e := &env{clans: db, clock: clock, world: newWorld(t, clock, clanCount)}
 	var err error
 	if e.scheduler, err = scheduler.New(e.clans, e.world.source, testConfig(clock, "replica-a")); err != nil {
 		t.Fatal(err)
@@ -71,7 +73,7 @@ func (e *env) tick(t *testing.T) scheduler.TickReport {
 	return report
 }
 
-func (e *env) history(t *testing.T, tag string, kind models.SnapshotKind, days int) models.ClanHistory {
+func (e *env) history(t *testing.T, tag string, kind models.SnapshotKind, days int) []models.HistorySnapshot {
 	t.Helper()
 	from, to := models.HistoryWindow(e.clock.Now(), days)
 	history, err := e.clans.ClanHistory(context.Background(), tag, kind, from, to)
@@ -81,7 +83,7 @@ func (e *env) history(t *testing.T, tag string, kind models.SnapshotKind, days i
 	return history
 }
 
-func historySlots(history models.ClanHistory) []string {
+func historySlots(history []models.HistorySnapshot) []string {
 	keys := []string{}
 	for _, s := range history {
 		keys = append(keys, models.HistoryKey(s.Slot))

@@ -7,8 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"github.com/crownsdev/crowns/models"
-	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/models/store/storetest"
 	"github.com/crownsdev/crowns/scheduler"
 )
 
@@ -28,8 +30,8 @@ type tickResult struct {
 // never more.
 func TestUpstreamFetchesInFlightAreBoundedByConcurrency(t *testing.T) {
 	const concurrency, clans = 3, 8
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
-		e := newEnv(t, store, clans)
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		e := newEnv(t, db, clans)
 		e.trackAll(t) // the 08:00 slot; the requests are not held yet
 		cfg := testConfig(e.clock, "replica-a")
 		cfg.Concurrency = concurrency
@@ -89,7 +91,7 @@ func TestUpstreamFetchesInFlightAreBoundedByConcurrency(t *testing.T) {
 		// workers has handed it out already, and its requests reach the
 		// upstream in moments; a bounded Scheduler never sends them, so
 		// the grace period can only catch a fault, never fail a right one.
-		waitForRunningJobs(t, store, 2*concurrency)
+		waitForRunningJobs(t, db, 2*concurrency)
 		select {
 		case tag := <-arrived:
 			t.Fatalf("a request for %s started while %d were in flight, with Concurrency = %d", tag, concurrency, concurrency)
@@ -122,12 +124,12 @@ func TestUpstreamFetchesInFlightAreBoundedByConcurrency(t *testing.T) {
 
 // waitForRunningJobs waits until at least count snapshot jobs are claimed
 // and not finished.
-func waitForRunningJobs(t *testing.T, store *models.Store, count int64) {
+func waitForRunningJobs(t *testing.T, db *store.Store, count int64) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		var running int64
-		if err := store.DB(context.Background()).Table("snapshot_jobs").Where("state = ?", models.JobRunning).Count(&running).Error; err != nil {
+		if err := db.DB(context.Background()).Table("snapshot_jobs").Where("state = ?", models.JobRunning).Count(&running).Error; err != nil {
 			t.Fatal(err)
 		}
 		if running >= count {
@@ -151,8 +153,8 @@ func TestUpstreamFetchesArePacedByRatePerSecond(t *testing.T) {
 		perSecond   = 25
 		clans       = 10 // the last fetch no earlier than 0.32 s
 	)
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
-		e := newEnv(t, store, clans)
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		e := newEnv(t, db, clans)
 		e.trackAll(t)
 		cfg := testConfig(e.clock, "replica-a")
 		cfg.Concurrency, cfg.RatePerSecond = concurrency, perSecond

@@ -6,38 +6,40 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"github.com/crownsdev/crowns/models"
-	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/models/store/storetest"
 	"github.com/crownsdev/crowns/scheduler"
 )
 
 // openReplicas opens n stores on one fresh database, as n processes would.
-func openReplicas(t *testing.T, engine models.Dialect, n int) []*models.Store {
+func openReplicas(t *testing.T, engine store.Dialect, n int) []*store.Store {
 	t.Helper()
-	cfg := dbtest.Config(t, engine)
+	cfg := storetest.Config(t, engine)
 	ctx := context.Background()
-	stores := make([]*models.Store, n)
+	stores := make([]*store.Store, n)
 	for i := range stores {
-		store, err := models.Open(ctx, cfg)
+		db, err := store.Open(ctx, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = store.Close() })
-		if _, err := store.Migrate(ctx); err != nil {
+		t.Cleanup(func() { _ = db.Close() })
+		if _, err := db.Migrate(ctx); err != nil {
 			t.Fatal(err)
 		}
-		stores[i] = store
+		stores[i] = db
 	}
 	return stores
 }
 
 func TestTwoReplicasTakeEachClanSlotExactlyOnce(t *testing.T) {
-	for _, engine := range dbtest.Engines() {
+	for _, engine := range storetest.Engines() {
 		t.Run(string(engine), func(t *testing.T) {
 			stores := openReplicas(t, engine, 2)
 			e := newEnv(t, stores[0], 40)
 			e.trackAll(t)
-			other, err := scheduler.New(models.NewClanStore(stores[1]), e.world.source, testConfig(e.clock, "replica-b"))
+			other, err := scheduler.New(stores[1], e.world.source, testConfig(e.clock, "replica-b"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,9 +82,9 @@ func TestTwoReplicasTakeEachClanSlotExactlyOnce(t *testing.T) {
 }
 
 func TestCrashedClaimantsJobIsTakenOverAfterItsLease(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		ctx := context.Background()
-		e := newEnv(t, store, 3)
+		e := newEnv(t, db, 3)
 		e.trackAll(t)
 		slot := at("2026-03-10T12:00:00Z")
 		e.clock.Set(slot.Add(time.Minute))
@@ -114,8 +116,8 @@ func TestCrashedClaimantsJobIsTakenOverAfterItsLease(t *testing.T) {
 }
 
 func TestRunStopsAndGivesBackItsJobWhenCancelled(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
-		e := newEnv(t, store, 1)
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		e := newEnv(t, db, 1)
 		e.trackAll(t)
 		slot := at("2026-03-10T12:00:00Z")
 		e.clock.Set(slot.Add(time.Minute))
@@ -152,8 +154,8 @@ func TestRunStopsAndGivesBackItsJobWhenCancelled(t *testing.T) {
 }
 
 func TestNewRejectsBadConfig(t *testing.T) {
-	store := dbtest.Open(t, models.DialectSQLite)
-	clans := models.NewClanStore(store)
+	db := storetest.Open(t, store.DialectSQLite)
+	clans := db
 	source := ClanSourceFunc(func(context.Context, string) (models.ClanDetails, error) { return models.ClanDetails{}, nil })
 	tests := []struct {
 		name string

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"golang.org/x/time/rate"
 
 	"github.com/crownsdev/crowns/models"
@@ -17,7 +19,7 @@ import (
 // history. Several Schedulers (in one process or many) may share one
 // database.
 type Scheduler struct {
-	clans   *models.ClanStore
+	clans   *store.Store
 	source  ClanSource
 	cfg     Config
 	log     *slog.Logger
@@ -47,7 +49,7 @@ type TickReport struct {
 
 // New builds a scheduler that stores through clans and fetches from
 // source.
-func New(clans *models.ClanStore, source ClanSource, cfg Config) (*Scheduler, error) {
+func New(clans *store.Store, source ClanSource, cfg Config) (*Scheduler, error) {
 	if clans == nil || source == nil {
 		return nil, errors.New("scheduler: a clan store and a clan source are required")
 	}

@@ -6,13 +6,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"github.com/crownsdev/crowns/models"
-	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/models/store/storetest"
 )
 
 func TestTickSnapshotsEveryTrackedClanKeyedBySlot(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
-		e := newEnv(t, store, 3)
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		e := newEnv(t, db, 3)
 		e.trackAll(t) // stores the 08:00 slot from the track requests
 		if report := e.tick(t); report.Stored != 0 || report.Planned != 0 {
 			t.Fatalf("tick in the tracked slot = %+v, want nothing to do", report)
@@ -28,7 +30,7 @@ func TestTickSnapshotsEveryTrackedClanKeyedBySlot(t *testing.T) {
 		slots := []time.Time{at("2026-03-10T08:00:00Z"), at("2026-03-10T12:00:00Z")}
 		for _, tag := range e.world.trackable {
 			history := e.history(t, tag, models.SnapshotFourHourly, 0)
-			want := models.ClanHistory{}
+			want := []models.HistorySnapshot{}
 			for _, slot := range slots {
 				if n := e.world.fetchCount(tag, slot); n != 1 {
 					t.Errorf("%s fetched %d times in slot %s, want 1", tag, n, slot)
@@ -43,8 +45,8 @@ func TestTickSnapshotsEveryTrackedClanKeyedBySlot(t *testing.T) {
 }
 
 func TestCatchUpAfterDowntimeTakesOnlyTheCurrentSlot(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
-		e := newEnv(t, store, 2)
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		e := newEnv(t, db, 2)
 		e.trackAll(t)
 		e.clock.Set(at("2026-03-10T12:00:00Z"))
 		ctx := context.Background()
@@ -74,8 +76,8 @@ func TestCatchUpAfterDowntimeTakesOnlyTheCurrentSlot(t *testing.T) {
 }
 
 func TestFailingUpstreamThroughTheWindowRecordsAMissedSlot(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
-		e := newEnv(t, store, 2)
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		e := newEnv(t, db, 2)
 		e.trackAll(t)
 		down, up := e.world.trackable[0], e.world.trackable[1]
 		e.world.failTag(down, true)
@@ -119,8 +121,8 @@ func TestFailingUpstreamThroughTheWindowRecordsAMissedSlot(t *testing.T) {
 }
 
 func TestRetrySucceedsWithinTheWindow(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
-		e := newEnv(t, store, 1)
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		e := newEnv(t, db, 1)
 		e.trackAll(t)
 		tag := e.world.trackable[0]
 		e.world.failTag(tag, true)
@@ -146,9 +148,9 @@ func TestRetrySucceedsWithinTheWindow(t *testing.T) {
 }
 
 func TestWeeklySnapshotsAndWindow(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		ctx := context.Background()
-		e := newEnv(t, store, 2)
+		e := newEnv(t, db, 2)
 		e.trackAll(t)
 		weeklyTag, plainTag := e.world.trackable[0], e.world.trackable[1]
 		if _, err := e.clans.SetWeekly(ctx, weeklyTag, true); err != nil {
@@ -191,9 +193,9 @@ func TestWeeklySnapshotsAndWindow(t *testing.T) {
 }
 
 func TestEachFetchUpdatesLegible(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		ctx := context.Background()
-		e := newEnv(t, store, 1)
+		e := newEnv(t, db, 1)
 		if _, err := e.tracker.TrackAsOperator(ctx, e.world.untrackable); err != nil {
 			t.Fatal(err)
 		}
@@ -225,9 +227,9 @@ func TestEachFetchUpdatesLegible(t *testing.T) {
 }
 
 func TestTickPrunesOldHistory(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		ctx := context.Background()
-		e := newEnv(t, store, 1)
+		e := newEnv(t, db, 1)
 		e.trackAll(t)
 		tag := e.world.trackable[0]
 		clan, _ := e.clans.TrackedClan(ctx, tag)

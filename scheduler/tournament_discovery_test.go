@@ -5,8 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"github.com/crownsdev/crowns/models"
-	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/models/legacy"
+	"github.com/crownsdev/crowns/models/store/storetest"
 )
 
 // A search result carries no start or end time. When a search round sees
@@ -14,7 +17,7 @@ import (
 // still shows its status with the times that go with it: the refresh of
 // the same tick moves status and times together.
 func TestDiscoveryBetweenRefreshesKeepsStatusAndTimesTogether(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, db *models.Store) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		clock := models.NewManualClock(tournamentStart)
 		u := newTournamentUpstream(t, clock)
 		// Looked up through the API, say.
@@ -82,19 +85,19 @@ func searchFinds(t *testing.T, u *tournamentUpstream, term, tag string) bool {
 
 // listElement is tag as the full list's shape shows it, whichever lists
 // hold it.
-func listElement(t *testing.T, db *models.Store, tag string) models.FullTournament {
+func listElement(t *testing.T, db *store.Store, tag string) legacy.FullTournament {
 	t.Helper()
-	records, err := models.NewTournamentStore(db).ListTournaments(context.Background(), nil, models.MaxTournamentListLength)
+	records, err := db.ListTournaments(context.Background(), nil, models.MaxTournamentListLength)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, record := range records {
 		if record.Tag == tag {
-			return record.Full()
+			return legacy.NewFullTournament(record)
 		}
 	}
 	t.Fatalf("%s is not stored", tag)
-	return models.FullTournament{}
+	return legacy.FullTournament{}
 }
 
 // sameUnix says whether seconds (nil for none) is want (zero for none).

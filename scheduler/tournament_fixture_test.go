@@ -8,8 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"github.com/crownsdev/crowns/models"
-	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/models/store/storetest"
 	"github.com/crownsdev/crowns/scheduler"
 	"github.com/crownsdev/crowns/upstream"
 	"github.com/crownsdev/crowns/upstream/sandbox"
@@ -121,10 +123,10 @@ func (u *tournamentUpstream) preparingTournament(t *testing.T) models.Tournament
 
 // lookedUpPreparingTournament is preparingTournament, stored in db as
 // looked up in full by a client of the API at the upstream clock's time.
-func (u *tournamentUpstream) lookedUpPreparingTournament(t *testing.T, db *models.Store) models.TournamentDetails {
+func (u *tournamentUpstream) lookedUpPreparingTournament(t *testing.T, db *store.Store) models.TournamentDetails {
 	t.Helper()
 	preparing := u.preparingTournament(t)
-	if err := models.NewTournamentStore(db).SaveRequestedTournament(context.Background(), preparing, u.clock.Now()); err != nil {
+	if err := db.SaveRequestedTournament(context.Background(), preparing, u.clock.Now()); err != nil {
 		t.Fatal(err)
 	}
 	return preparing
@@ -148,7 +150,7 @@ func tournamentRefresherConfig(clock models.Clock, owner string, terms []string)
 	}
 }
 
-func newTournamentRefresher(t *testing.T, db *models.Store, u *tournamentUpstream, cfg scheduler.TournamentRefresherConfig) *scheduler.TournamentRefresher {
+func newTournamentRefresher(t *testing.T, db *store.Store, u *tournamentUpstream, cfg scheduler.TournamentRefresherConfig) *scheduler.TournamentRefresher {
 	t.Helper()
 	refresher, err := scheduler.NewTournamentRefresher(db, u.client, cfg)
 	if err != nil {
@@ -168,9 +170,9 @@ func tickTournaments(t *testing.T, refresher *scheduler.TournamentRefresher) sch
 
 // listedTags lists the tags of the stored tournaments for which every
 // predicate holds, most recently updated first.
-func listedTags(t *testing.T, db *models.Store, predicates ...models.TournamentPredicate) []string {
+func listedTags(t *testing.T, db *store.Store, predicates ...models.TournamentPredicate) []string {
 	t.Helper()
-	records, err := models.NewTournamentStore(db).ListTournaments(context.Background(), predicates, models.MaxTournamentListLength)
+	records, err := db.ListTournaments(context.Background(), predicates, models.MaxTournamentListLength)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +192,7 @@ type storedRow struct {
 }
 
 // storedTournament is the stored row of tag; ok is false when unknown.
-func storedTournament(t *testing.T, db *models.Store, tag string) (row storedRow, ok bool) {
+func storedTournament(t *testing.T, db *store.Store, tag string) (row storedRow, ok bool) {
 	t.Helper()
 	var rows []storedRow
 	err := db.DB(context.Background()).Raw(`SELECT status, start_time, end_time, updated_at FROM tournaments WHERE tag = ?`, tag).Scan(&rows).Error
@@ -204,7 +206,7 @@ func storedTournament(t *testing.T, db *models.Store, tag string) (row storedRow
 }
 
 // storedTags is every stored tag, whatever the list limit.
-func storedTags(t *testing.T, db *models.Store) map[string]bool {
+func storedTags(t *testing.T, db *store.Store) map[string]bool {
 	t.Helper()
 	var tags []string
 	if err := db.DB(context.Background()).Raw(`SELECT tag FROM tournaments`).Scan(&tags).Error; err != nil {
@@ -219,20 +221,20 @@ func storedTags(t *testing.T, db *models.Store) map[string]bool {
 
 // openTournamentReplicas opens n stores on one fresh database of engine,
 // as n processes would.
-func openTournamentReplicas(t *testing.T, engine models.Dialect, n int) []*models.Store {
+func openTournamentReplicas(t *testing.T, engine store.Dialect, n int) []*store.Store {
 	t.Helper()
-	cfg := dbtest.Config(t, engine)
-	stores := make([]*models.Store, n)
+	cfg := storetest.Config(t, engine)
+	stores := make([]*store.Store, n)
 	for i := range stores {
-		store, err := models.Open(context.Background(), cfg)
+		db, err := store.Open(context.Background(), cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = store.Close() })
-		if _, err := store.Migrate(context.Background()); err != nil {
+		t.Cleanup(func() { _ = db.Close() })
+		if _, err := db.Migrate(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		stores[i] = store
+		stores[i] = db
 	}
 	return stores
 }

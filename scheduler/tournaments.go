@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"golang.org/x/sync/errgroup"
 
 	"github.com/crownsdev/crowns/models"
@@ -39,8 +41,8 @@ type TournamentSource interface {
 // replica per period, and each lookup is leased to one replica through
 // the database.
 type TournamentRefresher struct {
-	db          *models.Store
-	tournaments *models.TournamentStore
+	db          *store.Store
+	tournaments *store.Store
 	source      TournamentSource
 	cfg         TournamentRefresherConfig
 	log         *slog.Logger
@@ -63,7 +65,7 @@ type TournamentTickReport struct {
 
 // NewTournamentRefresher builds a refresher that stores through db and
 // looks tournaments up in source.
-func NewTournamentRefresher(db *models.Store, source TournamentSource, cfg TournamentRefresherConfig) (*TournamentRefresher, error) {
+func NewTournamentRefresher(db *store.Store, source TournamentSource, cfg TournamentRefresherConfig) (*TournamentRefresher, error) {
 	if db == nil || source == nil {
 		return nil, errors.New("tournament refresher: a database and a tournament source are required")
 	}
@@ -73,7 +75,7 @@ func NewTournamentRefresher(db *models.Store, source TournamentSource, cfg Tourn
 	}
 	return &TournamentRefresher{
 		db:          db,
-		tournaments: models.NewTournamentStore(db),
+		tournaments: db,
 		source:      source,
 		cfg:         cfg,
 		log:         cfg.Logger.With("component", "tournament-refresher", "owner", cfg.Owner),

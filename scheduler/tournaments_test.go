@@ -8,13 +8,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"github.com/crownsdev/crowns/models"
-	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/models/store/storetest"
 	"github.com/crownsdev/crowns/scheduler"
 )
 
 func TestDiscoveryPopulatesTheLists(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, db *models.Store) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		clock := models.NewManualClock(tournamentStart)
 		u := newTournamentUpstream(t, clock)
 		refresher := newTournamentRefresher(t, db, u, tournamentRefresherConfig(clock, "a", nil))
@@ -66,7 +68,7 @@ func TestDiscoveryPopulatesTheLists(t *testing.T) {
 }
 
 func TestRefreshMovesATournamentBetweenLists(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, db *models.Store) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		clock := models.NewManualClock(tournamentStart)
 		u := newTournamentUpstream(t, clock)
 		// Looked up through the API, say.
@@ -137,7 +139,7 @@ func TestRefreshMovesATournamentBetweenLists(t *testing.T) {
 }
 
 func TestRefreshesPerTickAreBounded(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, db *models.Store) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		clock := models.NewManualClock(tournamentStart)
 		u := newTournamentUpstream(t, clock)
 		cfg := tournamentRefresherConfig(clock, "a", nil)
@@ -163,16 +165,16 @@ func TestRefreshesPerTickAreBounded(t *testing.T) {
 }
 
 func TestTwoReplicasShareTheWork(t *testing.T) {
-	for _, engine := range dbtest.Engines() {
+	for _, engine := range storetest.Engines() {
 		t.Run(string(engine), func(t *testing.T) {
 			stores := openTournamentReplicas(t, engine, 2)
 			clock := models.NewManualClock(tournamentStart)
 			u := newTournamentUpstream(t, clock)
 			replicas := make([]*scheduler.TournamentRefresher, len(stores))
-			for i, store := range stores {
+			for i, db := range stores {
 				cfg := tournamentRefresherConfig(clock, string(rune('a'+i)), nil)
 				cfg.RefreshesPerMinute = 60 // 30 a tick: several rounds
-				replicas[i] = newTournamentRefresher(t, store, u, cfg)
+				replicas[i] = newTournamentRefresher(t, db, u, cfg)
 			}
 			searched, refreshed := 0, 0
 			for round := 0; ; round++ {
@@ -219,15 +221,14 @@ func TestTwoReplicasShareTheWork(t *testing.T) {
 }
 
 func TestGoneAndFailingLookups(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, db *models.Store) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		ctx := context.Background()
 		clock := models.NewManualClock(tournamentStart)
 		u := newTournamentUpstream(t, clock)
-		store := models.NewTournamentStore(db)
 		real := u.tournament(t, u.world.TournamentTags()[0])
 		gone := real
 		gone.Tag = "2PPCC" // not a sandbox tag
-		if err := store.SaveDiscoveredTournaments(ctx, []models.TournamentDetails{real, gone}, clock.Now()); err != nil {
+		if err := db.SaveDiscoveredTournaments(ctx, []models.TournamentDetails{real, gone}, clock.Now()); err != nil {
 			t.Fatal(err)
 		}
 		u.failLookups(real.Tag, true)
@@ -255,7 +256,7 @@ func TestGoneAndFailingLookups(t *testing.T) {
 }
 
 func TestNewTournamentRefresherRejectsBadConfig(t *testing.T) {
-	db := dbtest.Open(t, models.DialectSQLite)
+	db := storetest.Open(t, store.DialectSQLite)
 	u := newTournamentUpstream(t, models.NewManualClock(tournamentStart))
 	for _, tt := range []struct {
 		name    string
@@ -282,7 +283,7 @@ func TestNewTournamentRefresherRejectsBadConfig(t *testing.T) {
 }
 
 func TestRunTicksAtOnceAndStopsWhenCancelled(t *testing.T) {
-	db := dbtest.Open(t, models.DialectSQLite)
+	db := storetest.Open(t, store.DialectSQLite)
 	clock := models.NewManualClock(tournamentStart)
 	u := newTournamentUpstream(t, clock)
 	searched := make(chan struct{})

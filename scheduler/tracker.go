@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"github.com/crownsdev/crowns/models"
 )
 
@@ -23,7 +25,7 @@ type TrackerConfig struct {
 // say-so. Either way the clan is fetched once and that data is the
 // snapshot of the current 4-hourly slot.
 type Tracker struct {
-	clans   *models.ClanStore
+	clans   *store.Store
 	source  ClanSource
 	address string
 	clock   models.Clock
@@ -32,7 +34,7 @@ type Tracker struct {
 
 // NewTracker builds a Tracker that stores through clans and fetches from
 // source.
-func NewTracker(clans *models.ClanStore, source ClanSource, cfg TrackerConfig) (*Tracker, error) {
+func NewTracker(clans *store.Store, source ClanSource, cfg TrackerConfig) (*Tracker, error) {
 	if clans == nil || source == nil {
 		return nil, errors.New("tracker: a clan store and a clan source are required")
 	}

@@ -5,14 +5,16 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"github.com/crownsdev/crowns/models"
-	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/models/store/storetest"
 )
 
 func TestTrackClan(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		ctx := context.Background()
-		e := newEnv(t, store, 2)
+		e := newEnv(t, db, 2)
 		failing := e.world.trackable[1]
 		e.world.failTag(failing, true)
 		tests := []struct {
@@ -48,9 +50,9 @@ func TestTrackClan(t *testing.T) {
 }
 
 func TestTrackingTwiceAsksTheUpstreamOnce(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		ctx := context.Background()
-		e := newEnv(t, store, 1)
+		e := newEnv(t, db, 1)
 		tag := e.world.trackable[0]
 		for range 3 {
 			if err := e.tracker.TrackClan(ctx, tag, 7); err != nil {
@@ -67,9 +69,9 @@ func TestTrackingTwiceAsksTheUpstreamOnce(t *testing.T) {
 }
 
 func TestTrackAsOperatorOverridesTheAddressCheck(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		ctx := context.Background()
-		e := newEnv(t, store, 0)
+		e := newEnv(t, db, 0)
 		result, err := e.tracker.TrackAsOperator(ctx, e.world.untrackable)
 		if err != nil {
 			t.Fatal(err)

@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"github.com/crownsdev/crowns/models"
 )
 
@@ -25,9 +27,9 @@ func fillWorkerDefaults(clock *models.Clock, logger **slog.Logger, owner *string
 // tickEvery calls tick at once and then every interval until ctx ends. A
 // failed tick is logged (unless ctx ended) and the next one tried; name
 // says whose ticks they are in the log. Ticks are background work: their
-// statements are counted apart (models.AsBackground).
+// statements are counted apart (store.AsBackground).
 func tickEvery(ctx context.Context, interval time.Duration, log *slog.Logger, name string, tick func(context.Context) error) {
-	ctx = models.AsBackground(ctx)
+	ctx = store.AsBackground(ctx)
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
 	for {

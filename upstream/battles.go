@@ -7,8 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/crownsdev/crowns/models"
-	"github.com/crownsdev/crowns/upstream/wire"
+	"github.com/crownsdev/crowns/models/legacy"
+
+	"github.com/crownsdev/crowns/upstream/official"
 )
 
 // deckLinkBase starts the game's deep link that opens a deck; the card ids
@@ -16,29 +17,29 @@ import (
 const deckLinkBase = "https://link.clashroyale.com/deck/en?deck="
 
 // PlayerBattles returns the player's most recent battles, newest first, at
-// most models.MaxBattles (GET /players/%23TAG/battlelog).
-func (c *Client) PlayerBattles(ctx context.Context, tag string) ([]models.Battle, error) {
-	var log []wire.Battle
+// most legacy.MaxBattles (GET /players/%23TAG/battlelog).
+func (c *Client) PlayerBattles(ctx context.Context, tag string) ([]legacy.Battle, error) {
+	var log []official.Battle
 	if err := c.get(ctx, request{path: "/players/" + tagPath(tag) + "/battlelog"}, &log); err != nil {
 		return nil, err
 	}
-	battles := make([]models.Battle, 0, min(len(log), models.MaxBattles))
+	battles := make([]legacy.Battle, 0, min(len(log), legacy.MaxBattles))
 	for _, b := range log {
 		battles = append(battles, c.battle(b))
 	}
-	slices.SortStableFunc(battles, func(a, b models.Battle) int { return cmp.Compare(b.UTCTime, a.UTCTime) })
-	return battles[:min(len(battles), models.MaxBattles)], nil
+	slices.SortStableFunc(battles, func(a, b legacy.Battle) int { return cmp.Compare(b.UTCTime, a.UTCTime) })
+	return battles[:min(len(battles), legacy.MaxBattles)], nil
 }
 
 // battle maps one upstream battle to the legacy shape.
-func (c *Client) battle(b wire.Battle) models.Battle {
+func (c *Client) battle(b official.Battle) legacy.Battle {
 	kind := battleKindOf(b.Type)
 	deck := deckSelectionOf(b.DeckSelection)
-	out := models.Battle{
+	out := legacy.Battle{
 		Type:     kind.legacy,
 		DeckType: deck.deckType,
 		TeamSize: len(b.Team),
-		Mode: models.BattleMode{
+		Mode: legacy.BattleMode{
 			Name:            b.GameMode.Name,
 			Deck:            deck.name,
 			CardLevels:      kind.cardLevels,
@@ -53,7 +54,7 @@ func (c *Client) battle(b wire.Battle) models.Battle {
 		Arena:          c.arena(b.Arena),
 	}
 	out.Winner = out.TeamCrowns - out.OpponentCrowns
-	if at, ok := wire.ParseTime(b.BattleTime); ok {
+	if at, ok := official.ParseTime(b.BattleTime); ok {
 		out.UTCTime = at.Unix()
 	}
 	if kind.legacy == battleTypeChallenge {
@@ -66,7 +67,7 @@ func (c *Client) battle(b wire.Battle) models.Battle {
 // sideCrowns is the crowns a side took. Teammates share their towers, so
 // in a 2v2 each teammate carries the team's count: the side has the highest
 // count of its players, not their sum (a side never takes more than three).
-func sideCrowns(side []wire.BattlePlayer) int {
+func sideCrowns(side []official.BattlePlayer) int {
 	crowns := 0
 	for _, p := range side {
 		crowns = max(crowns, p.Crowns)
@@ -83,7 +84,7 @@ func playersOf(teamSize int) string {
 
 // sameDeck reports whether every player of the battle played the same
 // cards, as in mirror modes.
-func sameDeck(b wire.Battle) bool {
+func sameDeck(b official.Battle) bool {
 	players := append(slices.Clone(b.Team), b.Opponent...)
 	if len(players) < 2 || len(players[0].Cards) == 0 {
 		return false
@@ -97,7 +98,7 @@ func sameDeck(b wire.Battle) bool {
 	return true
 }
 
-func deckSignature(p wire.BattlePlayer) string {
+func deckSignature(p official.BattlePlayer) string {
 	ids := make([]int, 0, len(p.Cards))
 	for _, card := range p.Cards {
 		ids = append(ids, card.ID)
@@ -114,16 +115,16 @@ func joinIDs(ids []int) string {
 	return strings.Join(parts, ";")
 }
 
-func (c *Client) participants(side []wire.BattlePlayer) []models.Participant {
-	out := make([]models.Participant, 0, len(side))
+func (c *Client) participants(side []official.BattlePlayer) []legacy.Participant {
+	out := make([]legacy.Participant, 0, len(side))
 	for _, p := range side {
 		ids := make([]int, 0, len(p.Cards))
-		deck := make([]models.Card, 0, len(p.Cards))
+		deck := make([]legacy.Card, 0, len(p.Cards))
 		for _, card := range p.Cards {
 			ids = append(ids, card.ID)
 			deck = append(deck, c.card(card))
 		}
-		participant := models.Participant{
+		participant := legacy.Participant{
 			Tag:           bareTag(p.Tag),
 			Name:          p.Name,
 			CrownsEarned:  p.Crowns,
@@ -133,7 +134,7 @@ func (c *Client) participants(side []wire.BattlePlayer) []models.Participant {
 			Deck:          deck,
 		}
 		if p.Clan != nil && p.Clan.Tag != "" {
-			participant.Clan = &models.ParticipantClan{Tag: bareTag(p.Clan.Tag), Name: p.Clan.Name, Badge: c.badge(p.Clan.BadgeID)}
+			participant.Clan = &legacy.ParticipantClan{Tag: bareTag(p.Clan.Tag), Name: p.Clan.Name, Badge: c.badge(p.Clan.BadgeID)}
 		}
 		out = append(out, participant)
 	}
@@ -144,11 +145,11 @@ func (c *Client) participants(side []wire.BattlePlayer) []models.Participant {
 // lacks keeps the upstream's id (as arenaID) and name (as both name and
 // arena label), the name being "Arena <id>" when the upstream gave none;
 // its trophy limit is unknown (0).
-func (c *Client) arena(a wire.Arena) models.BattleArena {
+func (c *Client) arena(a official.Arena) legacy.BattleArena {
 	known, ok := c.Catalog().Arena(a.ID)
 	if !ok {
 		name := cmp.Or(a.Name, "Arena "+strconv.Itoa(a.ID))
-		return models.BattleArena{Name: name, Arena: name, ArenaID: a.ID}
+		return legacy.BattleArena{Name: name, Arena: name, ArenaID: a.ID}
 	}
-	return models.BattleArena{Name: known.Name, Arena: known.Label, ArenaID: known.Number, TrophyLimit: known.TrophyLimit}
+	return legacy.BattleArena{Name: known.Name, Arena: known.Label, ArenaID: known.Number, TrophyLimit: known.TrophyLimit}
 }

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/crownsdev/crowns/upstream/wire"
+	"github.com/crownsdev/crowns/upstream/official"
 )
 
 // BenchmarkBattleMapping maps a recorded battle log (25 battles in the
@@ -17,7 +17,7 @@ func BenchmarkBattleMapping(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var log []wire.Battle
+	var log []official.Battle
 	if err := json.Unmarshal(raw, &log); err != nil {
 		b.Fatal(err)
 	}

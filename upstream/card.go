@@ -5,22 +5,23 @@ import (
 	"encoding/json"
 	"strconv"
 
-	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/legacy"
+
 	"github.com/crownsdev/crowns/upstream/catalog"
-	"github.com/crownsdev/crowns/upstream/wire"
+	"github.com/crownsdev/crowns/upstream/official"
 )
 
 // card renders a deck card: what the upstream gave (name, level, maximum
 // level, icon, and rarity and elixir when present) completed by the
 // catalog. A card the catalog lacks keeps the upstream's facts and zero
 // values elsewhere.
-func (c *Client) card(in wire.CardLevel) models.Card {
+func (c *Client) card(in official.CardLevel) legacy.Card {
 	known, _ := c.Catalog().Card(in.ID)
 	rarity := rarityOf(in.Rarity)
 	if rarity == "" {
 		rarity = known.Rarity
 	}
-	return models.Card{
+	return legacy.Card{
 		Name:               cmp.Or(in.Name, known.Name),
 		Level:              in.Level,
 		MaxLevel:           in.MaxLevel,

@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"context"
 
-	"github.com/crownsdev/crowns/upstream/wire"
+	"github.com/crownsdev/crowns/upstream/official"
 )
 
 // CardListing is one card of the game's card list, completed by the
@@ -25,7 +25,7 @@ type CardListing struct {
 
 // Cards lists every card of the game (GET /cards, every page).
 func (c *Client) Cards(ctx context.Context) ([]CardListing, error) {
-	items, err := listAll[wire.Item](ctx, c, "/cards")
+	items, err := listAll[official.Item](ctx, c, "/cards")
 	if err != nil {
 		return nil, err
 	}

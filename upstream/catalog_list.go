@@ -15,9 +15,9 @@ type catalogKind interface {
 	name() string
 	// fetch gets the list from the game API and, when it is usable,
 	// stores it and makes it the current copy.
-	fetch(ctx context.Context, c *Client, store CatalogStore, now time.Time) error
+	fetch(ctx context.Context, c *Client, db CatalogStore, now time.Time) error
 	// load makes the stored copy the current one.
-	load(ctx context.Context, store CatalogStore) error
+	load(ctx context.Context, db CatalogStore) error
 	// keeping says what is in use: the built-in data or a copy's time.
 	keeping() string
 	fetched() time.Time
@@ -43,7 +43,7 @@ func (l *catalogList[T]) keeping() string {
 	return "copy fetched at " + l.fetchedAt.Format(time.RFC3339)
 }
 
-func (l *catalogList[T]) fetch(ctx context.Context, c *Client, store CatalogStore, now time.Time) error {
+func (l *catalogList[T]) fetch(ctx context.Context, c *Client, db CatalogStore, now time.Time) error {
 	items, err := listAll[T](ctx, c, l.path)
 	if err != nil {
 		return err
@@ -56,14 +56,14 @@ func (l *catalogList[T]) fetch(ctx context.Context, c *Client, store CatalogStor
 	if err != nil {
 		return fmt.Errorf("encode: %w", err)
 	}
-	if err := store.SaveGameCatalog(ctx, models.GameCatalogCopy{Kind: l.kind, Body: body, FetchedAt: now}); err != nil {
+	if err := db.SaveGameCatalog(ctx, models.GameCatalogCopy{Kind: l.kind, Body: body, FetchedAt: now}); err != nil {
 		return fmt.Errorf("fetched and in use, but not stored: %w", err)
 	}
 	return nil
 }
 
-func (l *catalogList[T]) load(ctx context.Context, store CatalogStore) error {
-	stored, err := store.GameCatalog(ctx, l.kind)
+func (l *catalogList[T]) load(ctx context.Context, db CatalogStore) error {
+	stored, err := db.GameCatalog(ctx, l.kind)
 	if err != nil {
 		return err
 	}

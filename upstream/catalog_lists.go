@@ -6,7 +6,7 @@ import (
 	"net/url"
 
 	"github.com/crownsdev/crowns/upstream/catalog"
-	"github.com/crownsdev/crowns/upstream/wire"
+	"github.com/crownsdev/crowns/upstream/official"
 )
 
 // maxListPages bounds how many pages one list fetch follows, so that a
@@ -19,7 +19,7 @@ func listAll[T any](ctx context.Context, c *Client, path string) ([]T, error) {
 	var items []T
 	query := url.Values{}
 	for range maxListPages {
-		var page wire.List[T]
+		var page official.List[T]
 		if err := c.get(ctx, request{path: path, query: query}, &page); err != nil {
 			return nil, err
 		}
@@ -35,7 +35,7 @@ func listAll[T any](ctx context.Context, c *Client, path string) ([]T, error) {
 // catalogCards is the game's card list as catalog cards: name, rarity
 // (spelled the legacy way), elixir, and the key and type the name and id
 // give. nil stays nil (no list).
-func catalogCards(items []wire.Item) []catalog.Card {
+func catalogCards(items []official.Item) []catalog.Card {
 	if items == nil {
 		return nil
 	}
@@ -55,7 +55,7 @@ func catalogCards(items []wire.Item) []catalog.Card {
 
 // catalogLocations is the game's location list as catalog locations. nil
 // stays nil (no list).
-func catalogLocations(items []wire.Location) []catalog.Location {
+func catalogLocations(items []official.Location) []catalog.Location {
 	if items == nil {
 		return nil
 	}

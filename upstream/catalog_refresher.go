@@ -10,8 +10,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"github.com/crownsdev/crowns/models"
-	"github.com/crownsdev/crowns/upstream/wire"
+	"github.com/crownsdev/crowns/upstream/official"
 )
 
 // CatalogRefreshEvery is how often the game's card and location lists are
@@ -26,7 +28,7 @@ const catalogRetryFirst = time.Minute
 const defaultCatalogCheckEvery = time.Minute
 
 // CatalogStore keeps the last copy of each list the refresher fetched
-// (models.Store does): GameCatalog answers models.ErrNotFound for a kind
+// (store.Store does): GameCatalog answers models.ErrNotFound for a kind
 // never stored.
 type CatalogStore interface {
 	SaveGameCatalog(ctx context.Context, c models.GameCatalogCopy) error
@@ -56,22 +58,22 @@ type CatalogRefresherConfig struct {
 // restart without the game API keeps the last copy.
 type CatalogRefresher struct {
 	client     *Client
-	store      CatalogStore
+	db         CatalogStore
 	clock      models.Clock
 	log        *slog.Logger
 	checkEvery time.Duration
 
 	mu        sync.Mutex // one refresh or load at a time; guards what follows
-	cards     catalogList[wire.Item]
-	locations catalogList[wire.Location]
+	cards     catalogList[official.Item]
+	locations catalogList[official.Location]
 	next      time.Time // when the next refresh is due; zero: at once
 	failures  int       // refreshes failed in a row
 }
 
 // NewCatalogRefresher builds a refresher of client's catalog that stores
 // its copies in store.
-func NewCatalogRefresher(client *Client, store CatalogStore, cfg CatalogRefresherConfig) (*CatalogRefresher, error) {
-	if client == nil || store == nil {
+func NewCatalogRefresher(client *Client, db CatalogStore, cfg CatalogRefresherConfig) (*CatalogRefresher, error) {
+	if client == nil || db == nil {
 		return nil, errors.New("catalog refresher: a client and a store are required")
 	}
 	if cfg.CheckEvery < 0 {
@@ -79,12 +81,12 @@ func NewCatalogRefresher(client *Client, store CatalogStore, cfg CatalogRefreshe
 	}
 	r := &CatalogRefresher{
 		client:     client,
-		store:      store,
+		db:         db,
 		clock:      cfg.Clock,
 		log:        cfg.Logger,
 		checkEvery: cmp.Or(cfg.CheckEvery, defaultCatalogCheckEvery),
-		cards:      catalogList[wire.Item]{kind: "cards", path: "/cards", valid: func(i wire.Item) bool { return i.ID > 0 && i.Name != "" }},
-		locations:  catalogList[wire.Location]{kind: "locations", path: "/locations", valid: func(l wire.Location) bool { return l.ID > 0 && l.Name != "" }},
+		cards:      catalogList[official.Item]{kind: "cards", path: "/cards", valid: func(i official.Item) bool { return i.ID > 0 && i.Name != "" }},
+		locations:  catalogList[official.Location]{kind: "locations", path: "/locations", valid: func(l official.Location) bool { return l.ID > 0 && l.Name != "" }},
 	}
 	if r.clock == nil {
 		r.clock = models.SystemClock{}
@@ -106,7 +108,7 @@ func (r *CatalogRefresher) LoadStored(ctx context.Context) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, list := range r.lists() {
-		err := list.load(ctx, r.store)
+		err := list.load(ctx, r.db)
 		switch {
 		case errors.Is(err, models.ErrNotFound):
 		case err != nil:
@@ -144,7 +146,7 @@ func (r *CatalogRefresher) refresh(ctx context.Context) error {
 	var failed []error
 	var failedLists []catalogKind
 	for _, list := range r.lists() {
-		if err := list.fetch(ctx, r.client, r.store, now); err != nil {
+		if err := list.fetch(ctx, r.client, r.db, now); err != nil {
 			failed = append(failed, fmt.Errorf("%s: %w", list.name(), err))
 			failedLists = append(failedLists, list)
 		}
@@ -172,7 +174,7 @@ func (r *CatalogRefresher) install() {
 // Run refreshes at once and then whenever due, looking every CheckEvery,
 // until ctx ends.
 func (r *CatalogRefresher) Run(ctx context.Context) {
-	ctx = models.AsBackground(ctx)
+	ctx = store.AsBackground(ctx)
 	ticker := time.NewTicker(r.checkEvery)
 	defer ticker.Stop()
 	for {

@@ -12,8 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"github.com/crownsdev/crowns/models"
-	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/models/store/storetest"
 	"github.com/crownsdev/crowns/upstream"
 	"github.com/crownsdev/crowns/upstream/catalog"
 )
@@ -83,11 +85,11 @@ func (g *fakeGame) set(mode gameMode) { g.mode.Store(int32(mode)) }
 
 // newRefresher is a fresh client of g (as after a restart) and its
 // refresher over store, logging into the returned buffer.
-func newRefresher(t *testing.T, g *fakeGame, store upstream.CatalogStore, clock models.Clock) (*upstream.Client, *upstream.CatalogRefresher, *logBuffer) {
+func newRefresher(t *testing.T, g *fakeGame, db upstream.CatalogStore, clock models.Clock) (*upstream.Client, *upstream.CatalogRefresher, *logBuffer) {
 	t.Helper()
 	client, _ := newClient(t, g.url, upstream.Config{Clock: clock})
 	logs := &logBuffer{}
-	refresher, err := upstream.NewCatalogRefresher(client, store, upstream.CatalogRefresherConfig{
+	refresher, err := upstream.NewCatalogRefresher(client, db, upstream.CatalogRefresherConfig{
 		Clock: clock, Logger: slog.New(slog.NewTextHandler(logs, nil)), CheckEvery: time.Millisecond,
 	})
 	if err != nil {
@@ -121,14 +123,14 @@ func wantGameData(t *testing.T, cat *catalog.Catalog) {
 }
 
 func TestCatalogRefresh(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		ctx := context.Background()
 		start := time.Date(2025, 6, 10, 4, 0, 0, 0, time.UTC)
 		clock := models.NewManualClock(start)
 		game := newFakeGame(t)
 
 		// Up: the lists are fetched, used and stored.
-		client, refresher, logs := newRefresher(t, game, store, clock)
+		client, refresher, logs := newRefresher(t, game, db, clock)
 		if _, ok := client.Catalog().Card(26000095); ok {
 			t.Fatal("the built-in catalog already has the fixture's new card: the test proves nothing")
 		}
@@ -137,7 +139,7 @@ func TestCatalogRefresh(t *testing.T) {
 		}
 		wantGameData(t, client.Catalog())
 		for _, kind := range []string{"cards", "locations"} {
-			stored, err := store.GameCatalog(ctx, kind)
+			stored, err := db.GameCatalog(ctx, kind)
 			if err != nil || !stored.FetchedAt.Equal(start) || !strings.Contains(string(stored.Body), "57000999") == (kind == "locations") {
 				t.Errorf("stored %s: fetched at %v, %v", kind, stored.FetchedAt, err)
 			}
@@ -176,7 +178,7 @@ func TestCatalogRefresh(t *testing.T) {
 
 		// Down, after a restart: the stored copy is in use.
 		game.set(gameDown)
-		restarted, again, againLogs := newRefresher(t, game, store, clock)
+		restarted, again, againLogs := newRefresher(t, game, db, clock)
 		again.LoadStored(ctx)
 		wantGameData(t, restarted.Catalog())
 		if err := again.Refresh(ctx); !errors.Is(err, models.ErrUnavailable) {
@@ -190,13 +192,13 @@ func TestCatalogRefresh(t *testing.T) {
 }
 
 func TestCatalogStoredGarbage(t *testing.T) {
-	dbtest.EachEngine(t, func(t *testing.T, store *models.Store) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		ctx := context.Background()
 		clock := models.NewManualClock(time.Date(2025, 6, 10, 4, 0, 0, 0, time.UTC))
-		if err := store.SaveGameCatalog(ctx, models.GameCatalogCopy{Kind: "cards", Body: []byte(`{"not": "a list"}`), FetchedAt: clock.Now()}); err != nil {
+		if err := db.SaveGameCatalog(ctx, models.GameCatalogCopy{Kind: "cards", Body: []byte(`{"not": "a list"}`), FetchedAt: clock.Now()}); err != nil {
 			t.Fatal(err)
 		}
-		client, refresher, logs := newRefresher(t, newFakeGame(t), store, clock)
+		client, refresher, logs := newRefresher(t, newFakeGame(t), db, clock)
 		refresher.LoadStored(ctx)
 		if got, ok := client.Catalog().Card(26000000); !ok || got.Name != "Knight" {
 			t.Errorf("built-in card %+v, %v", got, ok)
@@ -208,10 +210,10 @@ func TestCatalogStoredGarbage(t *testing.T) {
 }
 
 func TestCatalogRefresherRun(t *testing.T) {
-	store := dbtest.Open(t, models.DialectSQLite)
+	db := storetest.Open(t, store.DialectSQLite)
 	clock := models.NewManualClock(time.Date(2025, 6, 10, 4, 0, 0, 0, time.UTC))
 	game := newFakeGame(t)
-	client, refresher, _ := newRefresher(t, game, store, clock)
+	client, refresher, _ := newRefresher(t, game, db, clock)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

@@ -2,8 +2,9 @@ package upstream
 
 import (
 	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/legacy"
 	"github.com/crownsdev/crowns/upstream/catalog"
-	"github.com/crownsdev/crowns/upstream/wire"
+	"github.com/crownsdev/crowns/upstream/official"
 )
 
 // legacyClanType spells an upstream clan type ("open", "inviteOnly",
@@ -17,7 +18,7 @@ func legacyClanType(upstream string) string {
 // upstream gave none. A region's code (the game gives none) comes from
 // known, the catalog, when it has the region (nil: none known), else from
 // the region's name (see catalog.Location.Code).
-func legacyLocation(known *catalog.Catalog, l *wire.Location) *models.Location {
+func legacyLocation(known *catalog.Catalog, l *official.Location) *models.Location {
 	if l == nil {
 		return nil
 	}
@@ -32,10 +33,10 @@ func legacyLocation(known *catalog.Catalog, l *wire.Location) *models.Location {
 
 // badge describes a badge id from the catalog; an id the catalog lacks
 // gets catalog.UnknownBadge's placeholder name, category and image.
-func (c *Client) badge(id int) models.Badge {
+func (c *Client) badge(id int) legacy.Badge {
 	b, ok := c.Catalog().Badge(id)
 	if !ok {
 		b = catalog.UnknownBadge(id)
 	}
-	return models.Badge{Name: b.Name, Category: b.Category, ID: b.ID, Image: b.Image()}
+	return legacy.Badge{Name: b.Name, Category: b.Category, ID: b.ID, Image: b.Image()}
 }

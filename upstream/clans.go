@@ -5,9 +5,11 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/crownsdev/crowns/models/legacy"
+
 	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/upstream/catalog"
-	"github.com/crownsdev/crowns/upstream/wire"
+	"github.com/crownsdev/crowns/upstream/official"
 )
 
 // invalidSearchMessage is the caller-safe text of a clan search the game
@@ -16,12 +18,12 @@ const invalidSearchMessage = "invalid clan search: the game API rejected these f
 
 // SearchClans runs a clan search (GET /clans) and returns one page in the
 // legacy shape with the upstream's paging cursors.
-func (c *Client) SearchClans(ctx context.Context, q models.ClanSearchQuery) (models.ClanSearchPage, error) {
-	var list wire.List[wire.Clan]
+func (c *Client) SearchClans(ctx context.Context, q legacy.ClanSearchQuery) (legacy.ClanSearchPage, error) {
+	var list official.List[official.Clan]
 	if err := c.get(ctx, request{path: "/clans", query: searchParams(q), invalid: invalidSearchMessage}, &list); err != nil {
-		return models.ClanSearchPage{}, err
+		return legacy.ClanSearchPage{}, err
 	}
-	page := models.ClanSearchPage{Items: make([]models.ClanSearchResult, 0, len(list.Items))}
+	page := legacy.ClanSearchPage{Items: make([]legacy.ClanSearchResult, 0, len(list.Items))}
 	for _, clan := range list.Items {
 		page.Items = append(page.Items, c.searchResult(clan))
 	}
@@ -33,7 +35,7 @@ func (c *Client) SearchClans(ctx context.Context, q models.ClanSearchQuery) (mod
 
 // searchParams maps a validated search to the official query parameters;
 // unset filters are left out (MinScore is unset at -1, 0 is a filter).
-func searchParams(q models.ClanSearchQuery) url.Values {
+func searchParams(q legacy.ClanSearchQuery) url.Values {
 	params := url.Values{}
 	setPositive := func(name string, v int) {
 		if v > 0 {
@@ -59,8 +61,8 @@ func searchParams(q models.ClanSearchQuery) url.Values {
 	return params
 }
 
-func (c *Client) searchResult(clan wire.Clan) models.ClanSearchResult {
-	return models.ClanSearchResult{
+func (c *Client) searchResult(clan official.Clan) legacy.ClanSearchResult {
+	return legacy.ClanSearchResult{
 		Tag:           bareTag(clan.Tag),
 		Name:          clan.Name,
 		Type:          legacyClanType(clan.Type),
@@ -75,7 +77,7 @@ func (c *Client) searchResult(clan wire.Clan) models.ClanSearchResult {
 
 // Clan returns a clan with its member list (GET /clans/%23TAG).
 func (c *Client) Clan(ctx context.Context, tag string) (models.ClanDetails, error) {
-	var clan wire.Clan
+	var clan official.Clan
 	if err := c.get(ctx, request{path: "/clans/" + tagPath(tag)}, &clan); err != nil {
 		return models.ClanDetails{}, err
 	}
@@ -85,10 +87,10 @@ func (c *Client) Clan(ctx context.Context, tag string) (models.ClanDetails, erro
 // ClanDetailsOf maps a clan in the official wire format to the legacy
 // shape the rest of Crowns uses: what Clan returns for it, except that a
 // region's code comes from its name alone (no catalog is consulted).
-func ClanDetailsOf(clan wire.Clan) models.ClanDetails { return clanDetailsOf(nil, clan) }
+func ClanDetailsOf(clan official.Clan) models.ClanDetails { return clanDetailsOf(nil, clan) }
 
 // clanDetailsOf maps a clan, looking region codes up in known (nil: none).
-func clanDetailsOf(known *catalog.Catalog, clan wire.Clan) models.ClanDetails {
+func clanDetailsOf(known *catalog.Catalog, clan official.Clan) models.ClanDetails {
 	details := models.ClanDetails{
 		Tag:              bareTag(clan.Tag),
 		Name:             clan.Name,

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/crownsdev/crowns/models/legacy"
+
 	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/upstream"
 )
@@ -20,15 +22,15 @@ func TestCurrentBattleArenas(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		got  models.BattleArena
-		want models.BattleArena
+		got  legacy.BattleArena
+		want legacy.BattleArena
 	}{
 		{"a season arena the catalog lacks keeps the game's id and name", battles[0].Arena,
-			models.BattleArena{Name: "Arena 5", Arena: "Arena 5", ArenaID: 54000060}},
+			legacy.BattleArena{Name: "Arena 5", Arena: "Arena 5", ArenaID: 54000060}},
 		{"an arena under a name the catalog has at another id", battles[1].Arena,
-			models.BattleArena{Name: "Legendary Arena", Arena: "Legendary Arena", ArenaID: 54000046}},
+			legacy.BattleArena{Name: "Legendary Arena", Arena: "Legendary Arena", ArenaID: 54000046}},
 		{"an arena without a name is named after its id", battles[2].Arena,
-			models.BattleArena{Name: "Arena 54000099", Arena: "Arena 54000099", ArenaID: 54000099}},
+			legacy.BattleArena{Name: "Arena 54000099", Arena: "Arena 54000099", ArenaID: 54000099}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -47,8 +49,8 @@ func TestCurrentBattleBadges(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		got  *models.ParticipantClan
-		want models.Badge
+		got  *legacy.ParticipantClan
+		want legacy.Badge
 	}{
 		{"badge 16000177", battles[0].Team[0].Clan, badge(16000177, "A_Char_Prince_03", "03_Royale")},
 		{"badge 16000165", battles[0].Opponent[0].Clan, badge(16000165, "A_Char_Hammer_02", "03_Royale")},
@@ -65,14 +67,14 @@ func TestCurrentBattleBadges(t *testing.T) {
 
 func TestCurrentClanSearch(t *testing.T) {
 	client, _ := newClient(t, fakeUpstream(t, answerFile(t, "clans_current.json")), upstream.Config{})
-	page, err := client.SearchClans(context.Background(), models.ClanSearchQuery{Name: "puzzle", MinScore: -1})
+	page, err := client.SearchClans(context.Background(), legacy.ClanSearchQuery{Name: "puzzle", MinScore: -1})
 	if err != nil || len(page.Items) != 5 {
 		t.Fatalf("SearchClans: %d results, %v", len(page.Items), err)
 	}
 	tests := []struct {
 		name     string
-		got      models.ClanSearchResult
-		badge    models.Badge
+		got      legacy.ClanSearchResult
+		badge    legacy.Badge
 		location models.Location
 	}{
 		{"international", page.Items[0], badge(16000115, "Tower_04", "03_Royale"),
@@ -98,10 +100,10 @@ func TestCurrentClanSearch(t *testing.T) {
 	}
 }
 
-func badge(id int, name, category string) models.Badge {
-	return models.Badge{Name: name, Category: category, ID: id, Image: "https://cr-api.github.io/cr-api-assets/badges/" + name + ".png"}
+func badge(id int, name, category string) legacy.Badge {
+	return legacy.Badge{Name: name, Category: category, ID: id, Image: "https://cr-api.github.io/cr-api-assets/badges/" + name + ".png"}
 }
 
-func unknownBadge(id int) models.Badge {
-	return models.Badge{Name: "Badge " + strconv.Itoa(id), Category: "Unknown", ID: id, Image: "https://cr-api.github.io/cr-api-assets/badges/no_clan.png"}
+func unknownBadge(id int) legacy.Badge {
+	return legacy.Badge{Name: "Badge " + strconv.Itoa(id), Category: "Unknown", ID: id, Image: "https://cr-api.github.io/cr-api-assets/badges/no_clan.png"}
 }

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/crownsdev/crowns/models"
-	"github.com/crownsdev/crowns/upstream/wire"
+	"github.com/crownsdev/crowns/upstream/official"
 )
 
 // Advised waits of an UnavailableError when the upstream named none.
@@ -89,10 +89,10 @@ func (c *Client) report(ctx context.Context, f failure, attrs []any) {
 
 // errorBody reads an official error body for the log, with the token (in
 // case an answer ever echoes it) blanked out.
-func (c *Client) errorBody(body []byte) wire.ClientError {
-	var e wire.ClientError
+func (c *Client) errorBody(body []byte) official.ClientError {
+	var e official.ClientError
 	if json.Unmarshal(body, &e) != nil {
-		return wire.ClientError{}
+		return official.ClientError{}
 	}
 	e.Message = c.tokens.redact(e.Message)
 	e.Reason = c.tokens.redact(e.Reason)

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crownsdev/crowns/models/legacy"
+
 	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/upstream"
 )
@@ -110,7 +112,7 @@ func TestForbiddenLogsTheReasonButNotTheToken(t *testing.T) {
 func TestBadRequestIsInvalidAndNotRetried(t *testing.T) {
 	base, calls := countingUpstream(t, errorAnswer(400, "", `{"reason":"badRequest","message":"SECRET-UPSTREAM-DETAIL"}`))
 	client, logs := newClient(t, base, upstream.Config{})
-	_, err := client.SearchClans(context.Background(), models.ClanSearchQuery{Name: "royal", MinScore: -1})
+	_, err := client.SearchClans(context.Background(), legacy.ClanSearchQuery{Name: "royal", MinScore: -1})
 	var invalid *models.ValidationError
 	if !errors.Is(err, models.ErrInvalid) || !errors.As(err, &invalid) {
 		t.Fatalf("error %v, want a ValidationError", err)

@@ -3,7 +3,7 @@ package upstream
 import (
 	"context"
 
-	"github.com/crownsdev/crowns/upstream/wire"
+	"github.com/crownsdev/crowns/upstream/official"
 )
 
 // LocationListing is a region (IsCountry false, no code) or a country of
@@ -18,7 +18,7 @@ type LocationListing struct {
 // Locations lists the game's regions and countries (GET /locations, every
 // page).
 func (c *Client) Locations(ctx context.Context) ([]LocationListing, error) {
-	items, err := listAll[wire.Location](ctx, c, "/locations")
+	items, err := listAll[official.Location](ctx, c, "/locations")
 	if err != nil {
 		return nil, err
 	}

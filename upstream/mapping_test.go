@@ -8,13 +8,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crownsdev/crowns/models/legacy"
+
 	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/upstream"
 )
 
 func intPointer(v int) *int { return &v }
 
-func fixtureBattles(t *testing.T) []models.Battle {
+func fixtureBattles(t *testing.T) []legacy.Battle {
 	t.Helper()
 	client, _ := newClient(t, fakeUpstream(t, answerFile(t, "battlelog.json")), upstream.Config{})
 	battles, err := client.PlayerBattles(context.Background(), "P2Q8")
@@ -31,27 +33,27 @@ func TestBattleHeadlines(t *testing.T) {
 	battles := fixtureBattles(t)
 	tests := []struct {
 		name                          string
-		got                           models.Battle
+		got                           legacy.Battle
 		typ, challengeType, deckType  string
-		mode                          models.BattleMode
+		mode                          legacy.BattleMode
 		teamSize, team, opponent, won int
 		winCountBefore                *int
 		utc                           int64
 	}{
 		{"ladder", battles[0], "PvP", "", "slotDeck",
-			models.BattleMode{Name: "Ladder", Deck: "Collection", CardLevels: "Ladder", OvertimeSeconds: 60, Players: "PvP", SameDeck: true},
+			legacy.BattleMode{Name: "Ladder", Deck: "Collection", CardLevels: "Ladder", OvertimeSeconds: 60, Players: "PvP", SameDeck: true},
 			1, 3, 0, 3, nil, time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC).Unix()},
 		{"2v2 sides share their crowns", battles[1], "2v2", "", "slotDeck",
-			models.BattleMode{Name: "TeamVsTeam", Deck: "Collection", CardLevels: "Ladder", OvertimeSeconds: 60, Players: "TvT"},
+			legacy.BattleMode{Name: "TeamVsTeam", Deck: "Collection", CardLevels: "Ladder", OvertimeSeconds: 60, Players: "TvT"},
 			2, 2, 1, 1, nil, time.Date(2024, 3, 1, 10, 15, 0, 0, time.UTC).Unix()},
 		{"classic challenge", battles[2], "challenge", "classic", "slotDeck",
-			models.BattleMode{Name: "Challenge", Deck: "Collection", CardLevels: "Tournament", OvertimeSeconds: 180, Players: "PvP"},
+			legacy.BattleMode{Name: "Challenge", Deck: "Collection", CardLevels: "Tournament", OvertimeSeconds: 180, Players: "PvP"},
 			1, 1, 1, 0, intPointer(4), time.Date(2024, 3, 1, 9, 0, 0, 0, time.UTC).Unix()},
 		{"draft challenge in upper case", battles[3], "challenge", "unknown", "draftDeck",
-			models.BattleMode{Name: "Draft_Competitive", Deck: "Draft", CardLevels: "Tournament", OvertimeSeconds: 180, Players: "PvP"},
+			legacy.BattleMode{Name: "Draft_Competitive", Deck: "Draft", CardLevels: "Tournament", OvertimeSeconds: 180, Players: "PvP"},
 			1, 0, 2, -2, intPointer(0), time.Date(2024, 3, 1, 8, 0, 0, 0, time.UTC).Unix()},
 		{"unknown type kept, bad time last", battles[4], "riverRacePvP", "", "pickDeck",
-			models.BattleMode{Name: "CW_Battle_1v1", Deck: "Pick", CardLevels: "Ladder", OvertimeSeconds: 60, Players: "PvP"},
+			legacy.BattleMode{Name: "CW_Battle_1v1", Deck: "Pick", CardLevels: "Ladder", OvertimeSeconds: 60, Players: "PvP"},
 			1, 1, 0, 1, nil, 0},
 	}
 	for _, tt := range tests {
@@ -79,11 +81,11 @@ func TestBattleHeadlines(t *testing.T) {
 func TestBattleArenas(t *testing.T) {
 	battles := fixtureBattles(t)
 	tests := []struct {
-		got, want models.BattleArena
+		got, want legacy.BattleArena
 	}{
-		{battles[0].Arena, models.BattleArena{Name: "Master I", Arena: "League 4", ArenaID: 16, TrophyLimit: 4900}},
-		{battles[1].Arena, models.BattleArena{Name: "Barbarian Bowl", Arena: "Arena 3", ArenaID: 3, TrophyLimit: 600}},
-		{battles[2].Arena, models.BattleArena{Name: "Brand New Arena", Arena: "Brand New Arena", ArenaID: 54009999}}, // not in the catalog
+		{battles[0].Arena, legacy.BattleArena{Name: "Master I", Arena: "League 4", ArenaID: 16, TrophyLimit: 4900}},
+		{battles[1].Arena, legacy.BattleArena{Name: "Barbarian Bowl", Arena: "Arena 3", ArenaID: 3, TrophyLimit: 600}},
+		{battles[2].Arena, legacy.BattleArena{Name: "Brand New Arena", Arena: "Brand New Arena", ArenaID: 54009999}}, // not in the catalog
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {
@@ -113,7 +115,7 @@ func TestBattleParticipants(t *testing.T) {
 	if duo.Team[1].Clan != nil {
 		t.Errorf("clanless participant has clan %+v", duo.Team[1].Clan)
 	}
-	if got, want := duo.Opponent[0].Clan.Badge, (models.Badge{Name: "Badge 16999999", Category: "Unknown", ID: 16999999,
+	if got, want := duo.Opponent[0].Clan.Badge, (legacy.Badge{Name: "Badge 16999999", Category: "Unknown", ID: 16999999,
 		Image: "https://cr-api.github.io/cr-api-assets/badges/no_clan.png"}); got != want {
 		t.Errorf("badge outside the catalog %+v, want %+v", got, want)
 	}
@@ -127,19 +129,19 @@ func TestBattleCards(t *testing.T) {
 	ladder, duo := battles[0], battles[1]
 	tests := []struct {
 		name    string
-		got     models.Card
-		want    models.Card
+		got     legacy.Card
+		want    legacy.Card
 		upgrade string
 	}{
-		{"catalog fills a rare", ladder.Team[0].Deck[0], models.Card{Name: "Hog Rider", Level: 11, MaxLevel: 12, Rarity: "Rare",
+		{"catalog fills a rare", ladder.Team[0].Deck[0], legacy.Card{Name: "Hog Rider", Level: 11, MaxLevel: 12, Rarity: "Rare",
 			Icon: "https://icons.example/hog.png", Key: "hog-rider", Elixir: 4, Type: "Troop", Arena: 1, ID: 26000021}, "1250"},
-		{"maxed", ladder.Team[0].Deck[1], models.Card{Name: "Fireball", Level: 12, MaxLevel: 12, Rarity: "Rare",
+		{"maxed", ladder.Team[0].Deck[1], legacy.Card{Name: "Fireball", Level: 12, MaxLevel: 12, Rarity: "Rare",
 			Icon: "https://icons.example/fireball.png", Key: "fireball", Elixir: 4, Type: "Spell", Arena: 0, ID: 28000000}, `"Maxed"`},
-		{"upstream rarity and elixir win", duo.Team[0].Deck[1], models.Card{Name: "Giant", Level: 9, MaxLevel: 12, Rarity: "Rare",
+		{"upstream rarity and elixir win", duo.Team[0].Deck[1], legacy.Card{Name: "Giant", Level: 9, MaxLevel: 12, Rarity: "Rare",
 			Icon: "https://icons.example/giant.png", Key: "giant", Elixir: 5, Type: "Troop", Arena: 0, ID: 26000003}, "500"},
-		{"level one common", duo.Team[1].Deck[0], models.Card{Name: "Zap", Level: 1, MaxLevel: 14, Rarity: "Common",
+		{"level one common", duo.Team[1].Deck[0], legacy.Card{Name: "Zap", Level: 1, MaxLevel: 14, Rarity: "Common",
 			Icon: "https://icons.example/zap.png", Key: "zap", Elixir: 2, Type: "Spell", Arena: 5, ID: 28000008}, "2"},
-		{"card outside the catalog", duo.Opponent[1].Deck[0], models.Card{Name: "Brand New Card", Level: 3, MaxLevel: 6,
+		{"card outside the catalog", duo.Opponent[1].Deck[0], legacy.Card{Name: "Brand New Card", Level: 3, MaxLevel: 6,
 			Icon: "https://icons.example/new.png", ID: 26000998}, "null"},
 	}
 	for _, tt := range tests {
@@ -159,7 +161,7 @@ func TestBattleCards(t *testing.T) {
 	}
 }
 
-func equalCards(a, b models.Card) bool {
+func equalCards(a, b legacy.Card) bool {
 	ja, _ := json.Marshal(a)
 	jb, _ := json.Marshal(b)
 	return string(ja) == string(jb)
@@ -198,8 +200,8 @@ func TestBattlesAreTheNewestTwentyFive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(battles) != models.MaxBattles {
-		t.Fatalf("%d battles, want %d", len(battles), models.MaxBattles)
+	if len(battles) != legacy.MaxBattles {
+		t.Fatalf("%d battles, want %d", len(battles), legacy.MaxBattles)
 	}
 	newest := time.Date(2024, 3, 1, 30, 0, 0, 0, time.UTC).Unix()
 	for i, b := range battles {
@@ -249,13 +251,13 @@ func TestTournamentMapping(t *testing.T) {
 
 func TestSearchSendsTheFiltersAndReturnsCursors(t *testing.T) {
 	tests := []struct {
-		query models.ClanSearchQuery
+		query legacy.ClanSearchQuery
 		want  string
 	}{
-		{models.ClanSearchQuery{Name: "royal", MinScore: -1, Limit: 50}, "limit=50&name=royal"},
-		{models.ClanSearchQuery{MinScore: 0, LocationID: 57000016, MinMembers: 10, MaxMembers: 40, Limit: 5, After: "eyJwb3MiOjV9"},
+		{legacy.ClanSearchQuery{Name: "royal", MinScore: -1, Limit: 50}, "limit=50&name=royal"},
+		{legacy.ClanSearchQuery{MinScore: 0, LocationID: 57000016, MinMembers: 10, MaxMembers: 40, Limit: 5, After: "eyJwb3MiOjV9"},
 			"after=eyJwb3MiOjV9&limit=5&locationId=57000016&maxMembers=40&minMembers=10&minScore=0"},
-		{models.ClanSearchQuery{Name: "a b&c", MinScore: 1200, Before: "eyJwb3MiOjV9"}, "before=eyJwb3MiOjV9&minScore=1200&name=a+b%26c"},
+		{legacy.ClanSearchQuery{Name: "a b&c", MinScore: 1200, Before: "eyJwb3MiOjV9"}, "before=eyJwb3MiOjV9&minScore=1200&name=a+b%26c"},
 	}
 	for _, tt := range tests {
 		var sent string
@@ -273,8 +275,8 @@ func TestSearchSendsTheFiltersAndReturnsCursors(t *testing.T) {
 		if want := "/v1/clans?" + tt.want; sent != want {
 			t.Errorf("sent %s, want %s", sent, want)
 		}
-		want := models.ClanSearchResult{Tag: "C2Q8", Name: "x", Type: "open", Score: 5, MemberCount: 3, RequiredScore: 100, Donations: 7,
-			Badge:    models.Badge{Name: "Flame_01", Category: "01_Symbol", ID: 16000000, Image: "https://cr-api.github.io/cr-api-assets/badges/Flame_01.png"},
+		want := legacy.ClanSearchResult{Tag: "C2Q8", Name: "x", Type: "open", Score: 5, MemberCount: 3, RequiredScore: 100, Donations: 7,
+			Badge:    legacy.Badge{Name: "Flame_01", Category: "01_Symbol", ID: 16000000, Image: "https://cr-api.github.io/cr-api-assets/badges/Flame_01.png"},
 			Location: &models.Location{Name: "Europe", Code: "_EU"}}
 		if page.After != "A1" || page.Before != "B1" || len(page.Items) != 1 || page.Items[0].Location == nil ||
 			*page.Items[0].Location != *want.Location || page.Items[0].Badge != want.Badge {
@@ -292,7 +294,7 @@ func TestEmptySearchIsAnEmptyList(t *testing.T) {
 	client, _ := newClient(t, fakeUpstream(t, func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = w.Write([]byte(`{"items":[],"paging":{"cursors":{}}}`))
 	}), upstream.Config{})
-	page, err := client.SearchClans(context.Background(), models.ClanSearchQuery{Name: "zzzz", MinScore: -1})
+	page, err := client.SearchClans(context.Background(), legacy.ClanSearchQuery{Name: "zzzz", MinScore: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,9 +10,10 @@ import (
 	"time"
 
 	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/legacy"
 	"github.com/crownsdev/crowns/upstream"
+	"github.com/crownsdev/crowns/upstream/official"
 	"github.com/crownsdev/crowns/upstream/sandbox"
-	"github.com/crownsdev/crowns/upstream/wire"
 )
 
 // sandboxClient is the real client talking HTTP to a sandbox world.
@@ -31,7 +32,7 @@ var legacyClanTypes = map[string]string{"open": "open", "inviteOnly": "invite on
 func TestSandboxClanSearch(t *testing.T) {
 	client, world, _ := sandboxClient(t)
 	ctx := context.Background()
-	page, err := client.SearchClans(ctx, models.ClanSearchQuery{Name: "the", MinScore: -1, Limit: 10})
+	page, err := client.SearchClans(ctx, legacy.ClanSearchQuery{Name: "the", MinScore: -1, Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,14 +52,14 @@ func TestSandboxClanSearch(t *testing.T) {
 			t.Errorf("result %s location %+v, world %+v", got.Tag, got.Location, clan.Location)
 		}
 	}
-	next, err := client.SearchClans(ctx, models.ClanSearchQuery{Name: "the", MinScore: -1, Limit: 10, After: page.After})
+	next, err := client.SearchClans(ctx, legacy.ClanSearchQuery{Name: "the", MinScore: -1, Limit: 10, After: page.After})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if next.Before == "" || len(next.Items) == 0 || next.Items[0].Tag == page.Items[0].Tag {
 		t.Fatalf("the next page %+v does not follow", next)
 	}
-	if _, err := client.SearchClans(ctx, models.ClanSearchQuery{Name: "ab", MinScore: -1}); !errors.Is(err, models.ErrInvalid) {
+	if _, err := client.SearchClans(ctx, legacy.ClanSearchQuery{Name: "ab", MinScore: -1}); !errors.Is(err, models.ErrInvalid) {
 		t.Fatalf("a too short name: %v, want invalid", err)
 	}
 }
@@ -102,11 +103,11 @@ func TestSandboxBattles(t *testing.T) {
 			t.Fatal(err)
 		}
 		log, _ := world.BattleLog(tag)
-		if len(battles) != models.MaxBattles || len(log) < models.MaxBattles {
+		if len(battles) != legacy.MaxBattles || len(log) < legacy.MaxBattles {
 			t.Fatalf("%s: %d battles from a log of %d", tag, len(battles), len(log))
 		}
 		for i, b := range battles {
-			at, _ := wire.ParseTime(log[i].BattleTime)
+			at, _ := official.ParseTime(log[i].BattleTime)
 			if b.UTCTime != at.Unix() || b.Team[0].Tag != tag || b.Winner != b.TeamCrowns-b.OpponentCrowns || b.TeamSize != len(log[i].Team) {
 				t.Fatalf("%s battle %d: %+v", tag, i, b)
 			}

@@ -6,7 +6,7 @@ import (
 	"strconv"
 
 	"github.com/crownsdev/crowns/models"
-	"github.com/crownsdev/crowns/upstream/wire"
+	"github.com/crownsdev/crowns/upstream/official"
 )
 
 // invalidTournamentSearchMessage is the caller-safe text of a tournament
@@ -15,13 +15,13 @@ const invalidTournamentSearchMessage = "invalid tournament search: the game API 
 
 // Tournament returns a tournament with its members (GET /tournaments/%23TAG).
 func (c *Client) Tournament(ctx context.Context, tag string) (models.TournamentDetails, error) {
-	var t wire.Tournament
+	var t official.Tournament
 	if err := c.get(ctx, request{path: "/tournaments/" + tagPath(tag)}, &t); err != nil {
 		return models.TournamentDetails{}, err
 	}
 	details := tournamentHeader(t.TournamentHeader)
-	details.StartedTime, _ = wire.ParseTime(t.StartedTime)
-	details.EndedTime, _ = wire.ParseTime(t.EndedTime)
+	details.StartedTime, _ = official.ParseTime(t.StartedTime)
+	details.EndedTime, _ = official.ParseTime(t.EndedTime)
 	details.EndedTimeRaw = t.EndedTime
 	details.Members = make([]models.TournamentMember, 0, len(t.MembersList))
 	for _, m := range t.MembersList {
@@ -38,7 +38,7 @@ func (c *Client) SearchTournaments(ctx context.Context, name string, limit int) 
 	if limit > 0 {
 		params.Set("limit", strconv.Itoa(limit))
 	}
-	var list wire.List[wire.TournamentHeader]
+	var list official.List[official.TournamentHeader]
 	if err := c.get(ctx, request{path: "/tournaments", query: params, invalid: invalidTournamentSearchMessage}, &list); err != nil {
 		return nil, err
 	}
@@ -49,8 +49,8 @@ func (c *Client) SearchTournaments(ctx context.Context, name string, limit int) 
 	return out, nil
 }
 
-func tournamentHeader(h wire.TournamentHeader) models.TournamentDetails {
-	created, _ := wire.ParseTime(h.CreatedTime)
+func tournamentHeader(h official.TournamentHeader) models.TournamentDetails {
+	created, _ := official.ParseTime(h.CreatedTime)
 	return models.TournamentDetails{
 		Tag:                 bareTag(h.Tag),
 		Type:                tournamentTypeOf(h.Type),

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"golang.org/x/sync/errgroup"
 
 	"github.com/crownsdev/crowns/models"
@@ -65,12 +67,12 @@ func runCold(ctx context.Context, req request, stdout io.Writer, progress func(s
 		return err
 	}
 	defer os.RemoveAll(dataDir)
-	store, err := openStore(ctx, req.databaseURL, dataDir)
+	db, err := openStore(ctx, req.databaseURL, dataDir)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
-	clans := models.NewClanStore(store)
+	defer db.Close()
+	clans := db
 	if tracked, err := clans.ListTrackedClans(ctx, true); err != nil || len(tracked) > 0 {
 		return errors.Join(err, errors.New("the database already holds tracked clans: run the bench on an empty database or schema (it fills it)"))
 	}
@@ -82,11 +84,11 @@ func runCold(ctx context.Context, req request, stdout io.Writer, progress func(s
 	world := sandbox.NewWorld(sandbox.Config{Clans: max(req.coldClans, sandbox.DefaultClans), TrackAddress: trackAddress, Clock: clock})
 
 	progress("history read: a 50-member clan with %d days of 4-hourly history", historyDays+1)
-	if err := coldHistoryRead(ctx, store, clans, world, clock, &report); err != nil {
+	if err := coldHistoryRead(ctx, db, clans, world, clock, &report); err != nil {
 		return err
 	}
 	progress("scheduler tick: tracking %d clans, then snapshotting them all in the next slot", req.coldClans)
-	if err := coldTick(ctx, store, clans, world, clock, req, &report); err != nil {
+	if err := coldTick(ctx, db, clans, world, clock, req, &report); err != nil {
 		return err
 	}
 	report.Targets = []target{
@@ -107,9 +109,9 @@ func runCold(ctx context.Context, req request, stdout io.Writer, progress func(s
 }
 
 // coldHistoryRead seeds the first 50-member clan of the world with 8 days
-// of history and times reads of its 7-day window by a ClanStore of its
-// own (the dictionary read once, as a warm process has it).
-func coldHistoryRead(ctx context.Context, store *models.Store, clans *models.ClanStore, world *sandbox.World, clock *models.ManualClock, report *coldReport) error {
+// of history and times reads of its 7-day window (the player dictionary
+// cached, as a warm process has it).
+func coldHistoryRead(ctx context.Context, db *store.Store, clans *store.Store, world *sandbox.World, clock *models.ManualClock, report *coldReport) error {
 	var tag string
 	for _, candidate := range world.ClanTags() {
 		if clan, ok := world.Clan(candidate); ok && len(clan.MemberList) == 50 {
@@ -124,7 +126,7 @@ func coldHistoryRead(ctx context.Context, store *models.Store, clans *models.Cla
 	if err := seedClans(ctx, clans, []string{tag}, len(world.ClanTags()), historyDays, now, trackAddress); err != nil {
 		return err
 	}
-	reader := models.NewClanStore(store)
+	reader := db
 	from, to := models.HistoryWindow(now, historyDays)
 	latencies := make([]time.Duration, 0, coldHistoryReads)
 	for i := range coldHistoryReads + 1 {
@@ -147,7 +149,7 @@ func coldHistoryRead(ctx context.Context, store *models.Store, clans *models.Cla
 // coldTick tracks the tick's clans at the current slot, moves to the next
 // slot and times one tick of a fresh scheduler (cold dictionary cache, as
 // after a restart) against the sandbox over HTTP.
-func coldTick(ctx context.Context, store *models.Store, clans *models.ClanStore, world *sandbox.World, clock *models.ManualClock, req request, report *coldReport) error {
+func coldTick(ctx context.Context, db *store.Store, clans *store.Store, world *sandbox.World, clock *models.ManualClock, req request, report *coldReport) error {
 	baseURL, stop, err := sandbox.Start(ctx, world, "127.0.0.1:0")
 	if err != nil {
 		return err
@@ -177,7 +179,7 @@ func coldTick(ctx context.Context, store *models.Store, clans *models.ClanStore,
 	if err != nil {
 		return err
 	}
-	sched, err := scheduler.New(models.NewClanStore(store), client, scheduler.Config{
+	sched, err := scheduler.New(db, client, scheduler.Config{
 		TrackAddress: trackAddress, Concurrency: coldConcurrency, RatePerSecond: math.MaxFloat64, Clock: clock,
 	})
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/models/store/storetest"
 )
 
 // rowNames are the rows every run reports, each for bare and crowns.
@@ -66,7 +66,7 @@ func TestBenchRunsEndToEndInATinyConfiguration(t *testing.T) {
 		url  func(*testing.T) string
 	}{
 		{"sqlite", func(*testing.T) string { return "" }},
-		{"postgres", func(t *testing.T) string { return dbtest.PostgresURL(t) }},
+		{"postgres", func(t *testing.T) string { return storetest.PostgresURL(t) }},
 	}
 	for _, engine := range engines {
 		t.Run(engine.name, func(t *testing.T) {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"golang.org/x/sync/errgroup"
 
 	"github.com/crownsdev/crowns/keys"
@@ -29,7 +31,7 @@ func seed(ctx context.Context, req request, dataDir, secret string, r *report) (
 		return out, err
 	}
 	defer store.Close()
-	clans := models.NewClanStore(store)
+	clans := store
 	lastEvent, err := store.LastKeyEventID(ctx)
 	if err != nil {
 		return out, err
@@ -75,8 +77,8 @@ func seed(ctx context.Context, req request, dataDir, secret string, r *report) (
 
 // openStore opens and migrates the database at url, or the SQLite file
 // in dataDir.
-func openStore(ctx context.Context, url, dataDir string) (*models.Store, error) {
-	store, err := models.Open(ctx, models.DatabaseConfig{URL: url, DataDir: dataDir})
+func openStore(ctx context.Context, url, dataDir string) (*store.Store, error) {
+	store, err := store.Open(ctx, store.DatabaseConfig{URL: url, DataDir: dataDir})
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
@@ -122,7 +124,7 @@ func seedKeys(ctx context.Context, service *keys.Service, n int) ([]string, erro
 // historyDays days ago to now, each snapshot what the sandbox served at
 // that slot. The first slot is stored by the track itself, the others in
 // one batch per clan.
-func seedClans(ctx context.Context, clans *models.ClanStore, tags []string, worldClans, historyDays int, now time.Time, trackAddress string) error {
+func seedClans(ctx context.Context, clans *store.Store, tags []string, worldClans, historyDays int, now time.Time, trackAddress string) error {
 	from, _ := models.HistoryWindow(now, historyDays)
 	var slots []time.Time
 	for slot := from; !slot.After(now); slot = slot.Add(4 * time.Hour) {
@@ -164,7 +166,7 @@ func benchClanTags(n int, trackAddress string) (tags []string, worldClans int) {
 }
 
 // seedClan tracks one clan at the first slot and stores the others.
-func seedClan(ctx context.Context, clans *models.ClanStore, world *sandbox.World, clock *models.ManualClock, tag string, slots []time.Time) error {
+func seedClan(ctx context.Context, clans *store.Store, world *sandbox.World, clock *models.ManualClock, tag string, slots []time.Time) error {
 	clanAt := func(slot time.Time) (models.ClanDetails, error) {
 		clock.Set(slot.Add(time.Minute))
 		clan, ok := world.Clan(tag)

@@ -11,6 +11,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/scheduler"
 )
@@ -84,12 +86,12 @@ func runClans(ctx context.Context, env cli, args []string) int {
 	if done {
 		return code
 	}
-	cfg, log, store, _, code := openCommandDatabase(ctx, env, "crowns clans "+req.action)
+	cfg, log, db, _, code := openCommandDatabase(ctx, env, "crowns clans "+req.action)
 	if code != exitOK {
 		return code
 	}
-	defer store.Close()
-	clans := models.NewClanStore(store)
+	defer db.Close()
+	clans := db
 	var err error
 	switch req.action {
 	case "track":
@@ -111,7 +113,7 @@ func runClans(ctx context.Context, env cli, args []string) int {
 
 // trackAsOperator fetches the clan from the configured upstream and
 // tracks it without the description check.
-func trackAsOperator(ctx context.Context, env cli, cfg config, log *slog.Logger, clans *models.ClanStore, tag string) error {
+func trackAsOperator(ctx context.Context, env cli, cfg config, log *slog.Logger, clans *store.Store, tag string) error {
 	game, err := openGameSource(cfg, env.clock, log)
 	if err != nil {
 		return err
@@ -139,7 +141,7 @@ func trackAsOperator(ctx context.Context, env cli, cfg config, log *slog.Logger,
 	return err
 }
 
-func untrackClan(ctx context.Context, env cli, clans *models.ClanStore, tag string) error {
+func untrackClan(ctx context.Context, env cli, clans *store.Store, tag string) error {
 	changed, err := clans.Untrack(ctx, tag, env.clock.Now())
 	if err != nil {
 		return err
@@ -152,7 +154,7 @@ func untrackClan(ctx context.Context, env cli, clans *models.ClanStore, tag stri
 	return err
 }
 
-func setWeekly(ctx context.Context, env cli, clans *models.ClanStore, tag string, on bool) error {
+func setWeekly(ctx context.Context, env cli, clans *store.Store, tag string, on bool) error {
 	changed, err := clans.SetWeekly(ctx, tag, on)
 	if err != nil {
 		return err
@@ -167,7 +169,7 @@ func setWeekly(ctx context.Context, env cli, clans *models.ClanStore, tag string
 }
 
 // listClans writes the table of tracked clans.
-func listClans(ctx context.Context, out io.Writer, clans *models.ClanStore, all bool) error {
+func listClans(ctx context.Context, out io.Writer, clans *store.Store, all bool) error {
 	list, err := clans.ListTrackedClans(ctx, all)
 	if err != nil {
 		return err

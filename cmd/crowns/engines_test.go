@@ -5,7 +5,7 @@ import (
 	"encoding/base64"
 	"testing"
 
-	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/models/store/storetest"
 )
 
 // commandEngine is a database a command test runs on: its
@@ -19,7 +19,7 @@ type commandEngine struct {
 func commandEngines() []commandEngine {
 	return []commandEngine{
 		{"sqlite", func(*testing.T) string { return "" }},
-		{"postgres", func(t *testing.T) string { return dbtest.PostgresURL(t) }},
+		{"postgres", func(t *testing.T) string { return storetest.PostgresURL(t) }},
 	}
 }
 

@@ -3,6 +3,8 @@ package main
 import (
 	"log/slog"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"github.com/crownsdev/crowns/bot"
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
@@ -13,7 +15,7 @@ import (
 // log channel's position in the key-event outbox). weekly switches weekly
 // clan collection for /clan weekly; pass a literal nil while clan tracking
 // is not wired (a typed nil pointer would not read as absent).
-func newKeyDesk(cfg config, store *models.Store, keyService *keys.Service, weekly bot.WeeklyCollection, log *slog.Logger, clock models.Clock) (*bot.Bot, error) {
+func newKeyDesk(cfg config, db *store.Store, keyService *keys.Service, weekly bot.WeeklyCollection, log *slog.Logger, clock models.Clock) (*bot.Bot, error) {
 	return bot.New(bot.Config{
 		Token:        cfg.DiscordToken,
 		GuildID:      cfg.DiscordGuildID,
@@ -22,5 +24,5 @@ func newKeyDesk(cfg config, store *models.Store, keyService *keys.Service, weekl
 		Prefix:       cfg.DiscordPrefix,
 		Clock:        clock,
 		Logger:       log,
-	}, bot.Dependencies{Keys: keyService, Cursors: store, Weekly: weekly})
+	}, bot.Dependencies{Keys: keyService, Cursors: db, Weekly: weekly})
 }

@@ -5,9 +5,11 @@ import (
 	"log/slog"
 	"testing"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
-	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/models/store/storetest"
 )
 
 func TestNewKeyDeskFromTheDiscordSettings(t *testing.T) {
@@ -28,12 +30,12 @@ func TestNewKeyDeskFromTheDiscordSettings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			store := dbtest.Open(t, models.DialectSQLite)
-			service, err := keys.NewService(store, keys.Config{Secret: bytes.Repeat([]byte{7}, 32)})
+			db := storetest.Open(t, store.DialectSQLite)
+			service, err := keys.NewService(db, keys.Config{Secret: bytes.Repeat([]byte{7}, 32)})
 			if err != nil {
 				t.Fatal(err)
 			}
-			desk, err := newKeyDesk(cfg, store, service, nil, slog.New(slog.DiscardHandler), models.SystemClock{})
+			desk, err := newKeyDesk(cfg, db, service, nil, slog.New(slog.DiscardHandler), models.SystemClock{})
 			if (err != nil) != tt.wantErr || (desk == nil) != tt.wantErr {
 				t.Errorf("newKeyDesk = %v, %v; want error %v", desk, err, tt.wantErr)
 			}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
 )
@@ -30,6 +32,6 @@ func loadSecret(cfg config, log *slog.Logger) ([]byte, error) {
 }
 
 // newKeyService builds the developer-key service on store with secret.
-func newKeyService(secret []byte, store *models.Store, log *slog.Logger, clock models.Clock) (*keys.Service, error) {
-	return keys.NewService(store, keys.Config{Secret: secret, Clock: clock, Logger: log})
+func newKeyService(secret []byte, db *store.Store, log *slog.Logger, clock models.Clock) (*keys.Service, error) {
+	return keys.NewService(db, keys.Config{Secret: secret, Clock: clock, Logger: log})
 }

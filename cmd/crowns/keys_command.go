@@ -109,12 +109,12 @@ func runKeys(ctx context.Context, env cli, args []string) int {
 	if done {
 		return code
 	}
-	_, log, store, secret, code := openCommandDatabase(ctx, env, "crowns keys "+req.action)
+	_, log, db, secret, code := openCommandDatabase(ctx, env, "crowns keys "+req.action)
 	if code != exitOK {
 		return code
 	}
-	defer store.Close()
-	service, err := newKeyService(secret, store, log, env.clock)
+	defer db.Close()
+	service, err := newKeyService(secret, db, log, env.clock)
 	if err != nil {
 		fmt.Fprintf(env.stderr, "crowns keys %s: %v\n", req.action, err)
 		return exitFailure

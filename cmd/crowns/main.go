@@ -15,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
 )
@@ -128,47 +130,47 @@ func durationAsText(_ []string, a slog.Attr) slog.Attr {
 // openDatabase opens the configured database, applies pending migrations
 // and checks the key secret against the one the database was first used
 // with; it returns the store and the secret.
-func openDatabase(ctx context.Context, cfg config, log *slog.Logger, clock models.Clock) (*models.Store, []byte, error) {
+func openDatabase(ctx context.Context, cfg config, log *slog.Logger, clock models.Clock) (*store.Store, []byte, error) {
 	secret, err := loadSecret(cfg, log)
 	if err != nil {
 		return nil, nil, err
 	}
-	store, err := models.Open(ctx, models.DatabaseConfig{URL: cfg.DatabaseURL, DataDir: cfg.DataDir, Logger: log})
+	db, err := store.Open(ctx, store.DatabaseConfig{URL: cfg.DatabaseURL, DataDir: cfg.DataDir, Logger: log})
 	if err != nil {
 		return nil, nil, fmt.Errorf("open database: %w", err)
 	}
-	applied, err := store.Migrate(ctx)
+	applied, err := db.Migrate(ctx)
 	if err != nil {
-		_ = store.Close()
+		_ = db.Close()
 		return nil, nil, fmt.Errorf("migrate database: %w", err)
 	}
 	for _, name := range applied {
 		log.Info("applied database migration", "migration", name)
 	}
-	if err := keys.VerifySecret(ctx, store, secret, clock.Now()); err != nil {
-		_ = store.Close()
+	if err := keys.VerifySecret(ctx, db, secret, clock.Now()); err != nil {
+		_ = db.Close()
 		if errors.Is(err, keys.ErrSecretDiffers) {
 			return nil, nil, err
 		}
 		return nil, nil, fmt.Errorf("check key secret: %w", err)
 	}
-	return store, secret, nil
+	return db, secret, nil
 }
 
 // openCommandDatabase reads the configuration and opens the migrated
 // database for an operator command. When it cannot, it has written why to
 // stderr, prefixed with command, and code is the exit code to return.
-func openCommandDatabase(ctx context.Context, env cli, command string) (cfg config, log *slog.Logger, store *models.Store, secret []byte, code int) {
+func openCommandDatabase(ctx context.Context, env cli, command string) (cfg config, log *slog.Logger, db *store.Store, secret []byte, code int) {
 	cfg, log, ok := setup(env)
 	if !ok {
 		return config{}, nil, nil, nil, exitUsage
 	}
-	store, secret, err := openDatabase(ctx, cfg, log, env.clock)
+	db, secret, err := openDatabase(ctx, cfg, log, env.clock)
 	if err != nil {
 		fmt.Fprintf(env.stderr, "%s: %v\n", command, err)
 		return config{}, nil, nil, nil, startFailureCode(err)
 	}
-	return cfg, log, store, secret, exitOK
+	return cfg, log, db, secret, exitOK
 }
 
 // startFailureCode is the exit code of a process that could not start:

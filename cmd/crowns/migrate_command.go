@@ -19,12 +19,12 @@ func runMigrate(ctx context.Context, env cli, args []string) int {
 	if _, code, done := parseCommand(env, "crowns migrate", migrateUsageText, args, noArguments("crowns migrate")); done {
 		return code
 	}
-	_, _, store, _, code := openCommandDatabase(ctx, env, "crowns migrate")
+	_, _, db, _, code := openCommandDatabase(ctx, env, "crowns migrate")
 	if code != exitOK {
 		return code
 	}
-	defer store.Close()
-	version, err := store.SchemaVersion(ctx)
+	defer db.Close()
+	version, err := db.SchemaVersion(ctx)
 	if err != nil {
 		fmt.Fprintf(env.stderr, "crowns migrate: %v\n", err)
 		return exitFailure

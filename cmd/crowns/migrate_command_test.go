@@ -8,8 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crownsdev/crowns/models"
-	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/models/store"
+
+	"github.com/crownsdev/crowns/models/store/storetest"
 )
 
 // TestMigrateCommandAppliesEveryMigrationOnce: `crowns migrate` on a fresh
@@ -20,7 +21,7 @@ func TestMigrateCommandAppliesEveryMigrationOnce(t *testing.T) {
 	ctx := context.Background()
 	// The reference: a fresh database migrated by the model layer itself
 	// is at the latest version, with one row per migration.
-	reference := dbtest.Open(t, models.DialectSQLite)
+	reference := storetest.Open(t, store.DialectSQLite)
 	latest, migrationCount := schemaOf(t, reference)
 	var versions []int
 	if err := reference.DB(ctx).Raw(`SELECT version FROM schema_migrations ORDER BY version`).Scan(&versions).Error; err != nil {
@@ -62,12 +63,12 @@ func TestMigrateCommandAppliesEveryMigrationOnce(t *testing.T) {
 
 			openCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 			defer cancel()
-			store, err := models.Open(openCtx, models.DatabaseConfig{URL: env["CROWNS_DATABASE_URL"], DataDir: env["CROWNS_DATA_DIR"]})
+			db, err := store.Open(openCtx, store.DatabaseConfig{URL: env["CROWNS_DATABASE_URL"], DataDir: env["CROWNS_DATA_DIR"]})
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer store.Close()
-			if version, rows := schemaOf(t, store); version != latest || rows != migrationCount {
+			defer db.Close()
+			if version, rows := schemaOf(t, db); version != latest || rows != migrationCount {
 				t.Fatalf("after two runs the database is at version %d with %d recorded migrations, want %d and %d", version, rows, latest, migrationCount)
 			}
 		})
@@ -75,15 +76,15 @@ func TestMigrateCommandAppliesEveryMigrationOnce(t *testing.T) {
 }
 
 // schemaOf is store's schema version and its count of recorded migrations.
-func schemaOf(t *testing.T, store *models.Store) (version, migrations int) {
+func schemaOf(t *testing.T, db *store.Store) (version, migrations int) {
 	t.Helper()
 	ctx := context.Background()
-	version, err := store.SchemaVersion(ctx)
+	version, err := db.SchemaVersion(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var rows int64
-	if err := store.DB(ctx).Table("schema_migrations").Count(&rows).Error; err != nil {
+	if err := db.DB(ctx).Table("schema_migrations").Count(&rows).Error; err != nil {
 		t.Fatal(err)
 	}
 	return version, int(rows)

@@ -9,11 +9,12 @@ import (
 	"runtime/debug"
 	"sync"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/crownsdev/crowns/api"
 	"github.com/crownsdev/crowns/keys"
-	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/scheduler"
 	"github.com/crownsdev/crowns/upstream"
 )
@@ -72,8 +73,8 @@ func runServe(ctx context.Context, env cli, args []string) int {
 
 // node is one running crowns process: its parts and its background work.
 type node struct {
-	store  *models.Store
-	clans  *models.ClanStore
+	db     *store.Store
+	clans  *store.Store
 	keys   *keys.Service
 	game   *gameSource
 	api    *api.Server
@@ -106,20 +107,20 @@ func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger) (n *n
 		}
 	}()
 	var secret []byte
-	if n.store, secret, err = openDatabase(ctx, cfg, log, env.clock); err != nil {
+	if n.db, secret, err = openDatabase(ctx, cfg, log, env.clock); err != nil {
 		return n, err
 	}
 	if err = n.startMetrics(cfg, log); err != nil {
 		return n, err
 	}
-	if n.keys, err = newKeyService(secret, n.store, log, env.clock); err != nil {
+	if n.keys, err = newKeyService(secret, n.db, log, env.clock); err != nil {
 		return n, err
 	}
 	n.goBackground(func() { n.keys.Run(backgroundCtx) })
 	if n.game, err = openGameSource(cfg, env.clock, log); err != nil {
 		return n, err
 	}
-	n.clans = models.NewClanStore(n.store)
+	n.clans = n.db
 	if cfg.Roles.API {
 		if err = n.startCatalogRefresher(ctx, backgroundCtx, env, log); err != nil {
 			return n, err
@@ -139,7 +140,7 @@ func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger) (n *n
 		}
 	}
 	if cfg.Roles.Scheduler && cfg.Tournaments {
-		refresher, err := newTournamentRefresher(cfg, n.store, n.game.client, env.clock, log)
+		refresher, err := newTournamentRefresher(cfg, n.db, n.game.client, env.clock, log)
 		if err != nil {
 			return n, fmt.Errorf("tournament refresher: %w", err)
 		}
@@ -151,7 +152,7 @@ func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger) (n *n
 		}
 	}
 	if cfg.botEnabled() {
-		desk, err := newKeyDesk(cfg, n.store, n.keys, n.clans, log, env.clock)
+		desk, err := newKeyDesk(cfg, n.db, n.keys, n.clans, log, env.clock)
 		if err != nil {
 			return n, err
 		}
@@ -170,7 +171,7 @@ func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger) (n *n
 // location lists to use, then keeps them current in the background
 // (fetched at once, then daily) until background ends.
 func (n *node) startCatalogRefresher(ctx, background context.Context, env cli, log *slog.Logger) error {
-	refresher, err := upstream.NewCatalogRefresher(n.game.client, n.store, upstream.CatalogRefresherConfig{Clock: env.clock, Logger: log})
+	refresher, err := upstream.NewCatalogRefresher(n.game.client, n.db, upstream.CatalogRefresherConfig{Clock: env.clock, Logger: log})
 	if err != nil {
 		return err
 	}
@@ -203,8 +204,8 @@ func (n *node) startAPI(ctx context.Context, cfg config, env cli, log *slog.Logg
 		Metrics:           n.metricsRegisterer(),
 		Clock:             env.clock,
 		Logger:            log,
-	}, api.Dependencies{Keys: n.keys, Game: n.game.client, Health: n.store, Tracker: tracker, History: n.clans,
-		TournamentSource: n.game.client, TournamentStore: models.NewTournamentStore(n.store)})
+	}, api.Dependencies{Keys: n.keys, Game: n.game.client, Health: n.db, Tracker: tracker, History: n.clans,
+		TournamentSource: n.game.client, TournamentStore: n.db})
 	if err != nil {
 		return err
 	}
@@ -232,7 +233,7 @@ func (n *node) startMetrics(cfg config, log *slog.Logger) (err error) {
 	if cfg.MetricsAddr == metricsOff {
 		return nil
 	}
-	if n.registry, err = newMetricsRegistry(n.store); err != nil {
+	if n.registry, err = newMetricsRegistry(n.db); err != nil {
 		return err
 	}
 	n.metrics, err = startMetricsServer(cfg.MetricsAddr, n.registry, log, n.failures)
@@ -316,8 +317,8 @@ func (n *node) shutdown(cfg config, log *slog.Logger) {
 			log.Warn("sandbox shutdown", "error", err)
 		}
 	}
-	if n.store != nil {
-		if err := n.store.Close(); err != nil {
+	if n.db != nil {
+		if err := n.db.Close(); err != nil {
 			log.Warn("database close", "error", err)
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/crownsdev/crowns/models"
-	"github.com/crownsdev/crowns/models/dbtest"
+	"github.com/crownsdev/crowns/models/store/storetest"
 	"github.com/crownsdev/crowns/upstream/sandbox"
 )
 
@@ -133,7 +133,7 @@ func TestServeEmbeddedFirstStartPrintsAWorkingKey(t *testing.T) {
 }
 
 func TestServeOnPostgresPrintsNoKey(t *testing.T) {
-	n := startServe(t, useDatabase(map[string]string{"CROWNS_DATA_DIR": t.TempDir()}, dbtest.PostgresURL(t)))
+	n := startServe(t, useDatabase(map[string]string{"CROWNS_DATA_DIR": t.TempDir()}, storetest.PostgresURL(t)))
 	if code := getJSON(t, n.url("/readyz"), "", nil); code != http.StatusOK {
 		t.Fatalf("readyz: %d", code)
 	}
@@ -190,7 +190,7 @@ func TestServePrintsTheConfigurationWithSecretsMasked(t *testing.T) {
 	n := startServe(t, map[string]string{
 		"CROWNS_DATA_DIR":       t.TempDir(),
 		"CROWNS_SECRET":         secret,
-		"CROWNS_DATABASE_URL":   strings.Replace(dbtest.PostgresURL(t), "postgres@", "postgres:hunter2@", 1) + "&password=hunter3",
+		"CROWNS_DATABASE_URL":   strings.Replace(storetest.PostgresURL(t), "postgres@", "postgres:hunter2@", 1) + "&password=hunter3",
 		"CROWNS_UPSTREAM_TOKEN": "upstream-token-value",
 		"CROWNS_UPSTREAM_URL":   "http://127.0.0.1:1/v1",
 	})

@@ -7,6 +7,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/crownsdev/crowns/models/store"
+
 	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/scheduler"
 )
@@ -88,9 +90,9 @@ func (c config) tournamentRefreshSummary() slog.Value {
 
 // newTournamentRefresher builds the tournament refresher from the
 // configuration.
-func newTournamentRefresher(cfg config, store *models.Store, source scheduler.TournamentSource, clock models.Clock, log *slog.Logger) (*scheduler.TournamentRefresher, error) {
+func newTournamentRefresher(cfg config, db *store.Store, source scheduler.TournamentSource, clock models.Clock, log *slog.Logger) (*scheduler.TournamentRefresher, error) {
 	s := cfg.TournamentRefresh
-	return scheduler.NewTournamentRefresher(store, source, scheduler.TournamentRefresherConfig{
+	return scheduler.NewTournamentRefresher(db, source, scheduler.TournamentRefresherConfig{
 		SearchTerms:        s.SearchTerms,
 		DiscoverEvery:      s.DiscoveryInterval,
 		StaleAfter:         s.RefreshInterval,

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/crownsdev/crowns/upstream/catalog"
-	"github.com/crownsdev/crowns/upstream/wire"
+	"github.com/crownsdev/crowns/upstream/official"
 )
 
 // worldOriginUnix is when the world's history starts (2016-03-02 00:00
@@ -21,7 +21,7 @@ const (
 
 // unreleasedCard is a card the catalog does not know, which now and then
 // shows up in a deck, as a freshly released card would.
-var unreleasedCard = wire.Item{Name: "Mystery Brewer", ID: 26000999, MaxLevel: 6, IconURLs: wire.IconURLs{Medium: cardIcon("mystery-brewer")}}
+var unreleasedCard = official.Item{Name: "Mystery Brewer", ID: 26000999, MaxLevel: 6, IconURLs: official.IconURLs{Medium: cardIcon("mystery-brewer")}}
 
 // cardIcon is the picture of a card key.
 func cardIcon(key string) string {
@@ -29,19 +29,19 @@ func cardIcon(key string) string {
 }
 
 // itemOf is a catalog card as the official card list shows it.
-func itemOf(card catalog.Card) wire.Item {
-	return wire.Item{Name: card.Name, ID: card.ID, MaxLevel: catalog.MaxLevel(card.Rarity), IconURLs: wire.IconURLs{Medium: cardIcon(card.Key)}}
+func itemOf(card catalog.Card) official.Item {
+	return official.Item{Name: card.Name, ID: card.ID, MaxLevel: catalog.MaxLevel(card.Rarity), IconURLs: official.IconURLs{Medium: cardIcon(card.Key)}}
 }
 
 // battleLogAt is the player's battle log at now, newest first.
-func (w *World) battleLogAt(p playerProfile, now time.Time) []wire.Battle {
+func (w *World) battleLogAt(p playerProfile, now time.Time) []official.Battle {
 	every := int64(p.battleEvery / time.Second)
 	latest := (now.Unix() - worldOriginUnix) / every
 	if latest >= 0 && w.battleTime(p, latest).After(now) {
 		latest--
 	}
 	count := minBattleLog + int(hashOf(w.seed, saltBattle, uint64(p.number))%(maxBattleLog-minBattleLog+1))
-	log := make([]wire.Battle, 0, count)
+	log := make([]official.Battle, 0, count)
 	for k := latest; k >= 0 && len(log) < count; k-- {
 		log = append(log, w.battle(p, k))
 	}
@@ -60,23 +60,23 @@ func (w *World) battleTime(p playerProfile, k int64) time.Time {
 // game mode and its share of all battles.
 type battleKind struct {
 	upstreamType string
-	mode         wire.GameMode
+	mode         official.GameMode
 	percent      int
 }
 
 // battleKinds are the world's battles; their shares add up to 100.
 var battleKinds = []battleKind{
-	{"PvP", wire.GameMode{ID: 72000006, Name: "Ladder"}, 50},
-	{"challenge", wire.GameMode{ID: 72000009, Name: "Challenge"}, 20},
-	{"casual2v2", wire.GameMode{ID: 72000045, Name: "TeamVsTeam"}, 10},
-	{"tournament", wire.GameMode{ID: 72000010, Name: "Tournament"}, 8},
-	{"clanMate", wire.GameMode{ID: 72000007, Name: "Friendly"}, 7},
-	{"riverRacePvP", wire.GameMode{ID: 72000201, Name: "CW_Battle_1v1"}, 5},
+	{"PvP", official.GameMode{ID: 72000006, Name: "Ladder"}, 50},
+	{"challenge", official.GameMode{ID: 72000009, Name: "Challenge"}, 20},
+	{"casual2v2", official.GameMode{ID: 72000045, Name: "TeamVsTeam"}, 10},
+	{"tournament", official.GameMode{ID: 72000010, Name: "Tournament"}, 8},
+	{"clanMate", official.GameMode{ID: 72000007, Name: "Friendly"}, 7},
+	{"riverRacePvP", official.GameMode{ID: 72000201, Name: "CW_Battle_1v1"}, 5},
 }
 
 // draftMode is the game mode of draft challenges, where decks are picked
 // from offered cards.
-var draftMode = wire.GameMode{ID: 72000013, Name: "Draft_Competitive"}
+var draftMode = official.GameMode{ID: 72000013, Name: "Draft_Competitive"}
 
 func chooseKind(d *draw) battleKind {
 	r := d.intn(100)
@@ -90,7 +90,7 @@ func chooseKind(d *draw) battleKind {
 }
 
 // battle derives the player's k-th battle.
-func (w *World) battle(p playerProfile, k int64) wire.Battle {
+func (w *World) battle(p playerProfile, k int64) official.Battle {
 	d := newDraw(w.seed, saltBattle, uint64(p.number), uint64(k))
 	at := w.battleTime(p, k)
 	trophies := w.trophiesAt(p, slotOf(at))
@@ -99,10 +99,10 @@ func (w *World) battle(p playerProfile, k int64) wire.Battle {
 		kind = battleKinds[0]
 	}
 	arena := w.arenaOf(trophies)
-	b := wire.Battle{
+	b := official.Battle{
 		Type:          kind.upstreamType,
-		BattleTime:    wire.FormatTime(at),
-		Arena:         wire.Arena{ID: arena.ID, Name: arena.Name},
+		BattleTime:    official.FormatTime(at),
+		Arena:         official.Arena{ID: arena.ID, Name: arena.Name},
 		GameMode:      kind.mode,
 		DeckSelection: "collection",
 	}
@@ -152,7 +152,7 @@ func crownsOf(d *draw) (mine, theirs int) {
 }
 
 // ladderTrophies adds the trophy-road facts of a 1v1 ladder battle.
-func (w *World) ladderTrophies(d *draw, b *wire.Battle, trophies, mine, theirs int) {
+func (w *World) ladderTrophies(d *draw, b *official.Battle, trophies, mine, theirs int) {
 	change := d.between(25, 35)
 	switch {
 	case mine == theirs:
@@ -168,8 +168,8 @@ func (w *World) ladderTrophies(d *draw, b *wire.Battle, trophies, mine, theirs i
 // side renders the players of one side. Teammates share their towers, so
 // each carries the side's crowns. battleIndex >= 0 marks the log owner's
 // side, whose deck varies a little from battle to battle.
-func (w *World) side(d *draw, players []playerProfile, crowns, against int, draft bool, battleIndex int64) []wire.BattlePlayer {
-	out := make([]wire.BattlePlayer, len(players))
+func (w *World) side(d *draw, players []playerProfile, crowns, against int, draft bool, battleIndex int64) []official.BattlePlayer {
+	out := make([]official.BattlePlayer, len(players))
 	for i, p := range players {
 		deck := p.deck[:]
 		switch {
@@ -178,7 +178,7 @@ func (w *World) side(d *draw, players []playerProfile, crowns, against int, draf
 		case i == 0 && battleIndex >= 0:
 			deck = w.variedDeck(d, p)
 		}
-		out[i] = wire.BattlePlayer{
+		out[i] = official.BattlePlayer{
 			Tag:    "#" + p.tag,
 			Name:   p.name,
 			Crowns: crowns,
@@ -211,25 +211,25 @@ func (w *World) variedDeck(d *draw, p playerProfile) []int {
 }
 
 // cardLevels renders a deck at the player's levels.
-func (w *World) cardLevels(d *draw, p playerProfile, deck []int) []wire.CardLevel {
-	out := make([]wire.CardLevel, len(deck))
+func (w *World) cardLevels(d *draw, p playerProfile, deck []int) []official.CardLevel {
+	out := make([]official.CardLevel, len(deck))
 	for i, id := range deck {
 		item := unreleasedCard
 		if card, ok := w.catalog.Card(id); ok {
 			item = itemOf(card)
 		}
-		out[i] = wire.CardLevel{Item: item, Level: max(item.MaxLevel-p.levelGap-d.intn(2), 1)}
+		out[i] = official.CardLevel{Item: item, Level: max(item.MaxLevel-p.levelGap-d.intn(2), 1)}
 	}
 	return out
 }
 
 // playerClan is the short form of the player's clan; nil when clanless.
-func (w *World) playerClan(p playerProfile) *wire.PlayerClan {
+func (w *World) playerClan(p playerProfile) *official.PlayerClan {
 	if p.clan < 0 {
 		return nil
 	}
 	c := w.clans[p.clan]
-	return &wire.PlayerClan{Tag: "#" + c.tag, Name: c.name, BadgeID: c.badgeID}
+	return &official.PlayerClan{Tag: "#" + c.tag, Name: c.name, BadgeID: c.badgeID}
 }
 
 // opponent is whom the player faced: a clanmate in clanMate battles,

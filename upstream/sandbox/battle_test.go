@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/crownsdev/crowns/upstream/catalog"
+	"github.com/crownsdev/crowns/upstream/official"
 	"github.com/crownsdev/crowns/upstream/sandbox"
-	"github.com/crownsdev/crowns/upstream/wire"
 )
 
 func TestBattleLogs(t *testing.T) {
@@ -19,14 +19,14 @@ func TestBattleLogs(t *testing.T) {
 	types := map[string]int{}
 	unknownCards := 0
 	for _, tag := range f.world.PlayerTags() {
-		log := decode[[]wire.Battle](t, f, playerPath(tag)+"/battlelog")
+		log := decode[[]official.Battle](t, f, playerPath(tag)+"/battlelog")
 		if len(log) < 25 || len(log) > 40 {
 			t.Fatalf("%s: %d battles", tag, len(log))
 		}
 		var previous time.Time
 		for i, b := range log {
 			types[b.Type]++
-			at, ok := wire.ParseTime(b.BattleTime)
+			at, ok := official.ParseTime(b.BattleTime)
 			if !ok || at.After(start) || (i > 0 && !at.Before(previous)) {
 				t.Fatalf("%s battle %d: time %q out of order or in the future", tag, i, b.BattleTime)
 			}
@@ -72,8 +72,8 @@ func TestBattleLogGrowsWithTheClock(t *testing.T) {
 	before, _ := f.world.BattleLog(tag)
 	f.clock.Advance(12 * time.Hour)
 	after, _ := f.world.BattleLog(tag)
-	newest, _ := wire.ParseTime(after[0].BattleTime)
-	previous, _ := wire.ParseTime(before[0].BattleTime)
+	newest, _ := official.ParseTime(after[0].BattleTime)
+	previous, _ := official.ParseTime(before[0].BattleTime)
 	if !newest.After(previous) {
 		t.Fatalf("newest battle %s after 12 hours, was %s: want a newer one", after[0].BattleTime, before[0].BattleTime)
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/crownsdev/crowns/upstream/catalog"
-	"github.com/crownsdev/crowns/upstream/wire"
+	"github.com/crownsdev/crowns/upstream/official"
 )
 
 // maxMembers is the most members a clan has.
@@ -78,7 +78,7 @@ func (w *World) clanNumber(tag string) (int, bool) {
 }
 
 // clanAt is the full answer of /clans/{tag} at now.
-func (w *World) clanAt(i int, now time.Time) wire.Clan {
+func (w *World) clanAt(i int, now time.Time) official.Clan {
 	c := w.clans[i]
 	members := w.membersAt(i, now)
 	trophies := make([]int, len(members))
@@ -95,9 +95,9 @@ func (w *World) clanAt(i int, now time.Time) wire.Clan {
 }
 
 // clanHeader is a clan as search lists it: no description, no members.
-func (w *World) clanHeader(i int, summary clanSummary) wire.Clan {
+func (w *World) clanHeader(i int, summary clanSummary) official.Clan {
 	c := w.clans[i]
-	out := wire.Clan{
+	out := official.Clan{
 		Tag:              "#" + c.tag,
 		Name:             c.name,
 		Type:             c.kind,
@@ -117,7 +117,7 @@ func (w *World) clanHeader(i int, summary clanSummary) wire.Clan {
 }
 
 // membersAt lists a clan's members at now, by clan rank.
-func (w *World) membersAt(i int, now time.Time) []wire.ClanMember {
+func (w *World) membersAt(i int, now time.Time) []official.ClanMember {
 	slot := slotOf(now)
 	c := w.clans[i]
 	type ranked struct {
@@ -137,19 +137,19 @@ func (w *World) membersAt(i int, now time.Time) []wire.ClanMember {
 		previousRank[m.player.number] = r + 1
 	}
 	slices.SortStableFunc(all, func(a, b ranked) int { return cmp.Compare(b.trophies, a.trophies) })
-	out := make([]wire.ClanMember, len(all))
+	out := make([]official.ClanMember, len(all))
 	for r, m := range all {
 		p := m.player
 		chest := w.chestPointsAt(p, slot)
 		arena := w.arenaOf(m.trophies)
-		out[r] = wire.ClanMember{
+		out[r] = official.ClanMember{
 			Tag:               "#" + p.tag,
 			Name:              p.name,
 			Role:              p.role,
-			LastSeen:          wire.FormatTime(w.lastSeen(p, now)),
+			LastSeen:          official.FormatTime(w.lastSeen(p, now)),
 			ExpLevel:          p.expLevel,
 			Trophies:          m.trophies,
-			Arena:             wire.Arena{ID: arena.ID, Name: arena.Name},
+			Arena:             official.Arena{ID: arena.ID, Name: arena.Name},
 			ClanRank:          r + 1,
 			PreviousClanRank:  previousRank[p.number],
 			Donations:         w.donationsAt(p, slot),

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/crownsdev/crowns/upstream/wire"
+	"github.com/crownsdev/crowns/upstream/official"
 )
 
 // Handler serves the world under /v1 as the official API does: any Bearer
@@ -24,7 +24,7 @@ func (w *World) Handler() http.Handler {
 	mux.HandleFunc("GET /v1/cards", w.serveCards)
 	mux.HandleFunc("GET /v1/locations", w.serveLocations)
 	mux.HandleFunc("/", func(rw http.ResponseWriter, r *http.Request) {
-		writeError(rw, http.StatusNotFound, wire.ReasonNotFound, "Unknown path: "+r.URL.Path)
+		writeError(rw, http.StatusNotFound, official.ReasonNotFound, "Unknown path: "+r.URL.Path)
 	})
 	return guard(mux)
 }
@@ -35,11 +35,11 @@ func guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 		if !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
-			writeError(rw, http.StatusForbidden, wire.ReasonAccessDenied, "Invalid authorization")
+			writeError(rw, http.StatusForbidden, official.ReasonAccessDenied, "Invalid authorization")
 			return
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			writeError(rw, http.StatusMethodNotAllowed, wire.ReasonBadRequest, "Only GET is supported")
+			writeError(rw, http.StatusMethodNotAllowed, official.ReasonBadRequest, "Only GET is supported")
 			return
 		}
 		next.ServeHTTP(rw, r)
@@ -50,7 +50,7 @@ func guard(next http.Handler) http.Handler {
 func writeJSON(rw http.ResponseWriter, status int, v any) {
 	body, err := json.Marshal(v)
 	if err != nil {
-		writeError(rw, http.StatusInternalServerError, wire.ReasonUnknown, "Unknown error")
+		writeError(rw, http.StatusInternalServerError, official.ReasonUnknown, "Unknown error")
 		return
 	}
 	rw.Header().Set("Content-Type", "application/json; charset=utf-8")
@@ -60,16 +60,16 @@ func writeJSON(rw http.ResponseWriter, status int, v any) {
 
 // writeError answers the official error body.
 func writeError(rw http.ResponseWriter, status int, reason, message string) {
-	body, _ := json.Marshal(wire.ClientError{Reason: reason, Message: message})
+	body, _ := json.Marshal(official.ClientError{Reason: reason, Message: message})
 	rw.Header().Set("Content-Type", "application/json; charset=utf-8")
 	rw.WriteHeader(status)
 	_, _ = rw.Write(body)
 }
 
 func badRequest(rw http.ResponseWriter, message string) {
-	writeError(rw, http.StatusBadRequest, wire.ReasonBadRequest, message)
+	writeError(rw, http.StatusBadRequest, official.ReasonBadRequest, message)
 }
 
 func notFound(rw http.ResponseWriter, r *http.Request) {
-	writeError(rw, http.StatusNotFound, wire.ReasonNotFound, "Not found with tag "+r.PathValue("tag"))
+	writeError(rw, http.StatusNotFound, official.ReasonNotFound, "Not found with tag "+r.PathValue("tag"))
 }

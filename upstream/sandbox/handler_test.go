@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/crownsdev/crowns/upstream/official"
 	"github.com/crownsdev/crowns/upstream/sandbox"
-	"github.com/crownsdev/crowns/upstream/wire"
 )
 
 func TestRequestsWithoutBearerTokenAreDenied(t *testing.T) {
@@ -28,7 +28,7 @@ func TestRequestsWithoutBearerTokenAreDenied(t *testing.T) {
 			t.Errorf("Authorization %q: status %d, want %d", tt.authorization, status, tt.want)
 		}
 		if tt.want == http.StatusForbidden {
-			assertReason(t, body, wire.ReasonAccessDenied)
+			assertReason(t, body, official.ReasonAccessDenied)
 		}
 	}
 }
@@ -54,7 +54,7 @@ func TestUnknownThingsAreNotFound(t *testing.T) {
 			t.Errorf("GET %s: status %d, want 404", path, status)
 			continue
 		}
-		assertReason(t, body, wire.ReasonNotFound)
+		assertReason(t, body, official.ReasonNotFound)
 	}
 	status, _ := f.get(t, "/clans/%23"+strings.ToLower(clan))
 	if status != http.StatusOK {
@@ -66,20 +66,20 @@ func TestClanSearchFilters(t *testing.T) {
 	f := newFixture(t, sandbox.Config{})
 	tests := []struct {
 		query string
-		check func(wire.Clan) bool
+		check func(official.Clan) bool
 	}{
-		{"name=royal", func(c wire.Clan) bool { return strings.Contains(strings.ToLower(c.Name), "royal") }},
-		{"name=KNIGHTS&limit=100", func(c wire.Clan) bool { return strings.Contains(strings.ToLower(c.Name), "knights") }},
-		{"locationId=57000016", func(c wire.Clan) bool { return c.Location != nil && c.Location.ID == 57000016 }},
-		{"minMembers=45&maxMembers=48", func(c wire.Clan) bool { return c.Members >= 45 && c.Members <= 48 }},
-		{"maxMembers=3", func(c wire.Clan) bool { return c.Members <= 3 }},
-		{"minScore=40000", func(c wire.Clan) bool { return c.ClanScore >= 40000 }},
-		{"name=the&minMembers=50", func(c wire.Clan) bool {
+		{"name=royal", func(c official.Clan) bool { return strings.Contains(strings.ToLower(c.Name), "royal") }},
+		{"name=KNIGHTS&limit=100", func(c official.Clan) bool { return strings.Contains(strings.ToLower(c.Name), "knights") }},
+		{"locationId=57000016", func(c official.Clan) bool { return c.Location != nil && c.Location.ID == 57000016 }},
+		{"minMembers=45&maxMembers=48", func(c official.Clan) bool { return c.Members >= 45 && c.Members <= 48 }},
+		{"maxMembers=3", func(c official.Clan) bool { return c.Members <= 3 }},
+		{"minScore=40000", func(c official.Clan) bool { return c.ClanScore >= 40000 }},
+		{"name=the&minMembers=50", func(c official.Clan) bool {
 			return strings.Contains(strings.ToLower(c.Name), "the") && c.Members == 50
 		}},
 	}
 	for _, tt := range tests {
-		list := decode[wire.List[wire.Clan]](t, f, "/clans?"+tt.query)
+		list := decode[official.List[official.Clan]](t, f, "/clans?"+tt.query)
 		if len(list.Items) < 2 {
 			t.Errorf("%s: %d results, want several", tt.query, len(list.Items))
 		}
@@ -110,22 +110,22 @@ func TestClanSearchRejectsBadQueries(t *testing.T) {
 			t.Errorf("%q: status %d, want 400", query, status)
 			continue
 		}
-		assertReason(t, body, wire.ReasonBadRequest)
+		assertReason(t, body, official.ReasonBadRequest)
 	}
 }
 
 func TestClanSearchPagesWithCursors(t *testing.T) {
 	f := newFixture(t, sandbox.Config{})
-	all := decode[wire.List[wire.Clan]](t, f, "/clans?name=the&limit=1000")
+	all := decode[official.List[official.Clan]](t, f, "/clans?name=the&limit=1000")
 	if len(all.Items) < 15 || all.Paging.Cursors.After != "" || all.Paging.Cursors.Before != "" {
 		t.Fatalf("the whole list: %d items, cursors %+v", len(all.Items), all.Paging.Cursors)
 	}
-	first := decode[wire.List[wire.Clan]](t, f, "/clans?name=the&limit=5")
+	first := decode[official.List[official.Clan]](t, f, "/clans?name=the&limit=5")
 	if first.Paging.Cursors.After == "" || first.Paging.Cursors.Before != "" {
 		t.Fatalf("first page cursors %+v", first.Paging.Cursors)
 	}
-	second := decode[wire.List[wire.Clan]](t, f, "/clans?name=the&limit=5&after="+first.Paging.Cursors.After)
-	back := decode[wire.List[wire.Clan]](t, f, "/clans?name=the&limit=5&before="+second.Paging.Cursors.Before)
+	second := decode[official.List[official.Clan]](t, f, "/clans?name=the&limit=5&after="+first.Paging.Cursors.After)
+	back := decode[official.List[official.Clan]](t, f, "/clans?name=the&limit=5&before="+second.Paging.Cursors.Before)
 	for i := range 5 {
 		if first.Items[i].Tag != all.Items[i].Tag || second.Items[i].Tag != all.Items[5+i].Tag || back.Items[i].Tag != all.Items[i].Tag {
 			t.Fatalf("position %d: pages do not follow the whole list", i)
@@ -139,8 +139,8 @@ func TestClanSearchPagesWithCursors(t *testing.T) {
 func TestClanMembersList(t *testing.T) {
 	f := newFixture(t, sandbox.Config{})
 	tag := busiestClan(t, f)
-	clan := decode[wire.Clan](t, f, clanPath(tag))
-	members := decode[wire.List[wire.ClanMember]](t, f, clanPath(tag)+"/members")
+	clan := decode[official.Clan](t, f, clanPath(tag))
+	members := decode[official.List[official.ClanMember]](t, f, clanPath(tag)+"/members")
 	if len(members.Items) != clan.Members {
 		t.Fatalf("%d members listed, clan says %d", len(members.Items), clan.Members)
 	}
@@ -167,11 +167,11 @@ func decodeStatus(t *testing.T, f fixture, path string) (int, bool) {
 
 func TestCatalogLists(t *testing.T) {
 	f := newFixture(t, sandbox.Config{})
-	cards := decode[wire.List[wire.Item]](t, f, "/cards")
+	cards := decode[official.List[official.Item]](t, f, "/cards")
 	if len(cards.Items) < 100 || cards.Paging != nil {
 		t.Fatalf("%d cards, paging %v", len(cards.Items), cards.Paging)
 	}
-	locations := decode[wire.List[wire.Location]](t, f, "/locations")
+	locations := decode[official.List[official.Location]](t, f, "/locations")
 	var countries int
 	for _, l := range locations.Items {
 		if l.IsCountry && l.CountryCode != "" {
@@ -185,7 +185,7 @@ func TestCatalogLists(t *testing.T) {
 
 func assertReason(t *testing.T, body []byte, reason string) {
 	t.Helper()
-	var e wire.ClientError
+	var e official.ClientError
 	if err := json.Unmarshal(body, &e); err != nil || e.Reason != reason || e.Message == "" {
 		t.Errorf("error body %s, want reason %q and a message", body, reason)
 	}

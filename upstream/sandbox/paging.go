@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"strconv"
 
-	"github.com/crownsdev/crowns/upstream/wire"
+	"github.com/crownsdev/crowns/upstream/official"
 )
 
 // Page size bounds of lists.
@@ -43,7 +43,7 @@ func decodeCursor(marker string) (int, bool) {
 // markers of the neighbouring pages.
 type page struct {
 	from, to int
-	paging   *wire.Paging
+	paging   *official.Paging
 }
 
 // pageOf reads limit, after and before for a list of total items. The
@@ -75,7 +75,7 @@ func pageOf(total int, q url.Values) (page, string) {
 		to = min(pos, total)
 		from = max(to-limit, 0)
 	}
-	p := page{from: from, to: to, paging: &wire.Paging{}}
+	p := page{from: from, to: to, paging: &official.Paging{}}
 	if to < total {
 		p.paging.Cursors.After = encodeCursor(to)
 	}

@@ -4,11 +4,11 @@ import (
 	"net/http"
 
 	"github.com/crownsdev/crowns/upstream/catalog"
-	"github.com/crownsdev/crowns/upstream/wire"
+	"github.com/crownsdev/crowns/upstream/official"
 )
 
 func (w *World) serveCards(rw http.ResponseWriter, _ *http.Request) {
-	list := wire.List[wire.Item]{Items: make([]wire.Item, 0, len(w.cards))}
+	list := official.List[official.Item]{Items: make([]official.Item, 0, len(w.cards))}
 	for _, card := range w.cards {
 		list.Items = append(list.Items, itemOf(card))
 	}
@@ -16,7 +16,7 @@ func (w *World) serveCards(rw http.ResponseWriter, _ *http.Request) {
 }
 
 func (w *World) serveLocations(rw http.ResponseWriter, _ *http.Request) {
-	list := wire.List[wire.Location]{Items: make([]wire.Location, 0, len(w.locations)), Paging: &wire.Paging{}}
+	list := official.List[official.Location]{Items: make([]official.Location, 0, len(w.locations)), Paging: &official.Paging{}}
 	for _, l := range w.locations {
 		list.Items = append(list.Items, wireLocation(l))
 	}
@@ -25,6 +25,6 @@ func (w *World) serveLocations(rw http.ResponseWriter, _ *http.Request) {
 
 // wireLocation is a catalog location as the official API shows it: no
 // code for a region.
-func wireLocation(l catalog.Location) wire.Location {
-	return wire.Location{ID: l.ID, Name: l.Name, IsCountry: l.IsCountry, CountryCode: l.CountryCode}
+func wireLocation(l catalog.Location) official.Location {
+	return official.Location{ID: l.ID, Name: l.Name, IsCountry: l.IsCountry, CountryCode: l.CountryCode}
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/crownsdev/crowns/upstream/wire"
+	"github.com/crownsdev/crowns/upstream/official"
 )
 
 // clanFilter is a parsed clan search.
@@ -68,7 +68,7 @@ func (w *World) serveClanSearch(rw http.ResponseWriter, r *http.Request) {
 		badRequest(rw, problem)
 		return
 	}
-	list := wire.List[wire.Clan]{Items: make([]wire.Clan, 0, p.to-p.from), Paging: p.paging}
+	list := official.List[official.Clan]{Items: make([]official.Clan, 0, p.to-p.from), Paging: p.paging}
 	for _, i := range matches[p.from:p.to] {
 		list.Items = append(list.Items, w.clanHeader(i, summaries[i]))
 	}
@@ -106,5 +106,5 @@ func (w *World) serveClanMembers(rw http.ResponseWriter, r *http.Request) {
 		badRequest(rw, problem)
 		return
 	}
-	writeJSON(rw, http.StatusOK, wire.List[wire.ClanMember]{Items: members[p.from:p.to], Paging: p.paging})
+	writeJSON(rw, http.StatusOK, official.List[official.ClanMember]{Items: members[p.from:p.to], Paging: p.paging})
 }

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/crownsdev/crowns/upstream/wire"
+	"github.com/crownsdev/crowns/upstream/official"
 )
 
 // playerOf resolves the player of the request's tag, answering 404 itself
@@ -32,13 +32,13 @@ func (w *World) serveBattleLog(rw http.ResponseWriter, r *http.Request) {
 }
 
 // profileAt is the answer of /players/{tag} at now.
-func (w *World) profileAt(p playerProfile, now time.Time) wire.Player {
+func (w *World) profileAt(p playerProfile, now time.Time) official.Player {
 	slot := slotOf(now)
 	trophies := w.trophiesAt(p, slot)
 	battles := max((now.Unix()-worldOriginUnix)/int64(p.battleEvery/time.Second), 0)
 	wins := int(battles * 48 / 100)
 	arena := w.arenaOf(trophies)
-	return wire.Player{
+	return official.Player{
 		Tag:               "#" + p.tag,
 		Name:              p.name,
 		ExpLevel:          p.expLevel,
@@ -51,6 +51,6 @@ func (w *World) profileAt(p playerProfile, now time.Time) wire.Player {
 		Donations:         w.donationsAt(p, slot),
 		DonationsReceived: w.receivedAt(p, slot),
 		Clan:              w.playerClan(p),
-		Arena:             wire.Arena{ID: arena.ID, Name: arena.Name},
+		Arena:             official.Arena{ID: arena.ID, Name: arena.Name},
 	}
 }

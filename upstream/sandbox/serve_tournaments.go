@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/crownsdev/crowns/upstream/wire"
+	"github.com/crownsdev/crowns/upstream/official"
 )
 
 func (w *World) serveTournamentSearch(rw http.ResponseWriter, r *http.Request) {
@@ -27,7 +27,7 @@ func (w *World) serveTournamentSearch(rw http.ResponseWriter, r *http.Request) {
 		badRequest(rw, problem)
 		return
 	}
-	list := wire.List[wire.TournamentHeader]{Items: make([]wire.TournamentHeader, 0, p.to-p.from), Paging: p.paging}
+	list := official.List[official.TournamentHeader]{Items: make([]official.TournamentHeader, 0, p.to-p.from), Paging: p.paging}
 	for _, t := range matches[p.from:p.to] {
 		list.Items = append(list.Items, w.headerAt(t, now))
 	}

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/crownsdev/crowns/upstream/wire"
+	"github.com/crownsdev/crowns/upstream/official"
 )
 
 // tournamentsPerDay is how many tournaments the world's players create
@@ -108,8 +108,8 @@ func (t tournamentProfile) capacityAt(now time.Time) int {
 }
 
 // headerAt is the tournament as search lists it at now.
-func (w *World) headerAt(t tournamentProfile, now time.Time) wire.TournamentHeader {
-	return wire.TournamentHeader{
+func (w *World) headerAt(t tournamentProfile, now time.Time) official.TournamentHeader {
+	return official.TournamentHeader{
 		Tag:                 "#" + t.tag,
 		Type:                t.kind,
 		Status:              t.statusAt(now),
@@ -121,34 +121,34 @@ func (w *World) headerAt(t tournamentProfile, now time.Time) wire.TournamentHead
 		MaxCapacity:         t.maxCapacity,
 		PreparationDuration: int(t.preparation / time.Second),
 		Duration:            int(t.duration / time.Second),
-		CreatedTime:         wire.FormatTime(t.created),
-		GameMode:            wire.GameMode{ID: t.gameModeID},
+		CreatedTime:         official.FormatTime(t.created),
+		GameMode:            official.GameMode{ID: t.gameModeID},
 	}
 }
 
 // tournamentAt is the full answer of /tournaments/{tag} at now.
-func (w *World) tournamentAt(t tournamentProfile, now time.Time) wire.Tournament {
-	out := wire.Tournament{TournamentHeader: w.headerAt(t, now)}
+func (w *World) tournamentAt(t tournamentProfile, now time.Time) official.Tournament {
+	out := official.Tournament{TournamentHeader: w.headerAt(t, now)}
 	status := out.Status
 	if status != statusInPreparation {
-		out.StartedTime = wire.FormatTime(t.started())
+		out.StartedTime = official.FormatTime(t.started())
 	}
 	if status == statusEnded {
-		out.EndedTime = wire.FormatTime(t.ended())
+		out.EndedTime = official.FormatTime(t.ended())
 	}
 	played := min(max(now.Sub(t.started()), 0), t.duration)
-	out.MembersList = make([]wire.TournamentMember, out.Capacity)
+	out.MembersList = make([]official.TournamentMember, out.Capacity)
 	for i := range out.MembersList {
 		p := w.tournamentPlayer(t, i)
 		final := int(hashOf(w.seed, saltTournamentMember, uint64(t.number), uint64(i)) % 400)
-		out.MembersList[i] = wire.TournamentMember{
+		out.MembersList[i] = official.TournamentMember{
 			Tag:   "#" + p.tag,
 			Name:  p.name,
 			Score: int(int64(final) * int64(played) / int64(t.duration)),
 			Clan:  w.playerClan(p),
 		}
 	}
-	slices.SortStableFunc(out.MembersList, func(a, b wire.TournamentMember) int { return cmp.Compare(b.Score, a.Score) })
+	slices.SortStableFunc(out.MembersList, func(a, b official.TournamentMember) int { return cmp.Compare(b.Score, a.Score) })
 	for i := range out.MembersList {
 		out.MembersList[i].Rank = i + 1
 	}

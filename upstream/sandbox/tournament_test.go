@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crownsdev/crowns/upstream/official"
 	"github.com/crownsdev/crowns/upstream/sandbox"
-	"github.com/crownsdev/crowns/upstream/wire"
 )
 
 func TestTournamentsOfEveryKindExist(t *testing.T) {
@@ -15,7 +15,7 @@ func TestTournamentsOfEveryKindExist(t *testing.T) {
 	statuses := map[string]int{}
 	var thousand, full, protected int
 	for _, tag := range f.world.TournamentTags() {
-		tour := decode[wire.Tournament](t, f, "/tournaments/%23"+tag)
+		tour := decode[official.Tournament](t, f, "/tournaments/%23"+tag)
 		statuses[tour.Status]++
 		if tour.MaxCapacity == 1000 {
 			thousand++
@@ -40,9 +40,9 @@ func TestTournamentsOfEveryKindExist(t *testing.T) {
 
 func TestTournamentMovesThroughItsStatuses(t *testing.T) {
 	f := newFixture(t, sandbox.Config{})
-	var tour wire.Tournament
+	var tour official.Tournament
 	for _, tag := range f.world.TournamentTags() {
-		if tour = decode[wire.Tournament](t, f, "/tournaments/%23"+tag); tour.Status == "inPreparation" {
+		if tour = decode[official.Tournament](t, f, "/tournaments/%23"+tag); tour.Status == "inPreparation" {
 			break
 		}
 	}
@@ -54,14 +54,14 @@ func TestTournamentMovesThroughItsStatuses(t *testing.T) {
 			t.Fatalf("a score of %d before the start", m.Score)
 		}
 	}
-	created, _ := wire.ParseTime(tour.CreatedTime)
+	created, _ := official.ParseTime(tour.CreatedTime)
 	path := "/tournaments/" + strings.Replace(tour.Tag, "#", "%23", 1)
 	preparation := time.Duration(tour.PreparationDuration) * time.Second
 	duration := time.Duration(tour.Duration) * time.Second
 
 	f.clock.Set(created.Add(preparation + duration/2))
-	running := decode[wire.Tournament](t, f, path)
-	started, _ := wire.ParseTime(running.StartedTime)
+	running := decode[official.Tournament](t, f, path)
+	started, _ := official.ParseTime(running.StartedTime)
 	if running.Status != "inProgress" || !started.Equal(created.Add(preparation)) || running.EndedTime != "" {
 		t.Fatalf("half way: status %s, started %q, ended %q", running.Status, running.StartedTime, running.EndedTime)
 	}
@@ -70,8 +70,8 @@ func TestTournamentMovesThroughItsStatuses(t *testing.T) {
 	}
 
 	f.clock.Set(created.Add(preparation + duration + time.Minute))
-	over := decode[wire.Tournament](t, f, path)
-	ended, _ := wire.ParseTime(over.EndedTime)
+	over := decode[official.Tournament](t, f, path)
+	ended, _ := official.ParseTime(over.EndedTime)
 	if over.Status != "ended" || !ended.Equal(created.Add(preparation+duration)) {
 		t.Fatalf("after the end: status %s, ended %q", over.Status, over.EndedTime)
 	}
@@ -93,7 +93,7 @@ func TestTournamentSearchListsHeaders(t *testing.T) {
 	if status != 200 || bytes.Contains(body, []byte("membersList")) {
 		t.Fatalf("status %d, body carries members: %v", status, bytes.Contains(body, []byte("membersList")))
 	}
-	list := decode[wire.List[wire.TournamentHeader]](t, f, "/tournaments?name=CUP&limit=3")
+	list := decode[official.List[official.TournamentHeader]](t, f, "/tournaments?name=CUP&limit=3")
 	if len(list.Items) != 3 || list.Paging.Cursors.After == "" {
 		t.Fatalf("%d items, cursors %+v", len(list.Items), list.Paging.Cursors)
 	}

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/upstream/official"
 	"github.com/crownsdev/crowns/upstream/sandbox"
-	"github.com/crownsdev/crowns/upstream/wire"
 )
 
 // start is a Sunday afternoon, so that a few hours later the weekly
@@ -124,9 +124,9 @@ func TestSameSeedAndTimeAnswerTheSameBytes(t *testing.T) {
 func TestClanStatsEvolveWithTheClock(t *testing.T) {
 	f := newFixture(t, sandbox.Config{})
 	tag := busiestClan(t, f)
-	before := decode[wire.Clan](t, f, clanPath(tag))
+	before := decode[official.Clan](t, f, clanPath(tag))
 	f.clock.Advance(4 * time.Hour)
-	after := decode[wire.Clan](t, f, clanPath(tag))
+	after := decode[official.Clan](t, f, clanPath(tag))
 	if before.Members != after.Members || len(after.MemberList) != after.Members {
 		t.Fatalf("membership changed: %d then %d members", before.Members, after.Members)
 	}
@@ -154,9 +154,9 @@ func TestDonationsResetOnMonday(t *testing.T) {
 	f := newFixture(t, sandbox.Config{})
 	tag := busiestClan(t, f)
 	f.clock.Set(time.Date(2024, 3, 10, 23, 0, 0, 0, time.UTC)) // Sunday night
-	sunday := decode[wire.Clan](t, f, clanPath(tag))
+	sunday := decode[official.Clan](t, f, clanPath(tag))
 	f.clock.Set(time.Date(2024, 3, 11, 1, 0, 0, 0, time.UTC)) // Monday morning
-	monday := decode[wire.Clan](t, f, clanPath(tag))
+	monday := decode[official.Clan](t, f, clanPath(tag))
 	if monday.DonationsPerWeek >= sunday.DonationsPerWeek {
 		t.Fatalf("weekly donations went from %d on Sunday to %d on Monday, want a reset", sunday.DonationsPerWeek, monday.DonationsPerWeek)
 	}
@@ -170,20 +170,20 @@ func TestDonationsResetOnMonday(t *testing.T) {
 // busiestClan is a full clan, whose stats are sure to move.
 func busiestClan(t *testing.T, f fixture) string {
 	t.Helper()
-	list := decode[wire.List[wire.Clan]](t, f, "/clans?minMembers=50&limit=1")
+	list := decode[official.List[official.Clan]](t, f, "/clans?minMembers=50&limit=1")
 	if len(list.Items) == 0 {
 		t.Fatal("the world has no full clan")
 	}
 	return strings.TrimPrefix(list.Items[0].Tag, "#")
 }
 
-func memberByTag(members []wire.ClanMember, tag string) wire.ClanMember {
+func memberByTag(members []official.ClanMember, tag string) official.ClanMember {
 	for _, m := range members {
 		if m.Tag == tag {
 			return m
 		}
 	}
-	return wire.ClanMember{ClanChestPoints: new(int)}
+	return official.ClanMember{ClanChestPoints: new(int)}
 }
 
 func TestTrackableClansCarryTheAddress(t *testing.T) {
@@ -267,7 +267,7 @@ func TestStartServesUntilStopped(t *testing.T) {
 func TestTinyWorldStillPlays(t *testing.T) {
 	f := newFixture(t, sandbox.Config{Clans: 1})
 	for _, tag := range f.world.PlayerTags() {
-		log := decode[[]wire.Battle](t, f, playerPath(tag)+"/battlelog")
+		log := decode[[]official.Battle](t, f, playerPath(tag)+"/battlelog")
 		if len(log) < 25 {
 			t.Fatalf("%s: %d battles", tag, len(log))
 		}

@@ -1,0 +1,102 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/crownsdev/crowns/models/store"
+
+	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/store/storetest"
+)
+
+// insertDeveloperWithKeys stores a developer and one key per state given,
+// and returns the key ids in the same order.
+func insertDeveloperWithKeys(t *testing.T, db *store.Store, discordUserID string, at time.Time, states ...models.KeyState) (models.Developer, []int64) {
+	t.Helper()
+	ctx := context.Background()
+	developer := models.Developer{DiscordUserID: discordUserID, DisplayName: "dev " + discordUserID, CreatedAt: at, UpdatedAt: at}
+	if err := db.DB(ctx).Create(&developer).Error; err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]int64, len(states))
+	for i, state := range states {
+		key := models.APIKey{
+			DeveloperID:    developer.ID,
+			Digest:         []byte(fmt.Sprintf("digest-%s-%d", discordUserID, i)),
+			Sealed:         []byte("sealed"),
+			State:          state,
+			CreatedAt:      at.Add(time.Duration(i) * time.Minute),
+			StateChangedAt: at,
+		}
+		if err := db.DB(ctx).Create(&key).Error; err != nil {
+			t.Fatal(err)
+		}
+		ids[i] = key.ID
+	}
+	return developer, ids
+}
+
+func lastUsed(t *testing.T, db *store.Store, keyID int64) *time.Time {
+	t.Helper()
+	var key models.APIKey
+	if err := db.DB(context.Background()).Take(&key, keyID).Error; err != nil {
+		t.Fatal(err)
+	}
+	return key.LastUsedAt
+}
+
+func TestMarkKeysUsedWritesLatestUseAndNeverMovesBack(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		ctx := context.Background()
+		start := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+		states := make([]models.KeyState, 0, 450)
+		for range 450 {
+			states = append(states, models.KeyReplaced)
+		}
+		_, many := insertDeveloperWithKeys(t, db, "1", start, states...)
+		_, single := insertDeveloperWithKeys(t, db, "2", start, models.KeyActive)
+		untouched := single[0]
+
+		uses := make(map[int64]time.Time, len(many))
+		for i, id := range many {
+			uses[id] = start.Add(time.Duration(i) * time.Second)
+		}
+		if err := db.MarkKeysUsed(ctx, uses); err != nil {
+			t.Fatalf("mark %d keys used: %v", len(uses), err)
+		}
+		for _, id := range many {
+			got := lastUsed(t, db, id)
+			if got == nil || !got.Equal(uses[id]) {
+				t.Fatalf("key %d last used %v, want %v", id, got, uses[id])
+			}
+		}
+		if got := lastUsed(t, db, untouched); got != nil {
+			t.Fatalf("key outside the batch got last used %v", got)
+		}
+
+		tests := []struct {
+			name string
+			at   time.Time
+			want time.Time
+		}{
+			{"an older use keeps the stored one", start.Add(-time.Hour), start},
+			{"a sub-second later use moves it", start.Add(1500 * time.Millisecond), start.Add(1500 * time.Millisecond)},
+			{"a later use moves it", start.Add(48 * time.Hour), start.Add(48 * time.Hour)},
+			{"a sub-second older use keeps it", start.Add(48*time.Hour - time.Millisecond), start.Add(48 * time.Hour)},
+		}
+		for _, tt := range tests {
+			if err := db.MarkKeysUsed(ctx, map[int64]time.Time{many[0]: tt.at}); err != nil {
+				t.Fatal(err)
+			}
+			if got := lastUsed(t, db, many[0]); got == nil || !got.Equal(tt.want) {
+				t.Errorf("%s: last used %v, want %v", tt.name, got, tt.want)
+			}
+		}
+		if err := db.MarkKeysUsed(ctx, nil); err != nil {
+			t.Fatalf("mark no keys used: %v", err)
+		}
+	})
+}

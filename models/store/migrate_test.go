@@ -1,0 +1,103 @@
+package store_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/crownsdev/crowns/models/store"
+
+	"github.com/crownsdev/crowns/models/store/storetest"
+)
+
+func TestMigrateIsRecordedAndIdempotent(t *testing.T) {
+	for _, engine := range storetest.Engines() {
+		t.Run(string(engine), func(t *testing.T) {
+			ctx := context.Background()
+			db, err := store.Open(ctx, storetest.Config(t, engine))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			first, err := db.Migrate(ctx)
+			if err != nil {
+				t.Fatalf("first migrate: %v", err)
+			}
+			if len(first) == 0 {
+				t.Fatal("first migrate applied nothing")
+			}
+			second, err := db.Migrate(ctx)
+			if err != nil {
+				t.Fatalf("second migrate: %v", err)
+			}
+			if len(second) != 0 {
+				t.Fatalf("second migrate applied %v again", second)
+			}
+			version, err := db.SchemaVersion(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if version < 1 {
+				t.Fatalf("schema version = %d, want >= 1", version)
+			}
+		})
+	}
+}
+
+func TestConcurrentMigrationsApplyEachVersionOnce(t *testing.T) {
+	for _, engine := range storetest.Engines() {
+		t.Run(string(engine), func(t *testing.T) {
+			ctx := context.Background()
+			cfg := storetest.Config(t, engine)
+			const replicas = 3
+			results := make([][]string, replicas)
+			errs := make([]error, replicas)
+			var wg sync.WaitGroup
+			for i := range replicas {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					db, err := store.Open(ctx, cfg)
+					if err != nil {
+						errs[i] = err
+						return
+					}
+					defer db.Close()
+					results[i], errs[i] = db.Migrate(ctx)
+				}()
+			}
+			wg.Wait()
+			total := 0
+			for i := range replicas {
+				if errs[i] != nil {
+					t.Fatalf("replica %d: %v", i, errs[i])
+				}
+				total += len(results[i])
+			}
+			db, err := store.Open(ctx, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			var rows int64
+			if err := db.DB(ctx).Table("schema_migrations").Count(&rows).Error; err != nil {
+				t.Fatal(err)
+			}
+			if int64(total) != rows {
+				t.Fatalf("replicas applied %d migrations in all, table records %d", total, rows)
+			}
+		})
+	}
+}
+
+func TestMigrateRefusesNewerSchema(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		ctx := context.Background()
+		if err := db.DB(ctx).Exec(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, CURRENT_TIMESTAMP)`, 999999, "from_the_future").Error; err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Migrate(ctx); err == nil {
+			t.Fatal("Migrate accepted a schema newer than the binary")
+		}
+	})
+}

@@ -1,0 +1,221 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/crownsdev/crowns/models"
+)
+
+// defaultPlayerCacheSize bounds the dictionary rows kept in memory: about
+// 20,000 clans of 50 members, a few tens of MiB at most.
+const defaultPlayerCacheSize = 1 << 20
+
+// dictionaryChunk bounds the values of one IN list or multi-row insert.
+const dictionaryChunk = 500
+
+// playerKey is a dictionary entry: a player tag with the name it had.
+type playerKey struct {
+	Tag  string
+	Name string
+}
+
+// playerRow is a row of clan_players.
+type playerRow struct {
+	ID   int64
+	Tag  string
+	Name string
+}
+
+// playerCache keeps clan_players rows both ways. Rows are immutable (a
+// rename is a new row), so a cached row never goes stale; when the cache
+// is full, arbitrary entries are forgotten and read again on demand.
+type playerCache struct {
+	mu    sync.RWMutex
+	limit int
+	byID  map[int64]playerKey
+	byKey map[playerKey]int64
+}
+
+func newPlayerCache(limit int) *playerCache {
+	return &playerCache{limit: limit, byID: make(map[int64]playerKey), byKey: make(map[playerKey]int64)}
+}
+
+func (p *playerCache) key(id int64) (playerKey, bool) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	k, ok := p.byID[id]
+	return k, ok
+}
+
+func (p *playerCache) id(k playerKey) (int64, bool) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	id, ok := p.byKey[k]
+	return id, ok
+}
+
+func (p *playerCache) add(rows []playerRow) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, row := range rows {
+		if len(p.byID) >= p.limit {
+			p.evictSome()
+		}
+		k := playerKey{Tag: row.Tag, Name: row.Name}
+		p.byID[row.ID] = k
+		p.byKey[k] = row.ID
+	}
+}
+
+// evictSome forgets about an eighth of the entries (Go's map order is
+// random enough for this).
+func (p *playerCache) evictSome() {
+	drop := max(1, len(p.byID)/8)
+	for id, k := range p.byID {
+		delete(p.byID, id)
+		delete(p.byKey, k)
+		if drop--; drop == 0 {
+			return
+		}
+	}
+}
+
+// playerIDs returns the dictionary id of each member's (tag, name),
+// creating the rows that do not exist yet. It costs no query when every
+// pair is cached.
+func (c *Store) playerIDs(ctx context.Context, members []models.HistoryMember) ([]int64, error) {
+	ids := make([]int64, len(members))
+	var missing []playerKey
+	seen := make(map[playerKey]bool)
+	for i, m := range members {
+		k := playerKey{Tag: m.Tag, Name: m.Name}
+		if id, ok := c.players.id(k); ok {
+			ids[i] = id
+		} else if !seen[k] {
+			seen[k] = true
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) == 0 {
+		return ids, nil
+	}
+	if err := c.loadOrCreatePlayers(ctx, missing); err != nil {
+		return nil, err
+	}
+	for i, m := range members {
+		if ids[i] != 0 {
+			continue
+		}
+		id, ok := c.players.id(playerKey{Tag: m.Tag, Name: m.Name})
+		if !ok {
+			return nil, fmt.Errorf("player %s missing from the dictionary after insert", m.Tag)
+		}
+		ids[i] = id
+	}
+	return ids, nil
+}
+
+// loadOrCreatePlayers reads the rows of keys into the cache, inserting
+// those that do not exist (concurrent inserts of the same pair are
+// harmless: the unique (tag, name) constraint keeps one).
+func (c *Store) loadOrCreatePlayers(ctx context.Context, keys []playerKey) error {
+	for start := 0; start < len(keys); start += dictionaryChunk {
+		chunk := keys[start:min(start+dictionaryChunk, len(keys))]
+		if err := c.loadPlayersByTag(ctx, chunk); err != nil {
+			return err
+		}
+		var absent []playerKey
+		for _, k := range chunk {
+			if _, ok := c.players.id(k); !ok {
+				absent = append(absent, k)
+			}
+		}
+		if len(absent) == 0 {
+			continue
+		}
+		rows := make([]playerRow, len(absent))
+		for i, k := range absent {
+			rows[i] = playerRow{Tag: k.Tag, Name: k.Name}
+		}
+		err := c.DB(ctx).Exec(`INSERT INTO clan_players (tag, name) VALUES `+valuesList(len(rows), "(?, ?)")+
+			` ON CONFLICT (tag, name) DO NOTHING`, playerArgs(absent)...).Error
+		if err != nil {
+			return fmt.Errorf("insert players: %w", c.Translate(err))
+		}
+		if err := c.loadPlayersByTag(ctx, absent); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Store) loadPlayersByTag(ctx context.Context, keys []playerKey) error {
+	tags := make([]string, len(keys))
+	for i, k := range keys {
+		tags[i] = k.Tag
+	}
+	var rows []playerRow
+	if err := c.DB(ctx).Raw(`SELECT id, tag, name FROM clan_players WHERE tag IN ?`, tags).Scan(&rows).Error; err != nil {
+		return fmt.Errorf("read players: %w", c.Translate(err))
+	}
+	c.players.add(rows)
+	return nil
+}
+
+// playerKeys returns the (tag, name) of each id, reading the ids missing
+// from the cache in one query per chunk.
+func (c *Store) playerKeys(ctx context.Context, ids []int64) (map[int64]playerKey, error) {
+	out := make(map[int64]playerKey, len(ids))
+	var missing []int64
+	asked := make(map[int64]bool)
+	for _, id := range ids {
+		if _, done := out[id]; done || asked[id] {
+			continue
+		}
+		if k, ok := c.players.key(id); ok {
+			out[id] = k
+		} else {
+			asked[id] = true
+			missing = append(missing, id)
+		}
+	}
+	for start := 0; start < len(missing); start += dictionaryChunk {
+		chunk := missing[start:min(start+dictionaryChunk, len(missing))]
+		var rows []playerRow
+		if err := c.DB(ctx).Raw(`SELECT id, tag, name FROM clan_players WHERE id IN ?`, chunk).Scan(&rows).Error; err != nil {
+			return nil, fmt.Errorf("read players: %w", c.Translate(err))
+		}
+		c.players.add(rows)
+		for _, row := range rows {
+			out[row.ID] = playerKey{Tag: row.Tag, Name: row.Name}
+		}
+	}
+	for _, id := range missing {
+		if _, ok := out[id]; !ok {
+			return nil, fmt.Errorf("snapshot refers to player id %d, absent from the dictionary", id)
+		}
+	}
+	return out, nil
+}
+
+func playerArgs(keys []playerKey) []any {
+	args := make([]any, 0, 2*len(keys))
+	for _, k := range keys {
+		args = append(args, k.Tag, k.Name)
+	}
+	return args
+}
+
+// valuesList repeats one row placeholder n times, comma-separated.
+func valuesList(n int, row string) string {
+	buf := make([]byte, 0, n*(len(row)+2))
+	for i := range n {
+		if i > 0 {
+			buf = append(buf, ", "...)
+		}
+		buf = append(buf, row...)
+	}
+	return string(buf)
+}

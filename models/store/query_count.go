@@ -1,0 +1,70 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"gorm.io/gorm"
+)
+
+// queryCounterName names the GORM callbacks that count statements.
+const queryCounterName = "crowns:count_queries"
+
+// countQueries registers GORM callbacks that count every statement the
+// store sends (queries, raw statements, creates, updates and deletes), for
+// QueryCount.
+func (s *Store) countQueries() error {
+	count := func(db *gorm.DB) {
+		s.queries.Add(1)
+		if ctx := db.Statement.Context; ctx != nil && ctx.Value(backgroundWork{}) != nil {
+			s.backgroundQueries.Add(1)
+		}
+	}
+	callbacks := s.db.Callback()
+	for _, err := range []error{
+		callbacks.Query().After("gorm:query").Register(queryCounterName, count),
+		callbacks.Row().After("gorm:row").Register(queryCounterName, count),
+		callbacks.Raw().After("gorm:raw").Register(queryCounterName, count),
+		callbacks.Create().After("gorm:create").Register(queryCounterName, count),
+		callbacks.Update().After("gorm:update").Register(queryCounterName, count),
+		callbacks.Delete().After("gorm:delete").Register(queryCounterName, count),
+	} {
+		if err != nil {
+			return fmt.Errorf("register the query counter: %w", err)
+		}
+	}
+	return nil
+}
+
+// QueryCount is the number of statements this store has sent to the
+// database since it was opened (transaction begin and commit not
+// included). It costs one atomic add per statement; the serve command
+// exports it as the metric crowns_database_statements_total, and tests
+// read it to prove a path costs no query.
+func (s *Store) QueryCount() int64 { return s.queries.Load() }
+
+// backgroundWork marks the context of work no request waits on.
+type backgroundWork struct{}
+
+// AsBackground marks ctx as background work (the key-event sync, the
+// last-use flush, the scheduler): its statements are counted in
+// BackgroundQueryCount as well, so what requests cost can be told apart.
+func AsBackground(ctx context.Context) context.Context {
+	return context.WithValue(ctx, backgroundWork{}, true)
+}
+
+// BackgroundQueryCount is the part of QueryCount sent with contexts
+// marked by AsBackground.
+func (s *Store) BackgroundQueryCount() int64 { return s.backgroundQueries.Load() }
+
+// PoolStats are the statistics of the store's connection pool (open, in
+// use and idle connections, waits for one), for the serve command's
+// metrics.
+func (s *Store) PoolStats() sql.DBStats {
+	sqlDB, err := s.db.DB()
+	if err != nil {
+		return sql.DBStats{}
+	}
+	return sqlDB.Stats()
+}

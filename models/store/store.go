@@ -1,0 +1,335 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/crownsdev/crowns/models"
+
+	"github.com/glebarez/sqlite"
+	"github.com/jackc/pgx/v5/pgconn"
+	"gorm.io/driver/postgres"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+)
+
+// Dialect names the database engine behind a Store.
+type Dialect string
+
+// The two supported engines.
+const (
+	DialectSQLite   Dialect = "sqlite"
+	DialectPostgres Dialect = "postgres"
+)
+
+// SQLiteFileName is the database file created in the data directory when no
+// database URL is configured.
+const SQLiteFileName = "crowns.db"
+
+// databaseRetryAfter is what a client is told to wait when the database
+// cannot answer.
+const databaseRetryAfter = 5 * time.Second
+
+// DatabaseConfig says which database to open.
+type DatabaseConfig struct {
+	// URL selects PostgreSQL when it starts with postgres:// or
+	// postgresql://; empty selects the SQLite file in DataDir.
+	URL string
+	// DataDir holds the SQLite file; created with mode 0700 if missing.
+	DataDir string
+	// MaxOpenConns bounds the connection pool (default 16 on PostgreSQL,
+	// 4 on SQLite).
+	MaxOpenConns int
+	// Logger receives slow-query and error logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// Store is the database every role shares, and all of its SQL: key rows
+// and key events, clan tracking, snapshots and their jobs, partitions and
+// retention, tournaments, the game catalog copies, the bot's cursors and
+// the clan-change feed. Its methods translate driver errors into the
+// sentinel errors of package models at the boundary.
+//
+// It keeps two in-process caches: the immutable player dictionary rows (so
+// a history read costs one query in steady state) and, on PostgreSQL, the
+// monthly snapshot partitions known to exist. It announces every write
+// that changes a clan's history answers to its subscribers (see
+// SubscribeClanChanges). One Store per process is enough; it is safe for
+// concurrent use.
+type Store struct {
+	db      *gorm.DB
+	dialect Dialect
+	log     *slog.Logger
+	// players caches the player dictionary, partitions the snapshot
+	// partitions known to exist, changes the clan-change subscribers.
+	players    *playerCache
+	partitions *partitionCache
+	changes    *clanChanges
+	// queries counts the statements sent (see QueryCount), and
+	// backgroundQueries those of background work.
+	queries, backgroundQueries atomic.Int64
+	// url is the PostgreSQL connection string, for the dedicated
+	// connection of the change listener; empty on SQLite.
+	url string
+	// changeChannel is the PostgreSQL NOTIFY channel of clan changes of
+	// this database and schema; empty on SQLite.
+	changeChannel string
+}
+
+// Open connects to the configured database and checks that it answers. It
+// does not migrate; call Migrate for that.
+func Open(ctx context.Context, cfg DatabaseConfig) (*Store, error) {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	gormConfig := &gorm.Config{
+		Logger:                 newGormLogger(log),
+		SkipDefaultTransaction: true,
+		PrepareStmt:            false,
+		NowFunc:                func() time.Time { return time.Now().UTC() },
+	}
+	var dialect Dialect
+	db, err := openPatiently(ctx, func() (*gorm.DB, error) {
+		var dialector gorm.Dialector
+		var err error
+		if dialector, dialect, err = dialectorFor(cfg); err != nil {
+			return nil, err
+		}
+		return gorm.Open(dialector, gormConfig)
+	})
+	if err != nil {
+		if dialect == "" {
+			return nil, err
+		}
+		return nil, fmt.Errorf("open %s database: %w", dialect, err)
+	}
+	sqlDB, err := db.DB()
+	if err != nil {
+		return nil, fmt.Errorf("open %s database: %w", dialect, err)
+	}
+	configurePool(sqlDB, dialect, cfg.MaxOpenConns)
+	store := &Store{
+		db: db, dialect: dialect, log: log,
+		players:    newPlayerCache(defaultPlayerCacheSize),
+		partitions: newPartitionCache(),
+		changes:    newClanChanges(),
+	}
+	if err := store.countQueries(); err != nil {
+		_ = sqlDB.Close()
+		return nil, err
+	}
+	if err := store.Ping(ctx); err != nil {
+		_ = sqlDB.Close()
+		return nil, err
+	}
+	if dialect == DialectPostgres {
+		store.url = strings.TrimSpace(cfg.URL)
+		if store.changeChannel, err = store.clanChangeChannel(ctx); err != nil {
+			_ = sqlDB.Close()
+			return nil, err
+		}
+	}
+	return store, nil
+}
+
+func dialectorFor(cfg DatabaseConfig) (gorm.Dialector, Dialect, error) {
+	url := strings.TrimSpace(cfg.URL)
+	switch {
+	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
+		return postgres.New(postgres.Config{DSN: url}), DialectPostgres, nil
+	case url != "":
+		return nil, "", models.Invalid("database URL must start with postgres:// (or be empty for the embedded SQLite file)")
+	}
+	if cfg.DataDir == "" {
+		return nil, "", models.Invalid("data directory is required for the embedded SQLite database")
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, "", fmt.Errorf("create data directory: %w", err)
+	}
+	path := filepath.Join(cfg.DataDir, SQLiteFileName)
+	if err := ensurePrivateFile(path); err != nil {
+		return nil, "", err
+	}
+	dsn := "file:" + path +
+		"?_pragma=busy_timeout(10000)" +
+		"&_pragma=journal_mode(WAL)" +
+		"&_pragma=synchronous(NORMAL)" +
+		"&_pragma=foreign_keys(1)" +
+		"&_txlock=immediate"
+	return sqlite.Open(dsn), DialectSQLite, nil
+}
+
+// ensurePrivateFile creates the SQLite file readable by its owner only, or
+// narrows the mode of an existing one: it holds key digests and ciphertexts.
+func ensurePrivateFile(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("open database file: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("open database file: %w", err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		return fmt.Errorf("restrict database file: %w", err)
+	}
+	return nil
+}
+
+func configurePool(db *sql.DB, dialect Dialect, maxOpen int) {
+	if maxOpen <= 0 {
+		maxOpen = 16
+		if dialect == DialectSQLite {
+			maxOpen = 4
+		}
+	}
+	db.SetMaxOpenConns(maxOpen)
+	db.SetMaxIdleConns(maxOpen)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+}
+
+// Dialect tells which engine this store runs on.
+func (s *Store) Dialect() Dialect { return s.dialect }
+
+// DB returns the GORM handle bound to ctx, for store methods in this
+// package and for tests.
+func (s *Store) DB(ctx context.Context) *gorm.DB { return s.db.WithContext(ctx) }
+
+// Ping checks that the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	sqlDB, err := s.db.DB()
+	if err != nil {
+		return s.translate(err)
+	}
+	return s.translate(sqlDB.PingContext(ctx))
+}
+
+// Close closes every connection.
+func (s *Store) Close() error {
+	sqlDB, err := s.db.DB()
+	if err != nil {
+		return err
+	}
+	return sqlDB.Close()
+}
+
+// Translate maps a driver or GORM error to this package's sentinels: a
+// missing record becomes ErrNotFound, a connection failure, timeout or lock
+// contention becomes an UnavailableError of source "database". Other errors
+// are returned unchanged.
+func (s *Store) Translate(err error) error { return s.translate(err) }
+
+func (s *Store) translate(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, gorm.ErrRecordNotFound):
+		return models.ErrNotFound
+	case errors.Is(err, models.ErrNotFound), errors.Is(err, models.ErrInvalid), errors.Is(err, models.ErrUnavailable):
+		return err
+	case isUnavailable(err):
+		return models.Unavailable("database", databaseRetryAfter, err)
+	}
+	return err
+}
+
+func isUnavailable(err error) bool {
+	var (
+		netErr     net.Error
+		connectErr *pgconn.ConnectError
+	)
+	switch {
+	case errors.Is(err, context.DeadlineExceeded),
+		errors.Is(err, driver.ErrBadConn),
+		errors.Is(err, sql.ErrConnDone),
+		errors.As(err, &netErr),
+		errors.As(err, &connectErr):
+		return true
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		// Class 08: connection exception; 53: insufficient resources;
+		// 57P01-57P03: admin shutdown, crash shutdown, cannot connect now.
+		return strings.HasPrefix(pgErr.Code, "08") || strings.HasPrefix(pgErr.Code, "53") ||
+			pgErr.Code == "57P01" || pgErr.Code == "57P02" || pgErr.Code == "57P03"
+	}
+	return fileLocked(err) || strings.Contains(err.Error(), "sql: database is closed")
+}
+
+// IsUniqueViolation reports whether err is a unique-constraint violation on
+// either engine.
+func IsUniqueViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code == "23505"
+	}
+	if errors.Is(err, gorm.ErrDuplicatedKey) {
+		return true
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "UNIQUE constraint failed") || strings.Contains(msg, "constraint failed: UNIQUE")
+}
+
+// gormLogger forwards GORM's errors and slow queries to slog, never the
+// query arguments (they may carry key digests).
+type gormLogger struct {
+	log  *slog.Logger
+	slow time.Duration
+}
+
+func newGormLogger(log *slog.Logger) logger.Interface {
+	return &gormLogger{log: log, slow: 500 * time.Millisecond}
+}
+
+func (l *gormLogger) LogMode(logger.LogLevel) logger.Interface { return l }
+
+func (l *gormLogger) Info(ctx context.Context, msg string, args ...any) {
+	l.log.DebugContext(ctx, fmt.Sprintf(msg, args...), "component", "gorm")
+}
+
+func (l *gormLogger) Warn(ctx context.Context, msg string, args ...any) {
+	l.log.WarnContext(ctx, fmt.Sprintf(msg, args...), "component", "gorm")
+}
+
+func (l *gormLogger) Error(ctx context.Context, msg string, args ...any) {
+	l.log.ErrorContext(ctx, fmt.Sprintf(msg, args...), "component", "gorm")
+}
+
+func (l *gormLogger) Trace(ctx context.Context, begin time.Time, fc func() (string, int64), err error) {
+	elapsed := time.Since(begin)
+	switch {
+	case err != nil && !errors.Is(err, gorm.ErrRecordNotFound) && !errors.Is(err, context.Canceled):
+		l.log.WarnContext(ctx, "database query failed", "component", "gorm",
+			"elapsed", elapsed, "error", err)
+	case elapsed > l.slow:
+		sqlText, rows := fc()
+		l.log.WarnContext(ctx, "slow database query", "component", "gorm",
+			"elapsed", elapsed, "rows", rows, "sql", statementOnly(sqlText))
+	}
+}
+
+// statementOnly keeps the head of a logged statement, up to its first
+// WHERE, SET or VALUES: GORM renders argument values inline, and values
+// (digests, names) do not belong in logs.
+func statementOnly(sqlText string) string {
+	cut := len(sqlText)
+	for _, word := range []string{" WHERE ", " SET ", " VALUES ", " VALUES("} {
+		if i := strings.Index(strings.ToUpper(sqlText), word); i >= 0 && i < cut {
+			cut = i
+		}
+	}
+	if cut > 160 {
+		cut = 160
+	}
+	return sqlText[:cut]
+}
