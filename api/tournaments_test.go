@@ -303,7 +303,7 @@ func TestKnownHoldsOnlyLookedUpTournaments(t *testing.T) {
 	eachEngineHarness(t, func(t *testing.T, h *harness) {
 		key := h.issue("64")
 		refresher, err := scheduler.NewTournamentRefresher(h.db, h.client, scheduler.TournamentRefresherConfig{
-			RefreshesPerMinute: 6000, Owner: "test", Clock: h.clock, Logger: slog.New(slog.DiscardHandler),
+			RefreshPerMinute: 6000, Owner: "test", Clock: h.clock, Logger: slog.New(slog.DiscardHandler),
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -346,7 +346,7 @@ func TestKnownHoldsOnlyLookedUpTournaments(t *testing.T) {
 
 		// A discovery round and refreshes later, they are still known, and
 		// only they.
-		h.clock.Advance(scheduler.DefaultTournamentDiscoverEvery + time.Minute)
+		h.clock.Advance(scheduler.DefaultTournamentDiscoveryInterval + time.Minute)
 		if report := tick(); !report.Searched || report.Refreshed == 0 {
 			t.Fatalf("no search and refresh: %+v", report)
 		}

@@ -13,16 +13,16 @@ import (
 
 // Defaults of TournamentRefresherConfig.
 const (
-	DefaultTournamentSearchLimit        = 100
-	DefaultTournamentDiscoverEvery      = 15 * time.Minute
-	DefaultTournamentStaleAfter         = 10 * time.Minute
-	DefaultTournamentRefreshesPerMinute = 60
-	DefaultTournamentTickInterval       = 30 * time.Second
-	DefaultTournamentConcurrency        = 4
-	DefaultTournamentLease              = 2 * time.Minute
-	DefaultTournamentFetchTimeout       = 20 * time.Second
-	DefaultTournamentRetention          = 72 * time.Hour
-	DefaultTournamentPruneEvery         = time.Hour
+	DefaultTournamentSearchLimit       = 100
+	DefaultTournamentDiscoveryInterval = 15 * time.Minute
+	DefaultTournamentRefreshInterval   = 10 * time.Minute
+	DefaultTournamentRefreshPerMinute  = 60
+	DefaultTournamentTickInterval      = 30 * time.Second
+	DefaultTournamentConcurrency       = 4
+	DefaultTournamentLease             = 2 * time.Minute
+	DefaultTournamentFetchTimeout      = 20 * time.Second
+	DefaultTournamentRetention         = 72 * time.Hour
+	DefaultTournamentPruneEvery        = time.Hour
 )
 
 // MinTournamentSearchTermLength is the shortest name the game API
@@ -45,15 +45,15 @@ type TournamentRefresherConfig struct {
 	SearchTerms []string
 	// SearchLimit is how many results one search asks for.
 	SearchLimit int
-	// DiscoverEvery is how often the searches run, by one replica.
-	DiscoverEvery time.Duration
-	// StaleAfter is how long a tournament that has not ended may go
+	// DiscoveryInterval is how often the searches run, by one replica.
+	DiscoveryInterval time.Duration
+	// RefreshInterval is how long a tournament that has not ended may go
 	// without a sighting before it is looked up again; it is also looked
 	// up as soon as its status is due to move on.
-	StaleAfter time.Duration
-	// RefreshesPerMinute bounds this replica's lookups of known
+	RefreshInterval time.Duration
+	// RefreshPerMinute bounds this replica's lookups of known
 	// tournaments: each tick takes at most its share of a minute.
-	RefreshesPerMinute int
+	RefreshPerMinute int
 	// TickInterval is how often Run ticks.
 	TickInterval time.Duration
 	// Concurrency bounds this replica's lookups in flight.
@@ -77,7 +77,29 @@ type TournamentRefresherConfig struct {
 
 // refreshesPerTick is how many lookups one tick may claim.
 func (c TournamentRefresherConfig) refreshesPerTick() int {
-	return max(1, int(int64(c.RefreshesPerMinute)*int64(c.TickInterval)/int64(time.Minute)))
+	return max(1, int(int64(c.RefreshPerMinute)*int64(c.TickInterval)/int64(time.Minute)))
+}
+
+// Bounds of the tournament refresher's settings.
+const (
+	// MaxTournamentSearchTerms bounds SearchTerms: each term is one
+	// upstream search per discovery.
+	MaxTournamentSearchTerms = 50
+	// MinTournamentInterval bounds DiscoveryInterval and RefreshInterval.
+	MinTournamentInterval = time.Minute
+	// MinTournamentRetention bounds Retention.
+	MinTournamentRetention = time.Hour
+	// MaxTournamentRefreshPerMinute bounds RefreshPerMinute.
+	MaxTournamentRefreshPerMinute = 6000
+)
+
+// Checked is the configuration with its zero values filled with the
+// defaults, or every problem of the rest, each naming its field; the
+// configuration of crowns serve reads each field from the environment
+// variable of the same name (CROWNS_TOURNAMENT_REFRESH_INTERVAL is
+// RefreshInterval) and reports these problems at start-up.
+func (c TournamentRefresherConfig) Checked() (TournamentRefresherConfig, error) {
+	return c.withDefaults()
 }
 
 // withDefaults fills the zero values and checks the rest.
@@ -86,9 +108,9 @@ func (c TournamentRefresherConfig) withDefaults() (TournamentRefresherConfig, er
 		c.SearchTerms = DefaultTournamentSearchTerms()
 	}
 	setDefault(&c.SearchLimit, DefaultTournamentSearchLimit)
-	setDefault(&c.DiscoverEvery, DefaultTournamentDiscoverEvery)
-	setDefault(&c.StaleAfter, DefaultTournamentStaleAfter)
-	setDefault(&c.RefreshesPerMinute, DefaultTournamentRefreshesPerMinute)
+	setDefault(&c.DiscoveryInterval, DefaultTournamentDiscoveryInterval)
+	setDefault(&c.RefreshInterval, DefaultTournamentRefreshInterval)
+	setDefault(&c.RefreshPerMinute, DefaultTournamentRefreshPerMinute)
 	setDefault(&c.TickInterval, DefaultTournamentTickInterval)
 	setDefault(&c.Concurrency, DefaultTournamentConcurrency)
 	setDefault(&c.Lease, DefaultTournamentLease)
@@ -105,11 +127,23 @@ func (c TournamentRefresherConfig) withDefaults() (TournamentRefresherConfig, er
 		}
 	}
 	c.SearchTerms = terms
-	if c.SearchLimit < 0 || c.RefreshesPerMinute < 0 || c.Concurrency < 0 {
-		problems = append(problems, "SearchLimit, RefreshesPerMinute and Concurrency must not be negative")
+	if len(terms) > MaxTournamentSearchTerms {
+		problems = append(problems, fmt.Sprintf("SearchTerms lists more than %d terms", MaxTournamentSearchTerms))
 	}
-	if c.DiscoverEvery < 0 || c.StaleAfter < 0 || c.TickInterval < 0 || c.Retention < 0 || c.PruneEvery < 0 {
-		problems = append(problems, "DiscoverEvery, StaleAfter, TickInterval, Retention and PruneEvery must not be negative")
+	if c.DiscoveryInterval < MinTournamentInterval || c.RefreshInterval < MinTournamentInterval {
+		problems = append(problems, fmt.Sprintf("DiscoveryInterval and RefreshInterval must be at least %s", MinTournamentInterval))
+	}
+	if c.Retention < MinTournamentRetention {
+		problems = append(problems, fmt.Sprintf("Retention must be at least %s", MinTournamentRetention))
+	}
+	if c.RefreshPerMinute > MaxTournamentRefreshPerMinute {
+		problems = append(problems, fmt.Sprintf("RefreshPerMinute must be at most %d", MaxTournamentRefreshPerMinute))
+	}
+	if c.SearchLimit < 0 || c.RefreshPerMinute < 0 || c.Concurrency < 0 {
+		problems = append(problems, "SearchLimit, RefreshPerMinute and Concurrency must not be negative")
+	}
+	if c.TickInterval < 0 || c.PruneEvery < 0 {
+		problems = append(problems, "TickInterval and PruneEvery must not be negative")
 	}
 	if c.Lease <= c.FetchTimeout {
 		problems = append(problems, fmt.Sprintf("Lease (%s) must exceed FetchTimeout (%s)", c.Lease, c.FetchTimeout))

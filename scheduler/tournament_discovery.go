@@ -11,7 +11,7 @@ import (
 // tournament found is stored (those never looked up in full become due for
 // a lookup). A failed search is logged and waits for the next period.
 func (r *TournamentRefresher) discoverIfDue(ctx context.Context, report *TournamentTickReport) error {
-	claimed, err := r.db.ClaimPeriodicTask(ctx, tournamentDiscoveryTask, r.cfg.Owner, r.cfg.Clock.Now(), r.cfg.DiscoverEvery)
+	claimed, err := r.db.ClaimPeriodicTask(ctx, tournamentDiscoveryTask, r.cfg.Owner, r.cfg.Clock.Now(), r.cfg.DiscoveryInterval)
 	if err != nil || !claimed {
 		return err
 	}

@@ -27,7 +27,7 @@ func TestDiscoveryBetweenRefreshesKeepsStatusAndTimesTogether(t *testing.T) {
 		// (by its name) before the refresh; stale only after a day, so
 		// the lookups are those due to the status moving on.
 		cfg := tournamentRefresherConfig(clock, "a", []string{preparing.Name})
-		cfg.DiscoverEvery, cfg.StaleAfter = time.Minute, 24*time.Hour
+		cfg.DiscoveryInterval, cfg.RefreshInterval = time.Minute, 24*time.Hour
 		refresher := newTournamentRefresher(t, db, u, cfg)
 
 		started := preparing.CreatedTime.Add(time.Duration(preparing.PreparationDuration) * time.Second)

@@ -140,13 +140,13 @@ var noSearchTerms = []string{"zzzzzz"}
 // explicit owner and search terms, generous per-tick budget.
 func tournamentRefresherConfig(clock models.Clock, owner string, terms []string) scheduler.TournamentRefresherConfig {
 	return scheduler.TournamentRefresherConfig{
-		SearchTerms:        terms,
-		RefreshesPerMinute: 2000,
-		StaleAfter:         10 * time.Minute,
-		Lease:              2 * time.Minute,
-		FetchTimeout:       10 * time.Second,
-		Owner:              owner,
-		Clock:              clock,
+		SearchTerms:      terms,
+		RefreshPerMinute: 2000,
+		RefreshInterval:  10 * time.Minute,
+		Lease:            2 * time.Minute,
+		FetchTimeout:     10 * time.Second,
+		Owner:            owner,
+		Clock:            clock,
 	}
 }
 

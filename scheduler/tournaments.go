@@ -87,8 +87,8 @@ func NewTournamentRefresher(db *store.Store, source TournamentSource, cfg Tourna
 // writes under way finish, and Run returns.
 func (r *TournamentRefresher) Run(ctx context.Context) error {
 	r.log.Info("tournament refresher started", "tickInterval", r.cfg.TickInterval,
-		"refreshesPerMinute", r.cfg.RefreshesPerMinute, "staleAfter", r.cfg.StaleAfter,
-		"discoverEvery", r.cfg.DiscoverEvery, "searchTerms", r.cfg.SearchTerms, "retention", r.cfg.Retention)
+		"refreshPerMinute", r.cfg.RefreshPerMinute, "refreshInterval", r.cfg.RefreshInterval,
+		"discoveryInterval", r.cfg.DiscoveryInterval, "searchTerms", r.cfg.SearchTerms, "retention", r.cfg.Retention)
 	tickEvery(ctx, r.cfg.TickInterval, r.log, "tournament refresher", func(ctx context.Context) error {
 		_, err := r.Tick(ctx)
 		return err
@@ -98,7 +98,7 @@ func (r *TournamentRefresher) Run(ctx context.Context) error {
 
 // Tick does one pass at the clock's time: the discovery searches when
 // their period is due and unclaimed, the lookups of due tournaments (at
-// most the tick's share of RefreshesPerMinute), and the retention pass
+// most the tick's share of RefreshPerMinute), and the retention pass
 // when due. Upstream failures are counted and logged; the error is a
 // database failure.
 func (r *TournamentRefresher) Tick(ctx context.Context) (TournamentTickReport, error) {
@@ -119,7 +119,7 @@ func (r *TournamentRefresher) refreshDue(ctx context.Context, report *Tournament
 	tags, err := r.tournaments.ClaimTournamentRefreshes(ctx, models.TournamentRefreshClaim{
 		Owner:      r.cfg.Owner,
 		Now:        r.cfg.Clock.Now(),
-		StaleAfter: r.cfg.StaleAfter,
+		StaleAfter: r.cfg.RefreshInterval,
 		Lease:      r.cfg.Lease,
 		Limit:      r.cfg.refreshesPerTick(),
 	})

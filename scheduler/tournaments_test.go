@@ -60,7 +60,7 @@ func TestDiscoveryPopulatesTheLists(t *testing.T) {
 		if again := tickTournaments(t, refresher); again.Searched || again.Refreshed != 0 {
 			t.Fatalf("an immediate second tick did %+v", again)
 		}
-		clock.Advance(scheduler.DefaultTournamentDiscoverEvery)
+		clock.Advance(scheduler.DefaultTournamentDiscoveryInterval)
 		if later := tickTournaments(t, refresher); !later.Searched || u.searches("cup") != 2 {
 			t.Fatalf("a discovery period later: %+v, %d searches for cup", later, u.searches("cup"))
 		}
@@ -77,7 +77,7 @@ func TestRefreshMovesATournamentBetweenLists(t *testing.T) {
 		// Stale only after a day: the lookups below are those due to the
 		// status moving on.
 		cfg := tournamentRefresherConfig(clock, "a", noSearchTerms)
-		cfg.StaleAfter = 24 * time.Hour
+		cfg.RefreshInterval = 24 * time.Hour
 		refresher := newTournamentRefresher(t, db, u, cfg)
 		known, inprep, joinable := models.TournamentKnown, models.TournamentInPrep, models.TournamentJoinable
 
@@ -143,7 +143,7 @@ func TestRefreshesPerTickAreBounded(t *testing.T) {
 		clock := models.NewManualClock(tournamentStart)
 		u := newTournamentUpstream(t, clock)
 		cfg := tournamentRefresherConfig(clock, "a", nil)
-		cfg.RefreshesPerMinute, cfg.TickInterval = 10, 30*time.Second
+		cfg.RefreshPerMinute, cfg.TickInterval = 10, 30*time.Second
 		refresher := newTournamentRefresher(t, db, u, cfg)
 		total := 0
 		for tick := range 3 {
@@ -173,7 +173,7 @@ func TestTwoReplicasShareTheWork(t *testing.T) {
 			replicas := make([]*scheduler.TournamentRefresher, len(stores))
 			for i, db := range stores {
 				cfg := tournamentRefresherConfig(clock, string(rune('a'+i)), nil)
-				cfg.RefreshesPerMinute = 60 // 30 a tick: several rounds
+				cfg.RefreshPerMinute = 60 // 30 a tick: several rounds
 				replicas[i] = newTournamentRefresher(t, db, u, cfg)
 			}
 			searched, refreshed := 0, 0
@@ -265,7 +265,7 @@ func TestNewTournamentRefresherRejectsBadConfig(t *testing.T) {
 	}{
 		{"short search term", func(c *scheduler.TournamentRefresherConfig) { c.SearchTerms = []string{"cup", " ab "} }, `search term " ab "`},
 		{"lease within the fetch timeout", func(c *scheduler.TournamentRefresherConfig) { c.Lease = c.FetchTimeout }, "Lease"},
-		{"negative budget", func(c *scheduler.TournamentRefresherConfig) { c.RefreshesPerMinute = -1 }, "RefreshesPerMinute"},
+		{"negative budget", func(c *scheduler.TournamentRefresherConfig) { c.RefreshPerMinute = -1 }, "RefreshPerMinute"},
 		{"negative retention", func(c *scheduler.TournamentRefresherConfig) { c.Retention = -time.Hour }, "Retention"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/crownsdev/crowns/api"
+	"github.com/crownsdev/crowns/scheduler"
 )
 
 // config is every setting of the crowns binary, read from CROWNS_*
@@ -51,7 +52,7 @@ type config struct {
 	CacheBytes           int64
 	Roles                roles
 	Tournaments          bool
-	TournamentRefresh    tournamentSettings
+	TournamentRefresh    scheduler.TournamentRefresherConfig
 	HistoryRetentionDays int
 	DiscordToken         string
 	DiscordGuildID       string
@@ -133,7 +134,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		CacheBytes:           int64(r.integer("CROWNS_CACHE_MB", 64, 1, 1<<20)) << 20,
 		Roles:                r.roles("CROWNS_ROLES", "api,bot,scheduler"),
 		Tournaments:          r.onOff("CROWNS_TOURNAMENTS", false),
-		TournamentRefresh:    r.tournamentSettings(),
+		TournamentRefresh:    r.tournamentRefresh(),
 		HistoryRetentionDays: r.integer("CROWNS_HISTORY_RETENTION_DAYS", 400, 1, 100_000),
 		DiscordToken:         r.str("CROWNS_DISCORD_TOKEN", ""),
 		DiscordGuildID:       r.str("CROWNS_DISCORD_GUILD_ID", ""),

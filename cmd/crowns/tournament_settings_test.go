@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/crownsdev/crowns/scheduler"
 	"net/http"
 	"slices"
 	"strings"
@@ -10,14 +11,14 @@ import (
 )
 
 func TestTournamentSettings(t *testing.T) {
-	defaults := tournamentSettings{
+	defaults := scheduler.TournamentRefresherConfig{
 		SearchTerms:     []string{"cup", "clash", "battle", "league", "arena", "open", "brawl", "masters", "showdown", "championship", "tournament", "free", "royale"},
 		RefreshInterval: 10 * time.Minute, RefreshPerMinute: 60, DiscoveryInterval: 15 * time.Minute, Retention: 72 * time.Hour,
 	}
 	tests := []struct {
 		name    string
 		env     map[string]string
-		want    tournamentSettings
+		want    scheduler.TournamentRefresherConfig
 		problem string
 	}{
 		{"defaults", nil, defaults, ""},
@@ -27,23 +28,23 @@ func TestTournamentSettings(t *testing.T) {
 			"CROWNS_TOURNAMENT_REFRESH_PER_MINUTE": "300",
 			"CROWNS_TOURNAMENT_DISCOVERY_INTERVAL": "1h",
 			"CROWNS_TOURNAMENT_RETENTION":          "168h",
-		}, tournamentSettings{SearchTerms: []string{"Weekly Cup", "finale"}, RefreshInterval: 5 * time.Minute, RefreshPerMinute: 300,
+		}, scheduler.TournamentRefresherConfig{SearchTerms: []string{"Weekly Cup", "finale"}, RefreshInterval: 5 * time.Minute, RefreshPerMinute: 300,
 			DiscoveryInterval: time.Hour, Retention: 168 * time.Hour}, ""},
 		{"blank terms keep the defaults", map[string]string{"CROWNS_TOURNAMENT_SEARCH_TERMS": " , "}, defaults, ""},
-		{"a short term", map[string]string{"CROWNS_TOURNAMENT_SEARCH_TERMS": "cup,ab"}, tournamentSettings{},
-			`CROWNS_TOURNAMENT_SEARCH_TERMS: "ab" is shorter than 3 characters`},
-		{"too many terms", map[string]string{"CROWNS_TOURNAMENT_SEARCH_TERMS": strings.Repeat("cup,", 51)}, tournamentSettings{},
-			"CROWNS_TOURNAMENT_SEARCH_TERMS lists more than 50 terms"},
-		{"refresh too often", map[string]string{"CROWNS_TOURNAMENT_REFRESH_INTERVAL": "30s"}, tournamentSettings{},
-			"CROWNS_TOURNAMENT_REFRESH_INTERVAL must be at least 1m"},
-		{"refresh interval not a duration", map[string]string{"CROWNS_TOURNAMENT_REFRESH_INTERVAL": "often"}, tournamentSettings{},
+		{"a short term", map[string]string{"CROWNS_TOURNAMENT_SEARCH_TERMS": "cup,ab"}, scheduler.TournamentRefresherConfig{},
+			`CROWNS_TOURNAMENT_*: tournament refresher: search term "ab" is shorter than 3 characters`},
+		{"too many terms", map[string]string{"CROWNS_TOURNAMENT_SEARCH_TERMS": strings.Repeat("cup,", 51)}, scheduler.TournamentRefresherConfig{},
+			"CROWNS_TOURNAMENT_*: tournament refresher: SearchTerms lists more than 50 terms"},
+		{"refresh too often", map[string]string{"CROWNS_TOURNAMENT_REFRESH_INTERVAL": "30s"}, scheduler.TournamentRefresherConfig{},
+			"CROWNS_TOURNAMENT_*: tournament refresher: DiscoveryInterval and RefreshInterval must be at least 1m0s"},
+		{"refresh interval not a duration", map[string]string{"CROWNS_TOURNAMENT_REFRESH_INTERVAL": "often"}, scheduler.TournamentRefresherConfig{},
 			`CROWNS_TOURNAMENT_REFRESH_INTERVAL must be a duration such as 3m or 10s, got "often"`},
-		{"no lookups", map[string]string{"CROWNS_TOURNAMENT_REFRESH_PER_MINUTE": "0"}, tournamentSettings{},
+		{"no lookups", map[string]string{"CROWNS_TOURNAMENT_REFRESH_PER_MINUTE": "0"}, scheduler.TournamentRefresherConfig{},
 			`CROWNS_TOURNAMENT_REFRESH_PER_MINUTE must be a whole number from 1 to 6000, got "0"`},
-		{"search too often", map[string]string{"CROWNS_TOURNAMENT_DISCOVERY_INTERVAL": "10s"}, tournamentSettings{},
-			"CROWNS_TOURNAMENT_DISCOVERY_INTERVAL must be at least 1m"},
-		{"retention too short", map[string]string{"CROWNS_TOURNAMENT_RETENTION": "30m"}, tournamentSettings{},
-			"CROWNS_TOURNAMENT_RETENTION must be at least 1h"},
+		{"search too often", map[string]string{"CROWNS_TOURNAMENT_DISCOVERY_INTERVAL": "10s"}, scheduler.TournamentRefresherConfig{},
+			"CROWNS_TOURNAMENT_*: tournament refresher: DiscoveryInterval and RefreshInterval must be at least 1m0s"},
+		{"retention too short", map[string]string{"CROWNS_TOURNAMENT_RETENTION": "30m"}, scheduler.TournamentRefresherConfig{},
+			"CROWNS_TOURNAMENT_*: tournament refresher: Retention must be at least 1h0m0s"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -68,7 +69,7 @@ func TestTournamentRefreshIsPrinted(t *testing.T) {
 		{nil, "tournament refresh off (CROWNS_TOURNAMENTS is off)"},
 		{map[string]string{"CROWNS_TOURNAMENTS": "on", "CROWNS_ROLES": "api"}, "tournament refresh off (role scheduler not selected)"},
 		{map[string]string{"CROWNS_TOURNAMENTS": "on", "CROWNS_TOURNAMENT_SEARCH_TERMS": "cup,league"},
-			"tournament refresh searchTerms=cup,league discoveryInterval=15m0s refreshPerMinute=60 staleAfter=10m0s keepEnded=72h0m0s"},
+			"tournament refresh searchTerms=cup,league discoveryInterval=15m0s refreshPerMinute=60 refreshInterval=10m0s retention=72h0m0s"},
 	} {
 		cfg, err := loadConfig(func(name string) string { return tt.env[name] })
 		if err != nil {
