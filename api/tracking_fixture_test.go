@@ -157,7 +157,7 @@ func newTrackingEnvReading(t *testing.T, db *store.Store, reading func(api.ClanH
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.scheduler, err = scheduler.New(e.clans, world, scheduler.Config{TrackAddress: trackAddress, Clock: clock, RatePerSecond: 1000}); err != nil {
+	if e.scheduler, err = scheduler.New(e.clans, world, scheduler.Config{TrackAddress: trackAddress, Clock: clock, SnapshotRatePerSecond: 1000}); err != nil {
 		t.Fatal(err)
 	}
 	cfg := api.Config{SupportInfo: supportInfo, RatePerSecond: 1000, RateBurst: 1000, Clock: clock}

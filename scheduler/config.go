@@ -15,16 +15,16 @@ import (
 
 // Defaults of Config.
 const (
-	DefaultConcurrency    = 4
-	DefaultRatePerSecond  = 5
-	DefaultTickInterval   = 30 * time.Second
-	DefaultLease          = 2 * time.Minute
-	DefaultFetchTimeout   = 30 * time.Second
-	DefaultBackoffMin     = 15 * time.Second
-	DefaultBackoffMax     = 10 * time.Minute
-	DefaultRetentionDays  = 400
-	DefaultRetentionEvery = 6 * time.Hour
-	DefaultJobRetention   = 35 * 24 * time.Hour
+	DefaultSnapshotConcurrency   = 4
+	DefaultSnapshotRatePerSecond = 5
+	DefaultTickInterval          = 30 * time.Second
+	DefaultLease                 = 2 * time.Minute
+	DefaultFetchTimeout          = 30 * time.Second
+	DefaultBackoffMin            = 15 * time.Second
+	DefaultBackoffMax            = 10 * time.Minute
+	DefaultHistoryRetentionDays  = 400
+	DefaultRetentionEvery        = 6 * time.Hour
+	DefaultJobRetention          = 35 * 24 * time.Hour
 )
 
 // writeTimeout bounds the database writes that finish a job; they run
@@ -39,11 +39,14 @@ type Config struct {
 	TrackAddress string
 	// Owner names this replica in job leases; default host-pid-random.
 	Owner string
-	// Concurrency bounds this process's upstream fetches in flight.
-	Concurrency int
-	// RatePerSecond bounds this process's upstream fetches per second
-	// (with a burst of Concurrency). Replicas each have their own budget.
-	RatePerSecond float64
+	// SnapshotConcurrency bounds this process's upstream fetches in flight
+	// (CROWNS_SNAPSHOT_CONCURRENCY).
+	SnapshotConcurrency int
+	// SnapshotRatePerSecond bounds this process's upstream fetches per
+	// second, with a burst of SnapshotConcurrency
+	// (CROWNS_SNAPSHOT_RATE_PER_SECOND). Replicas each have their own
+	// budget.
+	SnapshotRatePerSecond float64
 	// TickInterval is how often Run ticks.
 	TickInterval time.Duration
 	// Lease is how long a claimed job is this replica's; after it another
@@ -54,8 +57,9 @@ type Config struct {
 	// BackoffMin and BackoffMax bound the wait before retrying a failed
 	// fetch: it doubles per attempt, with jitter, between the two.
 	BackoffMin, BackoffMax time.Duration
-	// RetentionDays is how many days of history are kept.
-	RetentionDays int
+	// HistoryRetentionDays is how many days of history are kept
+	// (CROWNS_HISTORY_RETENTION_DAYS).
+	HistoryRetentionDays int
 	// RetentionEvery is how often a tick prunes old history.
 	RetentionEvery time.Duration
 	// JobRetention is how long finished jobs (done or missed, the record of
@@ -67,14 +71,14 @@ type Config struct {
 
 // withDefaults fills the zero values and checks the rest.
 func (c Config) withDefaults() (Config, error) {
-	setDefault(&c.Concurrency, DefaultConcurrency)
-	setDefault(&c.RatePerSecond, DefaultRatePerSecond)
+	setDefault(&c.SnapshotConcurrency, DefaultSnapshotConcurrency)
+	setDefault(&c.SnapshotRatePerSecond, DefaultSnapshotRatePerSecond)
 	setDefault(&c.TickInterval, DefaultTickInterval)
 	setDefault(&c.Lease, DefaultLease)
 	setDefault(&c.FetchTimeout, DefaultFetchTimeout)
 	setDefault(&c.BackoffMin, DefaultBackoffMin)
 	setDefault(&c.BackoffMax, DefaultBackoffMax)
-	setDefault(&c.RetentionDays, DefaultRetentionDays)
+	setDefault(&c.HistoryRetentionDays, DefaultHistoryRetentionDays)
 	setDefault(&c.RetentionEvery, DefaultRetentionEvery)
 	setDefault(&c.JobRetention, DefaultJobRetention)
 	fillWorkerDefaults(&c.Clock, &c.Logger, &c.Owner)
@@ -82,8 +86,8 @@ func (c Config) withDefaults() (Config, error) {
 	if strings.TrimSpace(c.TrackAddress) == "" {
 		problems = append(problems, "TrackAddress is required")
 	}
-	if c.Concurrency < 0 || c.RatePerSecond < 0 || c.RetentionDays < 0 {
-		problems = append(problems, "Concurrency, RatePerSecond and RetentionDays must not be negative")
+	if c.SnapshotConcurrency < 0 || c.SnapshotRatePerSecond < 0 || c.HistoryRetentionDays < 0 {
+		problems = append(problems, "SnapshotConcurrency, SnapshotRatePerSecond and HistoryRetentionDays must not be negative")
 	}
 	if c.Lease <= c.FetchTimeout {
 		problems = append(problems, fmt.Sprintf("Lease (%s) must exceed FetchTimeout (%s)", c.Lease, c.FetchTimeout))

@@ -18,15 +18,15 @@ var start = time.Date(2026, 3, 10, 9, 30, 0, 0, time.UTC)
 // backoff, explicit owner.
 func testConfig(clock models.Clock, owner string) scheduler.Config {
 	return scheduler.Config{
-		TrackAddress:  trackAddress,
-		Owner:         owner,
-		Concurrency:   4,
-		RatePerSecond: 100_000,
-		Lease:         2 * time.Minute,
-		FetchTimeout:  30 * time.Second,
-		BackoffMin:    time.Minute,
-		BackoffMax:    10 * time.Minute,
-		Clock:         clock,
+		TrackAddress:          trackAddress,
+		Owner:                 owner,
+		SnapshotConcurrency:   4,
+		SnapshotRatePerSecond: 100_000,
+		Lease:                 2 * time.Minute,
+		FetchTimeout:          30 * time.Second,
+		BackoffMin:            time.Minute,
+		BackoffMax:            10 * time.Minute,
+		Clock:                 clock,
 	}
 }
 

@@ -34,7 +34,7 @@ func TestUpstreamFetchesInFlightAreBoundedByConcurrency(t *testing.T) {
 		e := newEnv(t, db, clans)
 		e.trackAll(t) // the 08:00 slot; the requests are not held yet
 		cfg := testConfig(e.clock, "replica-a")
-		cfg.Concurrency = concurrency
+		cfg.SnapshotConcurrency = concurrency
 		sched, err := scheduler.New(e.clans, e.world.source, cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -157,7 +157,7 @@ func TestUpstreamFetchesArePacedByRatePerSecond(t *testing.T) {
 		e := newEnv(t, db, clans)
 		e.trackAll(t)
 		cfg := testConfig(e.clock, "replica-a")
-		cfg.Concurrency, cfg.RatePerSecond = concurrency, perSecond
+		cfg.SnapshotConcurrency, cfg.SnapshotRatePerSecond = concurrency, perSecond
 
 		var mu sync.Mutex
 		var starts []time.Duration

@@ -164,7 +164,7 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		{"no address", func(c *scheduler.Config) { c.TrackAddress = " " }},
 		{"lease shorter than a fetch", func(c *scheduler.Config) { c.Lease = time.Second }},
 		{"backoff bounds reversed", func(c *scheduler.Config) { c.BackoffMax = time.Second }},
-		{"negative rate", func(c *scheduler.Config) { c.RatePerSecond = -1 }},
+		{"negative rate", func(c *scheduler.Config) { c.SnapshotRatePerSecond = -1 }},
 	}
 	for _, tt := range tests {
 		cfg := testConfig(models.SystemClock{}, "x")

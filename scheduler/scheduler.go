@@ -62,7 +62,7 @@ func New(clans *store.Store, source ClanSource, cfg Config) (*Scheduler, error) 
 		source:  source,
 		cfg:     cfg,
 		log:     cfg.Logger.With("component", "scheduler", "owner", cfg.Owner),
-		limiter: rate.NewLimiter(rate.Limit(cfg.RatePerSecond), cfg.Concurrency),
+		limiter: rate.NewLimiter(rate.Limit(cfg.SnapshotRatePerSecond), cfg.SnapshotConcurrency),
 	}, nil
 }
 
@@ -71,8 +71,8 @@ func New(clans *store.Store, source ClanSource, cfg Config) (*Scheduler, error) 
 // report). When ctx ends it stops claiming jobs, gives back the ones whose
 // fetch it cancels, finishes the writes under way and returns.
 func (s *Scheduler) Run(ctx context.Context) error {
-	s.log.Info("scheduler started", "tickInterval", s.cfg.TickInterval, "concurrency", s.cfg.Concurrency,
-		"ratePerSecond", s.cfg.RatePerSecond, "retentionDays", s.cfg.RetentionDays)
+	s.log.Info("scheduler started", "tickInterval", s.cfg.TickInterval, "concurrency", s.cfg.SnapshotConcurrency,
+		"ratePerSecond", s.cfg.SnapshotRatePerSecond, "retentionDays", s.cfg.HistoryRetentionDays)
 	tickEvery(ctx, s.cfg.TickInterval, s.log, "scheduler", func(ctx context.Context) error {
 		report, err := s.Tick(ctx)
 		if err == nil {
@@ -127,15 +127,15 @@ func (s *Scheduler) Tick(ctx context.Context) (TickReport, error) {
 	return report, s.pruneIfDue(ctx, now, &report)
 }
 
-// runDueJobs claims due jobs in batches of Concurrency and hands them to
-// Concurrency workers, which fetch (paced by the rate limiter) and store,
+// runDueJobs claims due jobs in batches of SnapshotConcurrency and hands
+// them to SnapshotConcurrency workers, which fetch (paced by the rate limiter) and store,
 // until none is due or ctx ends. Every claimed job reaches a worker: when
 // ctx ends, the workers give back what they cannot run.
 func (s *Scheduler) runDueJobs(ctx context.Context, report *TickReport) {
 	var counts [outcomeCount]atomic.Int64
 	jobs := make(chan models.SnapshotJob)
 	var wg sync.WaitGroup
-	for range s.cfg.Concurrency {
+	for range s.cfg.SnapshotConcurrency {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -173,16 +173,16 @@ func (s *Scheduler) runDueJobs(ctx context.Context, report *TickReport) {
 func (s *Scheduler) claim(ctx context.Context) ([]models.SnapshotJob, error) {
 	claimCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
 	defer cancel()
-	return s.clans.ClaimSnapshotJobs(claimCtx, s.cfg.Owner, s.cfg.Clock.Now(), s.cfg.Lease, s.cfg.Concurrency)
+	return s.clans.ClaimSnapshotJobs(claimCtx, s.cfg.Owner, s.cfg.Clock.Now(), s.cfg.Lease, s.cfg.SnapshotConcurrency)
 }
 
-// pruneIfDue removes history older than RetentionDays and finished jobs
+// pruneIfDue removes history older than HistoryRetentionDays and finished jobs
 // older than JobRetention, at most once per RetentionEvery.
 func (s *Scheduler) pruneIfDue(ctx context.Context, now time.Time, report *TickReport) error {
 	if !s.lastPrune.IsZero() && now.Sub(s.lastPrune) < s.cfg.RetentionEvery {
 		return nil
 	}
-	snapshotsBefore := now.AddDate(0, 0, -s.cfg.RetentionDays)
+	snapshotsBefore := now.AddDate(0, 0, -s.cfg.HistoryRetentionDays)
 	pruned, err := s.clans.PruneHistory(ctx, snapshotsBefore, now.Add(-s.cfg.JobRetention))
 	if err != nil {
 		s.log.Error("pruning old history failed", "before", snapshotsBefore, "error", err)

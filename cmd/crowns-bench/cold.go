@@ -180,7 +180,7 @@ func coldTick(ctx context.Context, db *store.Store, clans *store.Store, world *s
 		return err
 	}
 	sched, err := scheduler.New(db, client, scheduler.Config{
-		TrackAddress: trackAddress, Concurrency: coldConcurrency, RatePerSecond: math.MaxFloat64, Clock: clock,
+		TrackAddress: trackAddress, SnapshotConcurrency: coldConcurrency, SnapshotRatePerSecond: math.MaxFloat64, Clock: clock,
 	})
 	if err != nil {
 		return err

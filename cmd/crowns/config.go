@@ -135,7 +135,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		Roles:                r.roles("CROWNS_ROLES", "api,bot,scheduler"),
 		Tournaments:          r.onOff("CROWNS_TOURNAMENTS", false),
 		TournamentRefresh:    r.tournamentRefresh(),
-		HistoryRetentionDays: r.integer("CROWNS_HISTORY_RETENTION_DAYS", 400, 1, 100_000),
+		HistoryRetentionDays: r.integer("CROWNS_HISTORY_RETENTION_DAYS", scheduler.DefaultHistoryRetentionDays, 1, 100_000),
 		DiscordToken:         r.str("CROWNS_DISCORD_TOKEN", ""),
 		DiscordGuildID:       r.str("CROWNS_DISCORD_GUILD_ID", ""),
 		DiscordKeyChannelID:  r.str("CROWNS_DISCORD_KEY_CHANNEL_ID", ""),
@@ -147,8 +147,8 @@ func loadConfig(getenv func(string) string) (config, error) {
 		GCPercent:            r.integer("CROWNS_GC_PERCENT", defaultGCPercent, 10, 1000),
 		ShutdownTimeout:      r.duration("CROWNS_SHUTDOWN_TIMEOUT", 20*time.Second),
 
-		SnapshotRatePerSecond: r.float("CROWNS_SNAPSHOT_RATE_PER_SECOND", 5),
-		SnapshotConcurrency:   r.integer("CROWNS_SNAPSHOT_CONCURRENCY", 4, 1, 256),
+		SnapshotRatePerSecond: r.float("CROWNS_SNAPSHOT_RATE_PER_SECOND", scheduler.DefaultSnapshotRatePerSecond),
+		SnapshotConcurrency:   r.integer("CROWNS_SNAPSHOT_CONCURRENCY", scheduler.DefaultSnapshotConcurrency, 1, 256),
 	}
 	cfg.Secret = r.secret("CROWNS_SECRET", cfg.SecretFile)
 	r.check(cfg.MetricsAddr == metricsOff || !sameListenAddress(cfg.MetricsAddr, cfg.Addr), "CROWNS_METRICS_ADDR must differ from CROWNS_ADDR: metrics are never served on the public API address")

@@ -253,12 +253,12 @@ func (n *node) metricsRegisterer() prometheus.Registerer {
 // stops claiming when ctx ends and finishes the writes it started.
 func (n *node) startScheduler(ctx context.Context, cfg config, env cli, log *slog.Logger) error {
 	sched, err := scheduler.New(n.clans, n.game.client, scheduler.Config{
-		TrackAddress:  cfg.TrackAddress,
-		Concurrency:   cfg.SnapshotConcurrency,
-		RatePerSecond: cfg.SnapshotRatePerSecond,
-		RetentionDays: cfg.HistoryRetentionDays,
-		Clock:         env.clock,
-		Logger:        log,
+		TrackAddress:          cfg.TrackAddress,
+		SnapshotConcurrency:   cfg.SnapshotConcurrency,
+		SnapshotRatePerSecond: cfg.SnapshotRatePerSecond,
+		HistoryRetentionDays:  cfg.HistoryRetentionDays,
+		Clock:                 env.clock,
+		Logger:                log,
 	})
 	if err != nil {
 		return fmt.Errorf("scheduler: %w", err)
