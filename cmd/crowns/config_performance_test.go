@@ -34,3 +34,27 @@ func TestPerformanceSettings(t *testing.T) {
 		})
 	}
 }
+
+func TestMemoryLimitSetting(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     map[string]string
+		want    int64
+		problem string
+	}{
+		{"default", nil, 128 << 20, ""},
+		{"set", map[string]string{"CROWNS_MEMORY_LIMIT_MB": "512", "CROWNS_CACHE_MB": "256"}, 512 << 20, ""},
+		{"no room beside the cache", map[string]string{"CROWNS_MEMORY_LIMIT_MB": "100", "CROWNS_CACHE_MB": "80"}, 0,
+			"CROWNS_MEMORY_LIMIT_MB must leave at least 32 MiB beside CROWNS_CACHE_MB"},
+		{"not a number", map[string]string{"CROWNS_MEMORY_LIMIT_MB": "lots"}, 0,
+			`CROWNS_MEMORY_LIMIT_MB must be a whole number from 32 to 1048576, got "lots"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, ok := loadConfigExpecting(t, tt.env, tt.problem)
+			if ok && cfg.MemoryLimit != tt.want {
+				t.Fatalf("memory limit %d, want %d", cfg.MemoryLimit, tt.want)
+			}
+		})
+	}
+}

@@ -61,6 +61,7 @@ func (c config) summary() []slog.Attr {
 		{Key: "discord", Value: discordSummary(c)},
 		slog.Group("log", slog.String("level", c.LogLevel), slog.String("format", c.LogFormat), slog.String("accessLog", onOff(c.AccessLog))),
 		slog.Int("gcPercent", c.GCPercent),
+		slog.Int64("memoryLimitMiB", c.MemoryLimit>>20),
 		slog.Duration("shutdownTimeout", c.ShutdownTimeout),
 	}
 }

@@ -98,6 +98,9 @@ func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger) (n *n
 	if env.getenv("GOGC") == "" {
 		debug.SetGCPercent(cfg.GCPercent)
 	}
+	if env.getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(cfg.MemoryLimit)
+	}
 	n = &node{failures: make(chan error, 4)}
 	backgroundCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	n.background = cancel
