@@ -45,7 +45,10 @@ func TestCallMetricsCountEachEndpointByOutcome(t *testing.T) {
 		func() error { _, err := client.Clan(ctx, "C2Q8"); return err },
 		func() error { _, err := client.Clan(ctx, "C2Q8"); return err },
 		func() error { _, err := client.Clan(ctx, "GONE"); return err },
-		func() error { _, err := client.SearchClans(ctx, legacy.ClanSearchQuery{Name: "x", MinScore: -1}); return err },
+		func() error {
+			_, err := client.SearchClans(ctx, legacy.ClanSearchQuery{Name: "x", MinScore: -1})
+			return err
+		},
 		func() error { _, err := client.PlayerBattles(ctx, "P0LY"); return err },
 		func() error { _, err := client.PlayerBattles(ctx, "R3F"); return err },
 		func() error { _, err := client.Tournament(ctx, "MA1NT"); return err },
