@@ -7,6 +7,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/crownsdev/crowns/models/store"
 
 	"github.com/crownsdev/crowns/models"
@@ -90,7 +92,7 @@ func (c config) tournamentRefreshSummary() slog.Value {
 
 // newTournamentRefresher builds the tournament refresher from the
 // configuration.
-func newTournamentRefresher(cfg config, db *store.Store, source scheduler.TournamentSource, clock models.Clock, log *slog.Logger) (*scheduler.TournamentRefresher, error) {
+func newTournamentRefresher(cfg config, db *store.Store, source scheduler.TournamentSource, clock models.Clock, log *slog.Logger, metrics prometheus.Registerer) (*scheduler.TournamentRefresher, error) {
 	s := cfg.TournamentRefresh
 	return scheduler.NewTournamentRefresher(db, source, scheduler.TournamentRefresherConfig{
 		SearchTerms:        s.SearchTerms,
@@ -98,6 +100,7 @@ func newTournamentRefresher(cfg config, db *store.Store, source scheduler.Tourna
 		StaleAfter:         s.RefreshInterval,
 		RefreshesPerMinute: s.RefreshPerMinute,
 		Retention:          s.Retention,
+		Metrics:            metrics,
 		Clock:              clock,
 		Logger:             log,
 	})
