@@ -30,12 +30,15 @@ func (s *Server) authenticate(c *fiber.Ctx) error {
 	}
 	now := s.requestNow(c)
 	identity, err := s.deps.Keys.VerifyCached(raw, now)
-	if errors.Is(err, keys.ErrNotCached) {
+	cached := !errors.Is(err, keys.ErrNotCached)
+	if !cached {
 		if err := s.lookups.spend(c, now); err != nil {
+			s.metrics.lookupRefused(err)
 			return err
 		}
 		identity, err = s.deps.Keys.VerifyAt(s.requestCtx(c), raw, now)
 	}
+	s.metrics.keyVerified(cached, err)
 	if err != nil {
 		return err
 	}

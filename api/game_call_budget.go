@@ -27,6 +27,7 @@ func (s *Server) gameCallOf(c *fiber.Ctx, now time.Time) func() error {
 	}
 	return func() error {
 		if d := s.gameCalls.take(identity.KeyID, now); !d.allowed {
+			s.metrics.refusedBy(limitGameCalls)
 			return &rateLimitedError{retryAfter: d.retryAfter}
 		}
 		return nil

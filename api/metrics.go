@@ -19,6 +19,8 @@ type requestMetrics struct {
 	requests  *prometheus.CounterVec
 	durations *prometheus.HistogramVec
 	unmatched *routeMetrics
+	// outcomes count cache lookups, key verifications and refusals.
+	outcomes outcomeMetrics
 }
 
 // newRequestMetrics registers the request metrics with reg; nil when reg
@@ -42,6 +44,9 @@ func newRequestMetrics(reg prometheus.Registerer) (*requestMetrics, error) {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
+	}
+	if err := m.outcomes.register(reg); err != nil {
+		return nil, err
 	}
 	m.unmatched = m.route(routeUnmatched)
 	return m, nil

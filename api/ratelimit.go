@@ -163,6 +163,7 @@ func (s *Server) rateLimit(c *fiber.Ctx, identity keys.Identity, now time.Time) 
 	header.SetCanonical(s.headers.rate, strconv.AppendInt(value, int64(wholeSeconds(d.resetAfter)), 10))
 	if !d.allowed {
 		c.Set(headerRateRetryAfter, strconv.FormatInt(d.retryAfter.Milliseconds()+boolToInt(d.retryAfter%time.Millisecond != 0), 10))
+		s.metrics.refusedBy(limitKey)
 		return &rateLimitedError{retryAfter: d.retryAfter}
 	}
 	return c.Next()

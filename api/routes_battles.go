@@ -21,6 +21,7 @@ func (s *Server) handleBattles(c *fiber.Ctx) error {
 	var buf [64]byte
 	key := battlesCacheKey(buf[:0], tag)
 	if answer, hit := s.cache.get(key, now); hit {
+		s.metrics.cacheLookup(cacheBattles, true)
 		return s.sendAnswer(c, answer, true, string(key))
 	}
 	tag = strings.Clone(tag)
@@ -39,6 +40,7 @@ func (s *Server) handleBattles(c *fiber.Ctx) error {
 			}
 			return newCachedAnswer(body), nil
 		})
+	s.metrics.cacheLookup(cacheBattles, hit)
 	if err != nil {
 		return err
 	}

@@ -53,6 +53,7 @@ func (s *Server) handleClanSearch(c *fiber.Ctx) error {
 			}
 			return renderSearchPage(q, page)
 		})
+	s.metrics.cacheLookup(cacheClanSearch, hit)
 	if err != nil {
 		return err
 	}

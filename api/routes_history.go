@@ -53,11 +53,12 @@ func (s *Server) sendHistory(c *fiber.Ctx, kind models.SnapshotKind) error {
 	var buf [64]byte
 	key := historyCacheKey(buf[:0], tag, kind, days, now)
 	if answer, hit := s.cache.get(key, now); hit {
+		s.metrics.cacheLookup(cacheHistory, true)
 		return s.sendHistoryAnswer(c, answer, string(key))
 	}
 	tag = strings.Clone(tag)
 	slot := cacheSlot{key: string(key), group: tag, ttl: s.cfg.HistoryCacheTTL}
-	answer, _, err := s.cache.fetchSlot(s.requestCtx(c), now, slot, s.cfg.RequestTimeout, func(ctx context.Context) (*cachedAnswer, error) {
+	answer, hit, err := s.cache.fetchSlot(s.requestCtx(c), now, slot, s.cfg.RequestTimeout, func(ctx context.Context) (*cachedAnswer, error) {
 		from, to := models.HistoryWindow(now, days)
 		previous := s.cache.expired(slot.key)
 		if s.historyHolds(ctx, previous, tag, kind, from, to) {
@@ -79,6 +80,7 @@ func (s *Server) sendHistory(c *fiber.Ctx, kind models.SnapshotKind) error {
 		// compressed form and all.
 		return withFingerprint(renewedAnswer(previous, legacy.ClanHistory(history).AppendJSON(nil)), fingerprint), nil
 	})
+	s.metrics.cacheLookup(cacheHistory, hit)
 	if err != nil {
 		return err
 	}

@@ -130,7 +130,8 @@ func namingTag(written string, err error) error {
 // cache or looked up upstream (once for concurrent callers) and stored.
 // A failure to store is logged: the caller still gets the tournament.
 // gameCall is asked before the game API is.
-func (s *Server) tournamentAnswer(ctx context.Context, tag string, gameCall func() error) (*cachedAnswer, bool, error) {
+func (s *Server) tournamentAnswer(ctx context.Context, tag string, gameCall func() error) (answer *cachedAnswer, hit bool, err error) {
+	defer func() { s.metrics.cacheLookup(cacheTournament, hit) }()
 	return s.cache.fetch(ctx, s.clock.Now(), tournamentCacheKey(tag), s.cfg.RequestTimeout, gameCall, func(ctx context.Context) (*cachedAnswer, error) {
 		details, err := s.deps.TournamentSource.Tournament(ctx, tag)
 		if err != nil {

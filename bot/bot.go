@@ -37,6 +37,9 @@ type Bot struct {
 	reconciling sync.Mutex
 	inFlight    inFlight
 	started     atomic.Bool
+	// metrics counts commands and direct-message failures; nil without
+	// Config.Metrics.
+	metrics *commandMetrics
 }
 
 // New builds the bot and its discordgo session; it does not connect yet.
@@ -59,6 +62,10 @@ func New(cfg Config, deps Dependencies) (*Bot, error) {
 	if cfg.HTTPClient != nil {
 		session.Client = cfg.HTTPClient
 	}
+	metrics, err := newCommandMetrics(cfg.Metrics)
+	if err != nil {
+		return nil, fmt.Errorf("bot: metrics: %w", err)
+	}
 	return &Bot{
 		cfg:           cfg,
 		deps:          deps,
@@ -67,6 +74,7 @@ func New(cfg Config, deps Dependencies) (*Bot, error) {
 		session:       session,
 		confirmations: newConfirmations(regenerateConfirmWindow),
 		auditNudge:    make(chan struct{}, 1),
+		metrics:       metrics,
 	}, nil
 }
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/crownsdev/crowns/models"
 )
 
@@ -49,6 +51,10 @@ type Config struct {
 	// ReconnectDelay is the first wait after the gateway could not be
 	// reached; it doubles up to 5 minutes (default 5s).
 	ReconnectDelay time.Duration
+	// Metrics, when set, is where the bot's metrics are registered
+	// (crowns_bot_commands_total, crowns_bot_direct_message_failures_total);
+	// nil records none.
+	Metrics prometheus.Registerer
 }
 
 // Defaults of Config.

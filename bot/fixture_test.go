@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/crownsdev/crowns/models/store"
 
 	"github.com/bwmarrin/discordgo"
@@ -80,6 +82,8 @@ type deskOptions struct {
 	db                   *store.Store
 	discord              *discordtest.Server
 	secret               []byte
+	// metrics, when set, receives the bot's metrics.
+	metrics prometheus.Registerer
 }
 
 func newDesk(t *testing.T, opts deskOptions) *desk {
@@ -125,6 +129,7 @@ func newDesk(t *testing.T, opts deskOptions) *desk {
 		Clock:                clock,
 		Logger:               logger,
 		HTTPClient:           discord.Client(),
+		Metrics:              opts.metrics,
 	}, bot.Dependencies{Keys: service, Cursors: db, Weekly: opts.weekly})
 	if err != nil {
 		t.Fatal(err)

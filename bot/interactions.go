@@ -31,9 +31,11 @@ func (b *Bot) answerCommand(ctx context.Context, i *discordgo.Interaction) {
 	}, discordgo.WithContext(ctx))
 	if err != nil {
 		b.logDiscordFailure(ctx, "acknowledge a slash command", err)
+		b.metrics.command(slashCommandName(i), commandUnanswered)
 		return
 	}
-	b.editAnswer(ctx, i, b.commandAnswer(ctx, i))
+	a := b.commandAnswer(ctx, i)
+	b.metrics.command(slashCommandName(i), b.outcomeOf(a, b.editAnswer(ctx, i, a)))
 }
 
 // commandAnswer routes a slash command to its handler after the checks
@@ -96,14 +98,15 @@ func (b *Bot) answerButton(ctx context.Context, i *discordgo.Interaction) {
 		b.logDiscordFailure(ctx, "acknowledge a button press", err)
 		return
 	}
-	b.editAnswer(ctx, i, b.regenerateKey(ctx, requesterOf(i.Member.User, i.Member), slashStyle(), true))
+	a := b.regenerateKey(ctx, requesterOf(i.Member.User, i.Member), slashStyle(), true)
+	b.metrics.command(commandKey+" "+subRegenerate, b.outcomeOf(a, b.editAnswer(ctx, i, a)))
 }
 
 // editAnswer replaces the acknowledged interaction's message with the
 // answer, removing any earlier button and mentioning no one. It has its
 // own deadline (see answerContext), so it goes out even when the work
-// before it used up ctx.
-func (b *Bot) editAnswer(ctx context.Context, i *discordgo.Interaction, a answer) {
+// before it used up ctx. It tells whether Discord took the answer.
+func (b *Bot) editAnswer(ctx context.Context, i *discordgo.Interaction, a answer) bool {
 	ctx, cancel := b.answerContext(ctx)
 	defer cancel()
 	components := []discordgo.MessageComponent{}
@@ -125,4 +128,5 @@ func (b *Bot) editAnswer(ctx context.Context, i *discordgo.Interaction, a answer
 	if err != nil {
 		b.logDiscordFailure(ctx, "answer a slash command", err)
 	}
+	return err == nil
 }

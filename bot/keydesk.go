@@ -87,9 +87,11 @@ func (b *Bot) deliver(ctx context.Context, who requester, key string, kind deliv
 	case err == nil:
 		return answer{text: textKeySent(kind)}
 	case isDMClosed(err):
+		b.metrics.directMessageFailed(true)
 		b.log.InfoContext(ctx, "member does not accept direct messages; key not sent", "user", who.userID)
 		return answer{text: textDirectMessagesClosed(kind, style)}
 	default:
+		b.metrics.directMessageFailed(false)
 		b.logDiscordFailure(ctx, "send a key by direct message", err)
 		return answer{text: textDirectMessageFailed(kind, style)}
 	}

@@ -82,15 +82,16 @@ func (b *Bot) HandleMessageCreate(ctx context.Context, event *discordgo.MessageC
 	// out even when the work above used up ctx.
 	answerCtx, cancel := b.answerContext(ctx)
 	defer cancel()
-	b.say(answerCtx, m, a)
+	b.metrics.command(textCommandName(command), b.outcomeOf(a, b.say(answerCtx, m, a)))
 	if err := b.session.ChannelMessageDelete(m.ChannelID, m.ID, discordgo.WithContext(answerCtx)); err != nil {
 		b.logDiscordFailure(answerCtx, "delete a command message (the bot needs Manage Messages in the key channel)", err)
 	}
 }
 
 // say answers a text command in its channel, addressed to its author
-// and pinging no one else, within ctx (from answerContext).
-func (b *Bot) say(ctx context.Context, m *discordgo.Message, a answer) {
+// and pinging no one else, within ctx (from answerContext). It tells
+// whether Discord took the answer.
+func (b *Bot) say(ctx context.Context, m *discordgo.Message, a answer) bool {
 	_, err := b.session.ChannelMessageSendComplex(m.ChannelID, &discordgo.MessageSend{
 		Content:         textAddressed(m.Author.ID, a.text),
 		Embeds:          a.embeds,
@@ -99,4 +100,5 @@ func (b *Bot) say(ctx context.Context, m *discordgo.Message, a answer) {
 	if err != nil {
 		b.logDiscordFailure(ctx, "answer a text command", err)
 	}
+	return err == nil
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/crownsdev/crowns/models"
 )
 
@@ -67,6 +69,10 @@ type Config struct {
 	JobRetention time.Duration
 	Clock        models.Clock
 	Logger       *slog.Logger
+	// Metrics, when set, is where the scheduler's metrics are registered
+	// (crowns_scheduler_slots_total, crowns_scheduler_snapshot_lag_seconds);
+	// nil records none.
+	Metrics prometheus.Registerer
 }
 
 // withDefaults fills the zero values and checks the rest.

@@ -17,6 +17,8 @@ const (
 	outcomeRetry
 	outcomeReleased
 	outcomeFailed
+	// outcomeMissed: the clan is gone upstream, its slot recorded missed.
+	outcomeMissed
 	outcomeCount
 )
 
@@ -67,7 +69,7 @@ func (s *Scheduler) runJob(ctx context.Context, job models.SnapshotJob) outcome 
 			log.Error("recording a missed slot failed", "error", err)
 		}
 		log.Warn("snapshot slot missed: the clan is not found upstream")
-		return outcomeFailed
+		return outcomeMissed
 	}
 	retryAt := now.Add(s.cfg.retryDelay(job.Attempts, fetchErr))
 	reason := truncate(fetchErr.Error(), maxReasonLength)

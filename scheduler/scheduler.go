@@ -3,6 +3,7 @@ package scheduler
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -27,6 +28,8 @@ type Scheduler struct {
 
 	tickMu    sync.Mutex // one Tick at a time
 	lastPrune time.Time  // guarded by tickMu
+	// metrics counts slots; nil without Config.Metrics.
+	metrics *slotMetrics
 }
 
 // TickReport says what one Tick did.
@@ -57,12 +60,17 @@ func New(clans *store.Store, source ClanSource, cfg Config) (*Scheduler, error) 
 	if err != nil {
 		return nil, err
 	}
+	metrics, err := newSlotMetrics(cfg.Metrics)
+	if err != nil {
+		return nil, fmt.Errorf("scheduler: metrics: %w", err)
+	}
 	return &Scheduler{
 		clans:   clans,
 		source:  source,
 		cfg:     cfg,
 		log:     cfg.Logger.With("component", "scheduler", "owner", cfg.Owner),
 		limiter: rate.NewLimiter(rate.Limit(cfg.SnapshotRatePerSecond), cfg.SnapshotConcurrency),
+		metrics: metrics,
 	}, nil
 }
 
@@ -110,6 +118,7 @@ func (s *Scheduler) Tick(ctx context.Context) (TickReport, error) {
 			s.log.Info("snapshot slot planned", "kind", kind.String(), "slot", slot, "jobs", planned)
 		}
 		report.Planned += planned
+		s.metrics.count(kind, slotPlanned, int(planned))
 	}
 	missed, err := s.clans.ExpireSnapshotJobs(ctx, now)
 	for _, m := range missed {
@@ -117,6 +126,9 @@ func (s *Scheduler) Tick(ctx context.Context) (TickReport, error) {
 			"slot", time.Unix(m.Slot, 0).UTC(), "attempts", m.Attempts, "lastError", m.LastError)
 	}
 	report.Missed = len(missed)
+	for _, m := range missed {
+		s.metrics.count(m.Kind, slotMissed, 1)
+	}
 	if err != nil {
 		return report, err
 	}
@@ -141,7 +153,9 @@ func (s *Scheduler) runDueJobs(ctx context.Context, report *TickReport) {
 			defer wg.Done()
 			for job := range jobs {
 				_ = s.limiter.Wait(ctx) // fails only when ctx ends; runJob then gives the job back
-				counts[s.runJob(ctx, job)].Add(1)
+				o := s.runJob(ctx, job)
+				counts[o].Add(1)
+				s.metrics.finished(job, o, s.cfg.Clock.Now())
 			}
 		}()
 	}
@@ -163,7 +177,7 @@ func (s *Scheduler) runDueJobs(ctx context.Context, report *TickReport) {
 	report.Stored += int(counts[outcomeStored].Load())
 	report.AlreadyStored += int(counts[outcomeAlreadyStored].Load())
 	report.Retried += int(counts[outcomeRetry].Load())
-	report.Failed += int(counts[outcomeFailed].Load())
+	report.Failed += int(counts[outcomeFailed].Load() + counts[outcomeMissed].Load())
 }
 
 // claim takes a batch of due jobs, one per worker. The claim is not

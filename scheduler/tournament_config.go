@@ -8,6 +8,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/crownsdev/crowns/models"
 )
 
@@ -73,6 +75,9 @@ type TournamentRefresherConfig struct {
 	Owner  string
 	Clock  models.Clock
 	Logger *slog.Logger
+	// Metrics, when set, is where the refresher's metrics are registered
+	// (crowns_scheduler_tournament_refreshes_total); nil records none.
+	Metrics prometheus.Registerer
 }
 
 // refreshesPerTick is how many lookups one tick may claim.

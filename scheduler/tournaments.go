@@ -3,6 +3,7 @@ package scheduler
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -47,6 +48,8 @@ type TournamentRefresher struct {
 	cfg         TournamentRefresherConfig
 	log         *slog.Logger
 	tickMu      sync.Mutex // one Tick at a time
+	// metrics counts lookups; nil without Config.Metrics.
+	metrics *refreshMetrics
 }
 
 // TournamentTickReport says what one Tick did.
@@ -73,12 +76,17 @@ func NewTournamentRefresher(db *store.Store, source TournamentSource, cfg Tourna
 	if err != nil {
 		return nil, err
 	}
+	metrics, err := newRefreshMetrics(cfg.Metrics)
+	if err != nil {
+		return nil, fmt.Errorf("tournament refresher: metrics: %w", err)
+	}
 	return &TournamentRefresher{
 		db:          db,
 		tournaments: db,
 		source:      source,
 		cfg:         cfg,
 		log:         cfg.Logger.With("component", "tournament-refresher", "owner", cfg.Owner),
+		metrics:     metrics,
 	}, nil
 }
 
@@ -134,6 +142,7 @@ func (r *TournamentRefresher) refreshDue(ctx context.Context, report *Tournament
 	for _, tag := range tags {
 		group.Go(func() error {
 			outcome := r.refresh(ctx, tag)
+			r.metrics.count(outcome)
 			mu.Lock()
 			defer mu.Unlock()
 			outcome.count(report)
@@ -179,6 +188,7 @@ const (
 	refreshDone refreshOutcome = iota
 	refreshGone
 	refreshFailed
+	refreshOutcomeCount
 )
 
 // count adds the outcome to its counter of report.

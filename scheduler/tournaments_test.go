@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/crownsdev/crowns/internal/metricstest"
 	"github.com/crownsdev/crowns/models/store"
 
 	"github.com/crownsdev/crowns/models"
@@ -232,7 +235,10 @@ func TestGoneAndFailingLookups(t *testing.T) {
 			t.Fatal(err)
 		}
 		u.failLookups(real.Tag, true)
-		refresher := newTournamentRefresher(t, db, u, tournamentRefresherConfig(clock, "a", noSearchTerms))
+		reg := prometheus.NewRegistry()
+		cfg := tournamentRefresherConfig(clock, "a", noSearchTerms)
+		cfg.Metrics = reg
+		refresher := newTournamentRefresher(t, db, u, cfg)
 
 		if report := tickTournaments(t, refresher); report.Gone != 1 || report.Failed != 1 || report.Refreshed != 0 {
 			t.Fatalf("first tick: %+v", report)
@@ -251,6 +257,12 @@ func TestGoneAndFailingLookups(t *testing.T) {
 		clock.Advance(2 * time.Minute)
 		if report := tickTournaments(t, refresher); report.Refreshed != 1 {
 			t.Fatalf("after the lease: %+v", report)
+		}
+		families := metricstest.Gather(t, reg)
+		for outcome, want := range map[string]float64{"done": 1, "gone": 1, "failed": 1} {
+			if got := families.Value("crowns_scheduler_tournament_refreshes_total", map[string]string{"outcome": outcome}); got != want {
+				t.Errorf("crowns_scheduler_tournament_refreshes_total{outcome=%q} = %v, want %v", outcome, got, want)
+			}
 		}
 	})
 }

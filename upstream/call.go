@@ -18,11 +18,13 @@ import (
 const maxBody = 16 << 20
 
 // request is one logical call: a path below the base URL (already
-// escaped), its query, and the caller-safe message of a 400.
+// escaped), its query, the caller-safe message of a 400, and the
+// endpoint it is counted under.
 type request struct {
-	path    string
-	query   url.Values
-	invalid string
+	path     string
+	query    url.Values
+	invalid  string
+	endpoint endpoint
 }
 
 // answer is what one attempt got: a status and body, or a transport error.
@@ -34,8 +36,20 @@ type answer struct {
 }
 
 // get performs req, retrying transient failures within the call's
-// deadline, and decodes a 200 body into out.
+// deadline, and decodes a 200 body into out; the call metrics count it.
 func (c *Client) get(ctx context.Context, req request, out any) error {
+	if c.metrics == nil {
+		_, err := c.call(ctx, req, out)
+		return err
+	}
+	started := c.clock.Now()
+	outcome, err := c.call(ctx, req, out)
+	c.metrics.observe(req.endpoint, outcome, c.clock.Now().Sub(started))
+	return err
+}
+
+// call is get without the metrics; it says how the call ended.
+func (c *Client) call(ctx context.Context, req request, out any) (callOutcome, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	started := c.clock.Now()
@@ -50,10 +64,10 @@ func (c *Client) get(ctx context.Context, req request, out any) error {
 		if got.err == nil && got.status == http.StatusOK {
 			if err := json.Unmarshal(got.body, out); err != nil {
 				c.log.Error("game API answered with a body that does not decode", append(attrs, "error", err)...)
-				return models.Unavailable("upstream", retryDefault, fmt.Errorf("decode %s: %w", req.path, err))
+				return outcomeUnavailable, models.Unavailable("upstream", retryDefault, fmt.Errorf("decode %s: %w", req.path, err))
 			}
 			c.log.Debug("game API call", attrs...)
-			return nil
+			return outcomeOK, nil
 		}
 		f := c.judge(got, req)
 		if got.status == http.StatusForbidden && c.setTokenAside(ctx, place, f) && attempt < c.maxAttempts {
@@ -61,7 +75,7 @@ func (c *Client) get(ctx context.Context, req request, out any) error {
 		}
 		if !f.transient || attempt >= c.maxAttempts || ctx.Err() != nil {
 			c.report(ctx, f, attrs)
-			return f.err
+			return outcomeOf(ctx, got), f.err
 		}
 		wait := c.retry.Delay(attempt)
 		if got.retryAfter > 0 {
@@ -69,12 +83,12 @@ func (c *Client) get(ctx context.Context, req request, out any) error {
 		}
 		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) <= wait {
 			c.report(ctx, f, attrs)
-			return f.err
+			return outcomeOf(ctx, got), f.err
 		}
 		c.log.Warn("game API attempt failed, retrying", append(attrs, "wait", wait, "error", f.err)...)
 		if !pause(ctx, wait) {
 			c.report(ctx, f, attrs)
-			return f.err
+			return outcomeOf(ctx, got), f.err
 		}
 	}
 }

@@ -20,7 +20,7 @@ func listAll[T any](ctx context.Context, c *Client, path string) ([]T, error) {
 	query := url.Values{}
 	for range maxListPages {
 		var page official.List[T]
-		if err := c.get(ctx, request{path: path, query: query}, &page); err != nil {
+		if err := c.get(ctx, request{path: path, query: query, endpoint: listEndpoint(path)}, &page); err != nil {
 			return nil, err
 		}
 		items = append(items, page.Items...)

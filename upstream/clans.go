@@ -20,7 +20,7 @@ const invalidSearchMessage = "invalid clan search: the game API rejected these f
 // legacy shape with the upstream's paging cursors.
 func (c *Client) SearchClans(ctx context.Context, q legacy.ClanSearchQuery) (legacy.ClanSearchPage, error) {
 	var list official.List[official.Clan]
-	if err := c.get(ctx, request{path: "/clans", query: searchParams(q), invalid: invalidSearchMessage}, &list); err != nil {
+	if err := c.get(ctx, request{path: "/clans", query: searchParams(q), invalid: invalidSearchMessage, endpoint: endpointClans}, &list); err != nil {
 		return legacy.ClanSearchPage{}, err
 	}
 	page := legacy.ClanSearchPage{Items: make([]legacy.ClanSearchResult, 0, len(list.Items))}
@@ -78,7 +78,7 @@ func (c *Client) searchResult(clan official.Clan) legacy.ClanSearchResult {
 // Clan returns a clan with its member list (GET /clans/%23TAG).
 func (c *Client) Clan(ctx context.Context, tag string) (models.ClanDetails, error) {
 	var clan official.Clan
-	if err := c.get(ctx, request{path: "/clans/" + tagPath(tag)}, &clan); err != nil {
+	if err := c.get(ctx, request{path: "/clans/" + tagPath(tag), endpoint: endpointClan}, &clan); err != nil {
 		return models.ClanDetails{}, err
 	}
 	return clanDetailsOf(c.Catalog(), clan), nil

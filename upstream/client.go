@@ -3,6 +3,7 @@ package upstream
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/crownsdev/crowns/internal/backoff"
 	"github.com/crownsdev/crowns/models"
@@ -48,8 +51,12 @@ type Config struct {
 	// Logger receives failures (and successes at debug level).
 	Logger *slog.Logger
 	// Clock reads HTTP-date Retry-After headers and times calls for logs
-	// (default the system clock).
+	// and metrics (default the system clock).
 	Clock models.Clock
+	// Metrics, when set, is where the call metrics are registered
+	// (crowns_upstream_calls_total by endpoint and outcome,
+	// crowns_upstream_call_duration_seconds); nil records none.
+	Metrics prometheus.Registerer
 }
 
 // Client calls the official game API. It is safe for concurrent use.
@@ -69,6 +76,8 @@ type Client struct {
 	// catalog is never changed once stored, only replaced.
 	builtIn *catalog.Catalog
 	current atomic.Pointer[catalog.Catalog]
+	// metrics counts calls; nil without Config.Metrics.
+	metrics *callMetrics
 }
 
 // New checks cfg, fills in defaults and returns a client.
@@ -97,6 +106,9 @@ func New(cfg Config) (*Client, error) {
 		builtIn:     cat,
 	}
 	c.current.Store(cat)
+	if c.metrics, err = newCallMetrics(cfg.Metrics); err != nil {
+		return nil, fmt.Errorf("upstream: call metrics: %w", err)
+	}
 	if c.http == nil {
 		c.http = defaultHTTPClient(cap(c.slots))
 	}

@@ -16,7 +16,7 @@ const invalidTournamentSearchMessage = "invalid tournament search: the game API 
 // Tournament returns a tournament with its members (GET /tournaments/%23TAG).
 func (c *Client) Tournament(ctx context.Context, tag string) (models.TournamentDetails, error) {
 	var t official.Tournament
-	if err := c.get(ctx, request{path: "/tournaments/" + tagPath(tag)}, &t); err != nil {
+	if err := c.get(ctx, request{path: "/tournaments/" + tagPath(tag), endpoint: endpointTournament}, &t); err != nil {
 		return models.TournamentDetails{}, err
 	}
 	details := tournamentHeader(t.TournamentHeader)
@@ -39,7 +39,7 @@ func (c *Client) SearchTournaments(ctx context.Context, name string, limit int) 
 		params.Set("limit", strconv.Itoa(limit))
 	}
 	var list official.List[official.TournamentHeader]
-	if err := c.get(ctx, request{path: "/tournaments", query: params, invalid: invalidTournamentSearchMessage}, &list); err != nil {
+	if err := c.get(ctx, request{path: "/tournaments", query: params, invalid: invalidTournamentSearchMessage, endpoint: endpointTournaments}, &list); err != nil {
 		return nil, err
 	}
 	out := make([]models.TournamentDetails, 0, len(list.Items))

@@ -114,7 +114,7 @@ func runClans(ctx context.Context, env cli, args []string) int {
 // trackAsOperator fetches the clan from the configured upstream and
 // tracks it without the description check.
 func trackAsOperator(ctx context.Context, env cli, cfg config, log *slog.Logger, clans *store.Store, tag string) error {
-	game, err := openGameSource(cfg, env.clock, log)
+	game, err := openGameSource(cfg, env.clock, log, nil)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/upstream"
 	"github.com/crownsdev/crowns/upstream/sandbox"
@@ -27,7 +29,7 @@ type gameSource struct {
 // openGameSource builds the upstream client: against CROWNS_UPSTREAM_URL
 // when a token is configured, else against a sandbox world started on a
 // free loopback port, which the log says.
-func openGameSource(cfg config, clock models.Clock, log *slog.Logger) (*gameSource, error) {
+func openGameSource(cfg config, clock models.Clock, log *slog.Logger, metrics prometheus.Registerer) (*gameSource, error) {
 	source := &gameSource{stop: func(context.Context) error { return nil }}
 	baseURL, token := cfg.UpstreamURL, cfg.UpstreamToken
 	if cfg.usesSandbox() {
@@ -51,6 +53,7 @@ func openGameSource(cfg config, clock models.Clock, log *slog.Logger) (*gameSour
 		Concurrency: cfg.UpstreamConcurrency,
 		Logger:      log,
 		Clock:       clock,
+		Metrics:     metrics,
 	})
 	if err != nil {
 		_ = source.stop(context.Background())

@@ -3,6 +3,8 @@ package main
 import (
 	"log/slog"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/crownsdev/crowns/models/store"
 
 	"github.com/crownsdev/crowns/bot"
@@ -15,7 +17,7 @@ import (
 // log channel's position in the key-event outbox). weekly switches weekly
 // clan collection for /clan weekly; pass a literal nil while clan tracking
 // is not wired (a typed nil pointer would not read as absent).
-func newKeyDesk(cfg config, db *store.Store, keyService *keys.Service, weekly bot.WeeklyCollection, log *slog.Logger, clock models.Clock) (*bot.Bot, error) {
+func newKeyDesk(cfg config, db *store.Store, keyService *keys.Service, weekly bot.WeeklyCollection, log *slog.Logger, clock models.Clock, metrics prometheus.Registerer) (*bot.Bot, error) {
 	return bot.New(bot.Config{
 		Token:        cfg.DiscordToken,
 		GuildID:      cfg.DiscordGuildID,
@@ -24,5 +26,6 @@ func newKeyDesk(cfg config, db *store.Store, keyService *keys.Service, weekly bo
 		Prefix:       cfg.DiscordPrefix,
 		Clock:        clock,
 		Logger:       log,
+		Metrics:      metrics,
 	}, bot.Dependencies{Keys: keyService, Cursors: db, Weekly: weekly})
 }

@@ -35,7 +35,7 @@ func TestNewKeyDeskFromTheDiscordSettings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			desk, err := newKeyDesk(cfg, db, service, nil, slog.New(slog.DiscardHandler), models.SystemClock{})
+			desk, err := newKeyDesk(cfg, db, service, nil, slog.New(slog.DiscardHandler), models.SystemClock{}, nil)
 			if (err != nil) != tt.wantErr || (desk == nil) != tt.wantErr {
 				t.Errorf("newKeyDesk = %v, %v; want error %v", desk, err, tt.wantErr)
 			}

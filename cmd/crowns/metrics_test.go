@@ -5,59 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
+	"github.com/crownsdev/crowns/internal/metricstest"
 )
-
-// scrape reads the metrics served at url.
-func scrape(t *testing.T, url string) map[string]*dto.MetricFamily {
-	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %d", url, resp.StatusCode)
-	}
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(resp.Body)
-	if err != nil {
-		t.Fatalf("the metrics do not parse: %v", err)
-	}
-	return families
-}
-
-// metricValue is the value of the counter or gauge of family whose labels
-// include labels; -1 when there is none.
-func metricValue(families map[string]*dto.MetricFamily, family string, labels map[string]string) float64 {
-	f := families[family]
-	if f == nil {
-		return -1
-	}
-next:
-	for _, m := range f.GetMetric() {
-		have := map[string]string{}
-		for _, l := range m.GetLabel() {
-			have[l.GetName()] = l.GetValue()
-		}
-		for name, value := range labels {
-			if have[name] != value {
-				continue next
-			}
-		}
-		switch {
-		case m.Counter != nil:
-			return m.GetCounter().GetValue()
-		case m.Gauge != nil:
-			return m.GetGauge().GetValue()
-		case m.Histogram != nil:
-			return float64(m.GetHistogram().GetSampleCount())
-		}
-	}
-	return -1
-}
 
 func TestServeExportsMetricsOnTheirOwnAddress(t *testing.T) {
 	metricsAddr := freeAddr(t)
@@ -68,9 +17,9 @@ func TestServeExportsMetricsOnTheirOwnAddress(t *testing.T) {
 	if key == "" {
 		t.Fatalf("no key printed:\n%s", n.stdout.String())
 	}
-	before := scrape(t, metricsURL)
-	requestStatements := metricValue(before, "crowns_database_statements_total", map[string]string{"work": "request"})
-	if requestStatements < 0 || metricValue(before, "crowns_database_statements_total", map[string]string{"work": "background"}) < 0 {
+	before := metricstest.Scrape(t, metricsURL)
+	requestStatements := before.Value("crowns_database_statements_total", map[string]string{"work": "request"})
+	if requestStatements < 0 || before.Value("crowns_database_statements_total", map[string]string{"work": "background"}) < 0 {
 		t.Fatal("no crowns_database_statements_total by work")
 	}
 	requests := []struct {
@@ -100,7 +49,7 @@ func TestServeExportsMetricsOnTheirOwnAddress(t *testing.T) {
 		t.Fatalf("GET /metrics on the API: %d %+v, want the contract's 404", code, notFound)
 	}
 
-	after := scrape(t, metricsURL)
+	after := metricstest.Scrape(t, metricsURL)
 	for _, tt := range []struct {
 		route, status string
 		want          float64
@@ -111,7 +60,7 @@ func TestServeExportsMetricsOnTheirOwnAddress(t *testing.T) {
 		{"unmatched", "404", 3}, // two unknown paths and /metrics
 		{"/healthz", "200", 1},
 	} {
-		got := metricValue(after, "crowns_http_requests_total", map[string]string{"route": tt.route, "status": tt.status})
+		got := after.Value("crowns_http_requests_total", map[string]string{"route": tt.route, "status": tt.status})
 		if got != tt.want {
 			t.Errorf("crowns_http_requests_total{route=%q,status=%q} = %v, want %v", tt.route, tt.status, got, tt.want)
 		}
@@ -123,15 +72,15 @@ func TestServeExportsMetricsOnTheirOwnAddress(t *testing.T) {
 			}
 		}
 	}
-	if got := metricValue(after, "crowns_http_request_duration_seconds", map[string]string{"route": "/clan/search"}); got != 3 {
+	if got := after.Value("crowns_http_request_duration_seconds", map[string]string{"route": "/clan/search"}); got != 3 {
 		t.Errorf("crowns_http_request_duration_seconds{route=\"/clan/search\"} has %v observations, want 3", got)
 	}
 	// The first request with the key verified it in the database: request
 	// work sent statements.
-	if got := metricValue(after, "crowns_database_statements_total", map[string]string{"work": "request"}); got <= requestStatements {
+	if got := after.Value("crowns_database_statements_total", map[string]string{"work": "request"}); got <= requestStatements {
 		t.Errorf("request statements went from %v to %v, want more", requestStatements, got)
 	}
-	if got := metricValue(after, "crowns_database_connections_max_open", nil); got <= 0 {
+	if got := after.Value("crowns_database_connections_max_open", nil); got <= 0 {
 		t.Errorf("crowns_database_connections_max_open = %v", got)
 	}
 	if _, ok := after["go_goroutines"]; !ok {

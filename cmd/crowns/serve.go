@@ -120,7 +120,7 @@ func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger) (n *n
 		return n, err
 	}
 	n.goBackground(func() { n.keys.Run(backgroundCtx) })
-	if n.game, err = openGameSource(cfg, env.clock, log); err != nil {
+	if n.game, err = openGameSource(cfg, env.clock, log, n.metricsRegisterer()); err != nil {
 		return n, err
 	}
 	n.clans = n.db
@@ -143,7 +143,7 @@ func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger) (n *n
 		}
 	}
 	if cfg.Roles.Scheduler && cfg.Tournaments {
-		refresher, err := newTournamentRefresher(cfg, n.db, n.game.client, env.clock, log)
+		refresher, err := newTournamentRefresher(cfg, n.db, n.game.client, env.clock, log, n.metricsRegisterer())
 		if err != nil {
 			return n, fmt.Errorf("tournament refresher: %w", err)
 		}
@@ -155,7 +155,7 @@ func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger) (n *n
 		}
 	}
 	if cfg.botEnabled() {
-		desk, err := newKeyDesk(cfg, n.db, n.keys, n.clans, log, env.clock)
+		desk, err := newKeyDesk(cfg, n.db, n.keys, n.clans, log, env.clock, n.metricsRegisterer())
 		if err != nil {
 			return n, err
 		}
@@ -260,6 +260,7 @@ func (n *node) startScheduler(ctx context.Context, cfg config, env cli, log *slo
 		SnapshotConcurrency:   cfg.SnapshotConcurrency,
 		SnapshotRatePerSecond: cfg.SnapshotRatePerSecond,
 		HistoryRetentionDays:  cfg.HistoryRetentionDays,
+		Metrics:               n.metricsRegisterer(),
 		Clock:                 env.clock,
 		Logger:                log,
 	})

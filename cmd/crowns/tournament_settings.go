@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/crownsdev/crowns/models/store"
 
 	"github.com/crownsdev/crowns/models"
@@ -65,8 +67,8 @@ func (c config) tournamentRefreshSummary() slog.Value {
 
 // newTournamentRefresher builds the tournament refresher from the
 // configuration.
-func newTournamentRefresher(cfg config, db *store.Store, source scheduler.TournamentSource, clock models.Clock, log *slog.Logger) (*scheduler.TournamentRefresher, error) {
+func newTournamentRefresher(cfg config, db *store.Store, source scheduler.TournamentSource, clock models.Clock, log *slog.Logger, metrics prometheus.Registerer) (*scheduler.TournamentRefresher, error) {
 	refresh := cfg.TournamentRefresh
-	refresh.Clock, refresh.Logger = clock, log
+	refresh.Clock, refresh.Logger, refresh.Metrics = clock, log, metrics
 	return scheduler.NewTournamentRefresher(db, source, refresh)
 }

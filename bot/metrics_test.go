@@ -1,0 +1,51 @@
+package bot_test
+
+import (
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/crownsdev/crowns/bot/discordtest"
+	"github.com/crownsdev/crowns/internal/metricstest"
+)
+
+func TestCommandAndDirectMessageMetrics(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	d := newDesk(t, deskOptions{metrics: reg})
+	d.ask("slash", keyChannelID, developerID, "get")
+	d.ask("text", keyChannelID, developerID, "get")
+	d.ask("text", keyChannelID, developerID, "help")
+	d.answerText(d.slash(developerID, otherChannelID, 0, "key", "get"))
+	d.answerText(d.slash(developerID, keyChannelID, 0, "keyadmin", "info", userOption(otherDevID)))
+	dm := "/channels/" + discordtest.DMChannelID(otherDevID) + "/messages"
+	d.discord.Fail(discordtest.Rule{Method: "POST", Path: dm, Failure: discordtest.DMClosed})
+	d.ask("slash", keyChannelID, otherDevID, "get")
+	d.discord.Heal()
+	d.discord.Fail(discordtest.Rule{Method: "POST", Path: dm, Failure: discordtest.Forbidden})
+	d.ask("slash", keyChannelID, otherDevID, "get")
+	d.discord.Heal()
+
+	families := metricstest.Gather(t, reg)
+	for _, tt := range []struct {
+		command, outcome string
+		want             float64
+	}{
+		{"key get", "ok", 4}, // two delivered, two explained failures
+		{"key get", "refused", 1},
+		{"key help", "ok", 1},
+		{"keyadmin info", "refused", 1},
+		{"key regenerate", "ok", 0},
+		{"clan weekly", "ok", 0},
+		{"unknown", "ok", 0},
+	} {
+		labels := map[string]string{"command": tt.command, "outcome": tt.outcome}
+		if got := families.Value("crowns_bot_commands_total", labels); got != tt.want {
+			t.Errorf("crowns_bot_commands_total%v = %v, want %v", labels, got, tt.want)
+		}
+	}
+	for reason, want := range map[string]float64{"closed": 1, "failed": 1} {
+		if got := families.Value("crowns_bot_direct_message_failures_total", map[string]string{"reason": reason}); got != want {
+			t.Errorf("crowns_bot_direct_message_failures_total{reason=%q} = %v, want %v", reason, got, want)
+		}
+	}
+}
