@@ -85,9 +85,11 @@ func (u *usageCounts) take() map[models.KeyUsageSlot]models.KeyUsageCount {
 		sh := &u.shards[i]
 		sh.mu.Lock()
 		counts := sh.counts
-		if len(counts) > 0 {
-			sh.counts = make(map[usageSlot]*models.KeyUsageCount, len(counts))
+		if len(counts) == 0 {
+			sh.mu.Unlock()
+			continue
 		}
+		sh.counts = make(map[usageSlot]*models.KeyUsageCount, len(counts))
 		sh.mu.Unlock()
 		for slot, c := range counts {
 			key := models.KeyUsageSlot{KeyID: slot.keyID, Hour: time.Unix(slot.hour, 0).UTC(), Route: slot.route}
