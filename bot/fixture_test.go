@@ -125,7 +125,7 @@ func newDesk(t *testing.T, opts deskOptions) *desk {
 		Clock:                clock,
 		Logger:               logger,
 		HTTPClient:           discord.Client(),
-	}, bot.Dependencies{Keys: service, Cursors: db, Weekly: opts.weekly})
+	}, bot.Dependencies{Keys: service, Cursors: db, Weekly: opts.weekly, Usage: service})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,10 @@
 package models
 
-import "time"
+import (
+	"cmp"
+	"slices"
+	"time"
+)
 
 // KeyUsageRetention is how long per-hour key usage is kept.
 const KeyUsageRetention = 30 * 24 * time.Hour
@@ -65,6 +69,18 @@ func (r KeyUsageReport) Total() KeyUsageCount {
 		total.Add(d.KeyUsageCount)
 	}
 	return total
+}
+
+// RoutesByUse lists the report's route patterns by requests, most first.
+func (r KeyUsageReport) RoutesByUse() []string {
+	names := make([]string, 0, len(r.Routes))
+	for route := range r.Routes {
+		names = append(names, route)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		return cmp.Or(cmp.Compare(r.Routes[b], r.Routes[a]), cmp.Compare(a, b))
+	})
+	return names
 }
 
 // KeyUsageTotal is one key's usage over a period, with its owner.

@@ -24,5 +24,5 @@ func newKeyDesk(cfg config, db *store.Store, keyService *keys.Service, weekly bo
 		Prefix:       cfg.DiscordPrefix,
 		Clock:        clock,
 		Logger:       log,
-	}, bot.Dependencies{Keys: keyService, Cursors: db, Weekly: weekly})
+	}, bot.Dependencies{Keys: keyService, Cursors: db, Weekly: weekly, Usage: keyService})
 }

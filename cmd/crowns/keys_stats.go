@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"text/tabwriter"
 	"time"
 
@@ -38,26 +37,8 @@ func writeKeyStats(out io.Writer, report models.KeyUsageReport, asJSON bool) err
 	fmt.Fprintln(out)
 	w = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "ROUTE\tREQUESTS")
-	for _, route := range routesByUse(report.Routes) {
+	for _, route := range report.RoutesByUse() {
 		fmt.Fprintf(w, "%s\t%d\n", route, report.Routes[route])
 	}
 	return w.Flush()
-}
-
-// routesByUse orders route patterns by requests, most first.
-func routesByUse(routes map[string]int64) []string {
-	names := make([]string, 0, len(routes))
-	for route := range routes {
-		names = append(names, route)
-	}
-	slices.SortFunc(names, func(a, b string) int {
-		if routes[a] != routes[b] {
-			return int(routes[b] - routes[a])
-		}
-		if a < b {
-			return -1
-		}
-		return 1
-	})
-	return names
 }
