@@ -167,7 +167,9 @@ func (d *desk) component(userID string, permissions int64, customID string) *dis
 		Member: &discordgo.Member{User: &discordgo.User{ID: userID, Username: "user" + userID}, Permissions: permissions},
 		Data:   discordgo.MessageComponentInteractionData{CustomID: customID, ComponentType: discordgo.ButtonComponent},
 	}
-	d.handle(func(ctx context.Context) { d.bot.HandleInteractionCreate(ctx, &discordgo.InteractionCreate{Interaction: i}) })
+	d.handle(func(ctx context.Context) {
+		d.bot.HandleInteractionCreate(ctx, &discordgo.InteractionCreate{Interaction: i})
+	})
 	return i
 }
 
@@ -181,7 +183,9 @@ func (d *desk) submitReason(userID string, permissions int64, reason string) *di
 			&discordgo.ActionsRow{Components: []discordgo.MessageComponent{&discordgo.TextInput{CustomID: "reason", Value: reason}}},
 		}},
 	}
-	d.handle(func(ctx context.Context) { d.bot.HandleInteractionCreate(ctx, &discordgo.InteractionCreate{Interaction: i}) })
+	d.handle(func(ctx context.Context) {
+		d.bot.HandleInteractionCreate(ctx, &discordgo.InteractionCreate{Interaction: i})
+	})
 	return i
 }
 
