@@ -3,6 +3,7 @@ package api
 import (
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/utils"
@@ -20,13 +21,35 @@ const headerAuth = "auth"
 // know costs a database lookup, within the client's and the overall
 // lookup budget.
 func (s *Server) authenticate(c *fiber.Ctx) error {
+	identity, now, err := s.verifyKey(c)
+	if err != nil {
+		return err
+	}
+	return s.rateLimit(c, identity, now)
+}
+
+// authenticateFree verifies the request's key like authenticate but
+// spends no rate-limit token, and lets a key whose bucket is empty
+// through: the rate-limit headers say what the bucket holds.
+func (s *Server) authenticateFree(c *fiber.Ctx) error {
+	identity, now, err := s.verifyKey(c)
+	if err != nil {
+		return err
+	}
+	s.setRateHeaders(c, s.limiter.peek(identity.KeyID, now))
+	return c.Next()
+}
+
+// verifyKey finds and verifies the request's key, recording its identity
+// on the request, and returns it with the request's time.
+func (s *Server) verifyKey(c *fiber.Ctx) (keys.Identity, time.Time, error) {
 	st := stateOf(c)
 	if st != nil {
 		st.keyed = true
 	}
 	raw, ok := presentedKey(c)
 	if !ok {
-		return models.ErrMissingKey
+		return keys.Identity{}, time.Time{}, models.ErrMissingKey
 	}
 	now := s.requestNow(c)
 	identity, err := s.deps.Keys.VerifyCached(raw, now)
@@ -34,18 +57,18 @@ func (s *Server) authenticate(c *fiber.Ctx) error {
 	if !cached {
 		if err := s.lookups.spend(c, now); err != nil {
 			s.metrics.lookupRefused(err)
-			return err
+			return keys.Identity{}, time.Time{}, err
 		}
 		identity, err = s.deps.Keys.VerifyAt(s.requestCtx(c), raw, now)
 	}
 	s.metrics.keyVerified(cached, err)
 	if err != nil {
-		return err
+		return keys.Identity{}, time.Time{}, err
 	}
 	if st != nil {
 		st.identity, st.authenticated = identity, true
 	}
-	return s.rateLimit(c, identity, now)
+	return identity, now, nil
 }
 
 // presentedKey returns the key a request carries. A present but empty

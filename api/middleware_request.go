@@ -50,6 +50,9 @@ type requestState struct {
 	// route is the matched route's bound metrics (see Server.get); nil
 	// before a route matches, or without metrics.
 	route *routeMetrics
+	// pattern is the matched route's pattern, with metrics or usage
+	// counting on; "" before a route matches.
+	pattern string
 }
 
 // maxRequestIDLength bounds a caller's request id; ours are shorter.
@@ -67,7 +70,7 @@ func (p *requestStates) get() *requestState {
 
 func (p *requestStates) put(st *requestState) {
 	st.id, st.identity, st.authenticated, st.keyed, st.start, st.now, st.ctx = nil, keys.Identity{}, false, false, time.Time{}, time.Time{}, nil
-	st.shape, st.route = answerShape{}, nil
+	st.shape, st.route, st.pattern = answerShape{}, nil, ""
 	p.pool.Put(st)
 }
 
@@ -136,6 +139,7 @@ func (s *Server) requestContext(c *fiber.Ctx) error {
 	if s.metrics != nil {
 		s.metrics.observe(st.route, status, latency)
 	}
+	s.countUsage(c, st, status)
 	level := slog.LevelInfo
 	if status >= http.StatusInternalServerError {
 		level = slog.LevelWarn

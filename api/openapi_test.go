@@ -201,7 +201,18 @@ func TestEveryAnswerMatchesTheOpenAPIDocument(t *testing.T) {
 		{name: "tracking", path: "/clan/" + trackable + "/tracking", headers: auth, status: 200},
 		{name: "tracking bad tag", path: "/clan/2222222222222222/tracking", headers: auth, status: 400},
 		{name: "tracking without key", path: "/clan/" + trackable + "/tracking", status: 401},
+
+		{name: "stats", path: "/auth/stats", headers: auth, status: 200},
+		{name: "stats with bearer", path: "/auth/stats", headers: bearer, status: 200},
+		{name: "stats without key", path: "/auth/stats", status: 401},
+		{name: "stats unknown key", path: "/auth/stats", headers: []string{"auth", unknown}, status: 401},
+		{name: "stats blacklisted key", path: "/auth/stats", headers: []string{"auth", blacklisted}, status: 403},
 	})
+	// Stats once usage is stored: days, routes and a last request.
+	if err := h.keys.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h.check(t, v, []contractCase{{name: "stats with usage", path: "/auth/stats", headers: auth, status: 200}})
 
 	// History, once the tracked clan has a snapshot.
 	clan, err := h.clans.TrackedClan(ctx, trackable)

@@ -121,6 +121,16 @@ func (l *rateLimiter) take(keyID int64, now time.Time) rateDecision {
 	}
 }
 
+// peek tells what keyID's bucket holds at now, spending nothing.
+func (l *rateLimiter) peek(keyID int64, now time.Time) rateDecision {
+	at := now.UnixNano()
+	sh := &l.shards[uint64(keyID)%rateShards]
+	sh.mu.Lock()
+	debt := max(sh.full[keyID], at) - at
+	sh.mu.Unlock()
+	return rateDecision{allowed: true, remaining: int(max(0, l.capacity-debt) / l.interval), resetAfter: time.Duration(debt)}
+}
+
 // sweep drops the buckets that have been full for idleBucketLimit at at,
 // and sets the next sweep at twice the buckets left, so that sweeping
 // costs a constant share of the requests.
@@ -152,6 +162,17 @@ func newRateHeaders(rate float64) rateHeaders {
 // and the time at hand.
 func (s *Server) rateLimit(c *fiber.Ctx, identity keys.Identity, now time.Time) error {
 	d := s.limiter.take(identity.KeyID, now)
+	s.setRateHeaders(c, d)
+	if !d.allowed {
+		c.Set(headerRateRetryAfter, strconv.FormatInt(d.retryAfter.Milliseconds()+boolToInt(d.retryAfter%time.Millisecond != 0), 10))
+		s.metrics.refusedBy(limitKey)
+		return &rateLimitedError{retryAfter: d.retryAfter}
+	}
+	return c.Next()
+}
+
+// setRateHeaders writes the rate-limit headers of a decision.
+func (s *Server) setRateHeaders(c *fiber.Ctx, d rateDecision) {
 	header := &c.Response().Header
 	var buf [48]byte
 	header.SetCanonical(s.headers.rateLimit, s.rateHeaders.limit)
@@ -161,12 +182,6 @@ func (s *Server) rateLimit(c *fiber.Ctx, identity keys.Identity, now time.Time) 
 	value = strconv.AppendInt(value, int64(d.remaining), 10)
 	value = append(value, ";t="...)
 	header.SetCanonical(s.headers.rate, strconv.AppendInt(value, int64(wholeSeconds(d.resetAfter)), 10))
-	if !d.allowed {
-		c.Set(headerRateRetryAfter, strconv.FormatInt(d.retryAfter.Milliseconds()+boolToInt(d.retryAfter%time.Millisecond != 0), 10))
-		s.metrics.refusedBy(limitKey)
-		return &rateLimitedError{retryAfter: d.retryAfter}
-	}
-	return c.Next()
 }
 
 // wholeSeconds rounds up to whole seconds; zero stays zero.

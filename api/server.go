@@ -131,6 +131,11 @@ type Dependencies struct {
 	// Config.Tournaments is on.
 	TournamentSource TournamentSource
 	TournamentStore  TournamentStore
+	// Usage, when set, counts every authenticated request for its key;
+	// UsageReports, when set, serves GET /auth/stats (without it the
+	// route does not exist).
+	Usage        UsageCounter
+	UsageReports UsageReports
 }
 
 // Server is the Fiber application with its middleware state.
@@ -284,6 +289,9 @@ func (s *Server) routes() {
 	s.get("/clan/:tag/track", s.withKey(s.handleTrack)...)
 	s.get("/clan/:tag/tracking", s.withKey(s.handleTracking)...)
 	s.get("/player/:tag/battles", s.withKey(s.paged(s.handleBattles))...)
+	if s.deps.UsageReports != nil {
+		s.get("/auth/stats", s.authenticateFree, s.handleAuthStats)
+	}
 
 	s.get("/tournament/:tags", s.tournamentRoute(s.handleTournaments)...)
 	for _, list := range tournamentLists() {
@@ -295,14 +303,14 @@ func (s *Server) routes() {
 	s.app.Use(func(*fiber.Ctx) error { return errPathNotFound })
 }
 
-// get registers a GET (and HEAD) route; with metrics, a first handler
-// names the route's bound metrics to the request, for requestContext to
-// count it by.
+// get registers a GET (and HEAD) route; with metrics or usage counting,
+// a first handler names the route's pattern and bound metrics to the
+// request, for requestContext to count it by.
 func (s *Server) get(pattern string, handlers ...fiber.Handler) {
-	if route := s.metrics.route(pattern); route != nil {
+	if route := s.metrics.route(pattern); route != nil || s.deps.Usage != nil {
 		handlers = append([]fiber.Handler{func(c *fiber.Ctx) error {
 			if st := stateOf(c); st != nil {
-				st.route = route
+				st.route, st.pattern = route, pattern
 			}
 			return c.Next()
 		}}, handlers...)

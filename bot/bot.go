@@ -30,6 +30,8 @@ type Bot struct {
 	session *discordgo.Session
 
 	confirmations *confirmations
+	// alerts remembers the usage alerts posted, for their cool-down.
+	alerts usageAlerts
 	// auditNudge wakes the audit loop when this process commits a key
 	// transition, so the log channel hears of it without waiting a poll.
 	auditNudge chan struct{}
@@ -106,11 +108,17 @@ func (b *Bot) Run(ctx context.Context) error {
 		defer close(auditDone)
 		b.auditLoop(ctx)
 	}()
+	alertsDone := make(chan struct{})
+	go func() {
+		defer close(alertsDone)
+		b.alertLoop(ctx)
+	}()
 	<-ctx.Done()
 	if err := b.session.Close(); err != nil {
 		b.log.Warn("closing the Discord gateway failed", "error", err)
 	}
 	<-auditDone
+	<-alertsDone
 	b.log.Info("disconnected from Discord")
 	return nil
 }

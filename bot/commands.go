@@ -57,6 +57,7 @@ func commandDefinitions() []*discordgo.ApplicationCommand {
 			Options: []*discordgo.ApplicationCommandOption{
 				subcommand(subGet, describeKeyGet),
 				subcommand(subRegenerate, describeKeyRegenerate),
+				subcommand(subStats, describeKeyStats),
 			},
 		},
 		{
@@ -71,6 +72,10 @@ func commandDefinitions() []*discordgo.ApplicationCommand {
 				subcommand(subRevoke, describeRevoke, user(describeRevokeUser), &discordgo.ApplicationCommandOption{
 					Type: discordgo.ApplicationCommandOptionString, Name: optionReason, Description: describeRevokeReason,
 					MaxLength: maxReasonLength,
+				}),
+				subcommand(subTop, describeTop, &discordgo.ApplicationCommandOption{
+					Type: discordgo.ApplicationCommandOptionString, Name: optionPeriod, Description: describeTopPeriod,
+					Choices: []*discordgo.ApplicationCommandOptionChoice{{Name: periodDay, Value: periodDay}, {Name: periodWeek, Value: periodWeek}},
 				}),
 			},
 		},

@@ -15,6 +15,10 @@ type Dependencies struct {
 	// Weekly switches weekly collection of a tracked clan for /clan
 	// weekly; nil answers that the feature is not available here.
 	Weekly WeeklyCollection
+	// Usage reads key usage for /key stats, /keyadmin info and top, and
+	// the usage alerts; nil answers that usage is not available here
+	// and posts no alerts.
+	Usage UsageReader
 }
 
 // CursorStore remembers how far an outbox reader got.

@@ -130,7 +130,7 @@ func newDesk(t *testing.T, opts deskOptions) *desk {
 		Logger:               logger,
 		HTTPClient:           discord.Client(),
 		Metrics:              opts.metrics,
-	}, bot.Dependencies{Keys: service, Cursors: db, Weekly: opts.weekly})
+	}, bot.Dependencies{Keys: service, Cursors: db, Weekly: opts.weekly, Usage: service})
 	if err != nil {
 		t.Fatal(err)
 	}

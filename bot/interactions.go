@@ -18,7 +18,13 @@ func (b *Bot) HandleInteractionCreate(ctx context.Context, event *discordgo.Inte
 	case discordgo.InteractionApplicationCommand:
 		b.answerCommand(ctx, event.Interaction)
 	case discordgo.InteractionMessageComponent:
+		if strings.HasPrefix(event.MessageComponentData().CustomID, blacklistButtonID) {
+			b.answerBlacklistButton(ctx, event.Interaction)
+			return
+		}
 		b.answerButton(ctx, event.Interaction)
+	case discordgo.InteractionModalSubmit:
+		b.answerBlacklistReason(ctx, event.Interaction)
 	}
 }
 
@@ -60,6 +66,8 @@ func (b *Bot) commandAnswer(ctx context.Context, i *discordgo.Interaction) answe
 			return b.getKey(ctx, who, slashStyle())
 		case subRegenerate:
 			return b.regenerateKey(ctx, who, slashStyle(), false)
+		case subStats:
+			return b.keyStats(ctx, who)
 		}
 	case commandKeyAdmin:
 		if !isModerator(i.Member) {

@@ -13,6 +13,9 @@ import (
 // keyAdmin runs a /keyadmin subcommand for a moderator (the caller has
 // checked the permission).
 func (b *Bot) keyAdmin(ctx context.Context, moderatorID string, sub *discordgo.ApplicationCommandInteractionDataOption) answer {
+	if sub.Name == subTop {
+		return b.topKeys(ctx, sub)
+	}
 	target := optionValue(sub, optionUser)
 	if target == "" {
 		return answer{text: textUnknownCommand}
@@ -35,7 +38,11 @@ func (b *Bot) keyAdmin(ctx context.Context, moderatorID string, sub *discordgo.A
 		if err != nil {
 			return b.moderationRefusal(ctx, subInfo, target, err)
 		}
-		return answer{text: textInfoHeading(target), embeds: []*discordgo.MessageEmbed{infoEmbed(info)}}
+		embed := infoEmbed(info)
+		if usage := b.usageField(ctx, target); usage != nil {
+			embed.Fields = append(embed.Fields, usage)
+		}
+		return answer{text: textInfoHeading(target), embeds: []*discordgo.MessageEmbed{embed}}
 	case subRevoke:
 		reason := optionValue(sub, optionReason)
 		if reason == "" {

@@ -18,7 +18,7 @@ const (
 	// (sooner, at the next Sync, while the key-event feed is read).
 	MaxCacheTTL          = 5 * time.Second
 	DefaultCacheSize     = 100_000
-	DefaultFlushInterval = 30 * time.Second
+	DefaultFlushInterval = 10 * time.Second
 	// DefaultSyncInterval is how often Run reads the key-event feed.
 	DefaultSyncInterval = time.Second
 	// SyncedCacheTTL is the longest a verification result is trusted while
@@ -42,8 +42,8 @@ type Config struct {
 	// CacheSize bounds the cached verification results (default
 	// DefaultCacheSize).
 	CacheSize int
-	// FlushInterval is how often Run writes last-use times (default
-	// DefaultFlushInterval).
+	// FlushInterval is how often Run writes last-use times and request
+	// counts (default DefaultFlushInterval): what a crash loses.
 	FlushInterval time.Duration
 	// SyncInterval is how often Run reads the key-event feed (default
 	// DefaultSyncInterval; at most half of CacheTTL).
@@ -63,6 +63,7 @@ type Service struct {
 	ring          *keyring
 	cache         *verifyCache
 	usage         *usageLog
+	counts        *usageCounts
 	flushInterval time.Duration
 	syncInterval  time.Duration
 	// flushing serialises Flush.
@@ -108,6 +109,7 @@ func NewService(db *store.Store, cfg Config) (*Service, error) {
 		ring:          ring,
 		cache:         newVerifyCache(cfg.CacheSize, cfg.CacheTTL, SyncedCacheTTL),
 		usage:         newUsageLog(),
+		counts:        newUsageCounts(),
 		flushInterval: cfg.FlushInterval,
 		syncInterval:  cfg.SyncInterval,
 	}, nil

@@ -82,12 +82,16 @@ func (l *usageLog) pending(idleBefore int64) []pendingUse {
 	return out
 }
 
-// Flush writes the latest use of every key verified since the previous
-// flush, in one batched statement per 200 keys. After a failure the same
-// uses are tried again by the next Flush.
+// Flush writes the request counts made since the previous flush (see
+// Count), then the latest use of every key verified since then, in
+// batched statements. After a failure the same counts and uses are tried
+// again by the next Flush.
 func (s *Service) Flush(ctx context.Context) error {
 	s.flushing.Lock()
 	defer s.flushing.Unlock()
+	if err := s.flushUsage(ctx); err != nil {
+		return err
+	}
 	idleBefore := s.clock.Now().UnixNano() - s.cache.syncedTTL
 	pending := s.usage.pending(idleBefore)
 	if len(pending) == 0 {
@@ -107,7 +111,9 @@ func (s *Service) Flush(ctx context.Context) error {
 }
 
 // Run reads the key-event feed at once and every SyncInterval (see Sync),
-// and flushes last-use times every FlushInterval, until ctx ends; then it
+// and flushes request counts and last-use times every FlushInterval
+// (deleting usage past models.KeyUsageRetention once an hour), until ctx
+// ends; then it
 // flushes once more (bounded by a few seconds) so a graceful shutdown
 // loses nothing. Failures are logged and retried at the next tick.
 func (s *Service) Run(ctx context.Context) {
@@ -123,6 +129,7 @@ func (s *Service) Run(ctx context.Context) {
 			s.syncLogged(ctx)
 		case <-ticker.C:
 			s.flushLogged(ctx)
+			s.retainUsage(ctx)
 		case <-ctx.Done():
 			final, cancel := context.WithTimeout(context.WithoutCancel(ctx), finalFlushTimeout)
 			s.flushLogged(final)

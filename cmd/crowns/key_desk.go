@@ -27,5 +27,5 @@ func newKeyDesk(cfg config, db *store.Store, keyService *keys.Service, weekly bo
 		Clock:        clock,
 		Logger:       log,
 		Metrics:      metrics,
-	}, bot.Dependencies{Keys: keyService, Cursors: db, Weekly: weekly})
+	}, bot.Dependencies{Keys: keyService, Cursors: db, Weekly: weekly, Usage: keyService})
 }

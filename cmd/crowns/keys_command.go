@@ -27,6 +27,8 @@ const keysUsageText = `Usage: crowns keys <action> [flags]
   unblacklist --discord-user ID               let the developer ask for a (new) key again
   list                                        table of developers: user, name, state, key created, last used
   show --discord-user ID                      one developer: state, times, blacklist details, key counts
+  stats --discord-user ID [--json]            the current key's usage over the last 30 UTC days
+                                              (--json: the body GET /auth/stats answers)
 
 issue and regenerate print the key alone on stdout (KEY=$(crowns keys issue --discord-user 1));
 the other changes print a one-line confirmation on stdout. Logs go to stderr. Keys are never
@@ -39,12 +41,13 @@ type keysRequest struct {
 	discordUserID string
 	name          string
 	reason        string
+	json          bool
 }
 
 // keysFlags says which flags an action takes: a Discord user (always
 // required when taken), a name, a reason.
 type keysFlags struct {
-	user, name, reason bool
+	user, name, reason, json bool
 }
 
 func flagsOf(action string) (keysFlags, bool) {
@@ -57,6 +60,8 @@ func flagsOf(action string) (keysFlags, bool) {
 		return keysFlags{user: true}, true
 	case "list":
 		return keysFlags{}, true
+	case "stats":
+		return keysFlags{user: true, json: true}, true
 	}
 	return keysFlags{}, false
 }
@@ -64,7 +69,7 @@ func flagsOf(action string) (keysFlags, bool) {
 // parseKeysArgs reads the action and its flags; its errors are one line.
 func parseKeysArgs(args []string) (keysRequest, error) {
 	if len(args) == 0 {
-		return keysRequest{}, errors.New("an action is required: issue, regenerate, disable, revoke, blacklist, unblacklist, list or show")
+		return keysRequest{}, errors.New("an action is required: issue, regenerate, disable, revoke, blacklist, unblacklist, list, show or stats")
 	}
 	req := keysRequest{action: args[0]}
 	allowed, ok := flagsOf(req.action)
@@ -80,6 +85,9 @@ func parseKeysArgs(args []string) (keysRequest, error) {
 	}
 	if allowed.reason {
 		fs.StringVar(&req.reason, "reason", "", "why")
+	}
+	if allowed.json {
+		fs.BoolVar(&req.json, "json", false, "print JSON")
 	}
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return keysRequest{}, err
@@ -158,6 +166,12 @@ func performKeys(ctx context.Context, service *keys.Service, req keysRequest, ou
 			return err
 		}
 		return writeDeveloper(out, info)
+	case "stats":
+		report, err := service.DeveloperUsage(ctx, req.discordUserID, keys.UsageDays)
+		if err != nil {
+			return err
+		}
+		return writeKeyStats(out, report, req.json)
 	case "disable":
 		err = service.Disable(ctx, req.discordUserID, cliActor, req.reason)
 	case "revoke":

@@ -208,7 +208,7 @@ func (n *node) startAPI(ctx context.Context, cfg config, env cli, log *slog.Logg
 		Clock:             env.clock,
 		Logger:            log,
 	}, api.Dependencies{Keys: n.keys, Game: n.game.client, Health: n.db, Tracker: tracker, History: n.clans,
-		TournamentSource: n.game.client, TournamentStore: n.db})
+		TournamentSource: n.game.client, TournamentStore: n.db, Usage: n.keys, UsageReports: n.keys})
 	if err != nil {
 		return err
 	}

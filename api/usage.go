@@ -1,0 +1,89 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/crownsdev/crowns/models"
+)
+
+// UsageCounter counts every answered request of an authenticated key:
+// the route pattern (a string bound at registration, so counting
+// allocates nothing), the status (429 counts as rate-limited) and the
+// request's time. It must not block; *keys.Service implements it.
+type UsageCounter interface {
+	Count(keyID int64, route string, status int, at time.Time)
+}
+
+// UsageReports reads a key's stored usage over the last days UTC days at
+// now (models.ErrNotFound for an unknown key); *keys.Service implements
+// it.
+type UsageReports interface {
+	KeyUsage(ctx context.Context, keyID int64, days int, now time.Time) (models.KeyUsageReport, error)
+}
+
+// statsDays is the period of GET /auth/stats: the last 30 UTC days, today
+// included.
+const statsDays = 30
+
+// statsDayLayout names a day of GET /auth/stats.
+const statsDayLayout = "2006-01-02"
+
+// KeyStats is the body of GET /auth/stats (CONTRACT *Key usage*): the
+// calling key's id (its number in the database, never the key), creation
+// and latest use as of the last flush (Unix seconds; null when never
+// used), and its requests and rate-limited requests per UTC day and its
+// requests per route pattern over the last 30 UTC days.
+type KeyStats struct {
+	ID           int64            `json:"id"`
+	CreatedAt    int64            `json:"createdAt"`
+	LastRequest  *int64           `json:"lastRequest"`
+	RequestCount map[string]int64 `json:"requestCount"`
+	RateLimited  map[string]int64 `json:"rateLimited"`
+	Routes       map[string]int64 `json:"routes"`
+}
+
+// NewKeyStats renders a usage report as GET /auth/stats answers it.
+func NewKeyStats(r models.KeyUsageReport) KeyStats {
+	stats := KeyStats{
+		ID: r.KeyID, CreatedAt: r.KeyCreatedAt.Unix(),
+		RequestCount: make(map[string]int64, len(r.Days)), RateLimited: make(map[string]int64, len(r.Days)),
+		Routes: make(map[string]int64, len(r.Routes)),
+	}
+	if r.LastUsedAt != nil {
+		last := r.LastUsedAt.Unix()
+		stats.LastRequest = &last
+	}
+	for _, d := range r.Days {
+		day := d.Day.UTC().Format(statsDayLayout)
+		stats.RequestCount[day] = d.Requests
+		stats.RateLimited[day] = d.RateLimited
+	}
+	for route, n := range r.Routes {
+		stats.Routes[route] = n
+	}
+	return stats
+}
+
+// handleAuthStats answers GET /auth/stats: the calling key's usage.
+func (s *Server) handleAuthStats(c *fiber.Ctx) error {
+	identity, ok := identityOf(c)
+	if !ok {
+		return errors.New("stats request without a verified identity")
+	}
+	report, err := s.deps.UsageReports.KeyUsage(s.requestCtx(c), identity.KeyID, statsDays, s.requestNow(c))
+	if err != nil {
+		return err
+	}
+	return s.sendJSON(c, NewKeyStats(report))
+}
+
+// countUsage counts an authenticated request's answer for its key.
+func (s *Server) countUsage(c *fiber.Ctx, st *requestState, status int) {
+	if s.deps.Usage != nil && st.authenticated {
+		s.deps.Usage.Count(st.identity.KeyID, st.pattern, status, s.requestNow(c))
+	}
+}

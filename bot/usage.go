@@ -1,0 +1,159 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/crownsdev/crowns/keys"
+	"github.com/crownsdev/crowns/models"
+)
+
+// UsageReader is what the bot reads of key usage; *keys.Service
+// implements it. Counts are as of each API process's latest flush.
+type UsageReader interface {
+	// DeveloperUsage reports a developer's current key over the last days
+	// UTC days; models.ErrNotFound without a developer or current key.
+	DeveloperUsage(ctx context.Context, discordUserID string, days int) (models.KeyUsageReport, error)
+	// TopKeys lists the limit keys with the most requests since since.
+	TopKeys(ctx context.Context, since time.Time, limit int) ([]models.KeyUsageTotal, error)
+	// UsageHours lists the hourly usage since since of the keys used
+	// since activeSince, by key and hour.
+	UsageHours(ctx context.Context, since, activeSince time.Time) ([]models.KeyUsageHour, error)
+}
+
+// Usage commands' names, periods and sizes.
+const (
+	subStats       = "stats"
+	subTop         = "top"
+	optionPeriod   = "period"
+	periodDay      = "day"
+	periodWeek     = "week"
+	memberDays     = 7
+	topKeysListed  = 10
+	topRoutesShown = 5
+)
+
+// keyStats answers /key stats: the member's own usage over the last 7 days.
+func (b *Bot) keyStats(ctx context.Context, who requester) answer {
+	if b.deps.Usage == nil {
+		return answer{text: textUsageUnavailable}
+	}
+	report, err := b.deps.Usage.DeveloperUsage(ctx, who.userID, memberDays)
+	if errors.Is(err, models.ErrNotFound) {
+		return answer{text: textNoKeyYet(slashStyle())}
+	}
+	if err != nil {
+		return b.moderationRefusal(ctx, subStats, who.userID, err)
+	}
+	return answer{text: textMemberStats(report, b.clock.Now())}
+}
+
+// usageField is the usage part of /keyadmin info: 30 days' totals and
+// the top routes.
+func (b *Bot) usageField(ctx context.Context, userID string) *discordgo.MessageEmbedField {
+	if b.deps.Usage == nil {
+		return nil
+	}
+	report, err := b.deps.Usage.DeveloperUsage(ctx, userID, keys.UsageDays)
+	if err != nil {
+		if !errors.Is(err, models.ErrNotFound) {
+			b.log.WarnContext(ctx, "cannot read key usage", "user", userID, "error", err)
+		}
+		return nil
+	}
+	return &discordgo.MessageEmbedField{Name: "Usage, last 30 days", Value: textUsageSummary(report)}
+}
+
+// topKeys answers /keyadmin top [day|week]: the heaviest keys with their
+// rate-limited share.
+func (b *Bot) topKeys(ctx context.Context, sub *discordgo.ApplicationCommandInteractionDataOption) answer {
+	if b.deps.Usage == nil {
+		return answer{text: textUsageUnavailable}
+	}
+	period := optionValue(sub, optionPeriod)
+	span := 24 * time.Hour
+	if period == periodWeek {
+		span = 7 * 24 * time.Hour
+	} else {
+		period = periodDay
+	}
+	top, err := b.deps.Usage.TopKeys(ctx, b.clock.Now().Add(-span), topKeysListed)
+	if err != nil {
+		return b.moderationRefusal(ctx, subTop, "", err)
+	}
+	return answer{text: textTopKeys(period, top)}
+}
+
+// textMemberStats is a compact table of a key's last days, in a code
+// block.
+func textMemberStats(r models.KeyUsageReport, now time.Time) string {
+	byDay := make(map[string]models.KeyUsageCount, len(r.Days))
+	for _, d := range r.Days {
+		byDay[d.Day.Format(time.DateOnly)] = d.KeyUsageCount
+	}
+	var t strings.Builder
+	fmt.Fprintf(&t, "Your key's usage, last %d UTC days (counted every few seconds):\n```\n", memberDays)
+	fmt.Fprintf(&t, "%-10s %9s %8s %7s\n", "day", "requests", "limited", "errors")
+	for i := memberDays - 1; i >= 0; i-- {
+		day := now.UTC().AddDate(0, 0, -i).Format(time.DateOnly)
+		c := byDay[day]
+		fmt.Fprintf(&t, "%-10s %9d %8d %7d\n", day, c.Requests, c.RateLimited, c.ClientErrors+c.ServerErrors)
+	}
+	t.WriteString("```")
+	if routes := topRoutes(r); routes != "" {
+		t.WriteString("Most used: " + routes)
+	}
+	return t.String()
+}
+
+// textUsageSummary words a report's totals and top routes on a few lines.
+func textUsageSummary(r models.KeyUsageReport) string {
+	total := r.Total()
+	text := fmt.Sprintf("%d requests, %d rate-limited (%s), %d client errors, %d server errors",
+		total.Requests, total.RateLimited, share(total.RateLimited, total.Requests), total.ClientErrors, total.ServerErrors)
+	if routes := topRoutes(r); routes != "" {
+		text += "\nTop routes: " + routes
+	}
+	return text
+}
+
+// topRoutes lists the most used routes with their counts.
+func topRoutes(r models.KeyUsageReport) string {
+	var parts []string
+	for _, route := range r.RoutesByUse() {
+		if len(parts) == topRoutesShown {
+			break
+		}
+		parts = append(parts, fmt.Sprintf("`%s` %d", route, r.Routes[route]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// textTopKeys lists the heaviest keys of a period.
+func textTopKeys(period string, top []models.KeyUsageTotal) string {
+	if len(top) == 0 {
+		return fmt.Sprintf("No key was used in the last %s.", period)
+	}
+	var t strings.Builder
+	fmt.Fprintf(&t, "Heaviest keys of the last %s:\n", period)
+	for i, k := range top {
+		fmt.Fprintf(&t, "%d. <@%s> (key %d): %d requests, %s rate-limited\n", i+1, k.DiscordUserID, k.KeyID, k.Requests, share(k.RateLimited, k.Requests))
+	}
+	return t.String()
+}
+
+// share words part of whole as a percentage.
+func share(part, whole int64) string {
+	if whole == 0 {
+		return "0%"
+	}
+	return fmt.Sprintf("%.0f%%", 100*float64(part)/float64(whole))
+}
+
+// textUsageUnavailable answers usage commands where usage is not read.
+const textUsageUnavailable = "Usage is not available here."

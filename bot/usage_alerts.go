@@ -1,0 +1,262 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/crownsdev/crowns/models"
+)
+
+// Usage alerts: what makes a key worth a moderator's look, and how often
+// it is said.
+const (
+	// alertCheckInterval is how often stored usage is checked.
+	alertCheckInterval = time.Minute
+	// alertCoolDown is how long after an alert the same key's same kind
+	// of alert stays quiet.
+	alertCoolDown = 6 * time.Hour
+	// A key stays rate-limited when, in the current and the previous UTC
+	// hour, at least alertLimitedMin of its requests were refused and
+	// they were at least half of them.
+	alertLimitedMin = 600
+	// A key's volume jumps when, in the current and the previous hour, it
+	// made at least alertJumpMin requests and, per hour, alertJumpFactor
+	// times its hourly average of the 7 days before (at least one an
+	// hour).
+	alertJumpMin      = 1000
+	alertJumpFactor   = 10
+	alertBaselineDays = 7
+	// Component ids of the alert's button and of the reason form.
+	blacklistButtonID = "crowns:blacklist:"
+	blacklistModalID  = "crowns:blacklist-reason:"
+	blacklistReasonID = "reason"
+)
+
+// alertKind names what an alert is about.
+type alertKind string
+
+const (
+	alertRateLimited alertKind = "rate-limited"
+	alertVolumeJump  alertKind = "volume jump"
+)
+
+// usageAlerts remembers when each key's alert of each kind was posted.
+type usageAlerts struct {
+	mu     sync.Mutex
+	posted map[alertSubject]time.Time
+}
+
+type alertSubject struct {
+	keyID int64
+	kind  alertKind
+}
+
+// due reports whether subject may be alerted at now.
+func (a *usageAlerts) due(subject alertSubject, now time.Time) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	at, ok := a.posted[subject]
+	return !ok || now.Sub(at) >= alertCoolDown
+}
+
+func (a *usageAlerts) record(subject alertSubject, now time.Time) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.posted == nil {
+		a.posted = make(map[alertSubject]time.Time)
+	}
+	a.posted[subject] = now
+}
+
+// usageAlert is one alert to post, with its evidence.
+type usageAlert struct {
+	subject       alertSubject
+	discordUserID string
+	evidence      string
+}
+
+// CheckUsageAlerts reads the stored usage of the keys used in the current
+// or previous UTC hour and posts an alert to the log channel for each key
+// that stays rate-limited or whose volume jumped, unless the same alert
+// was posted within the cool-down (on the bot's clock). Without a log
+// channel or usage it does nothing.
+func (b *Bot) CheckUsageAlerts(ctx context.Context) (posted int, err error) {
+	if b.cfg.LogChannelID == "" || b.deps.Usage == nil {
+		return 0, nil
+	}
+	now := b.clock.Now()
+	recentFrom := now.Truncate(time.Hour).Add(-time.Hour)
+	hours, err := b.deps.Usage.UsageHours(ctx, recentFrom.Add(-alertBaselineDays*24*time.Hour), recentFrom)
+	if err != nil {
+		return 0, fmt.Errorf("read key usage: %w", err)
+	}
+	for _, alert := range usageAlertsOf(hours, recentFrom) {
+		if !b.alerts.due(alert.subject, now) {
+			continue
+		}
+		_, err := b.session.ChannelMessageSendComplex(b.cfg.LogChannelID, &discordgo.MessageSend{
+			Embeds: []*discordgo.MessageEmbed{alertEmbed(alert)},
+			Components: []discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{
+				discordgo.Button{Label: textBlacklistButton, Style: discordgo.DangerButton, CustomID: blacklistButtonID + alert.discordUserID},
+			}}},
+			AllowedMentions: &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}},
+		}, discordgo.WithContext(ctx))
+		if err != nil {
+			return posted, fmt.Errorf("post a usage alert: %s", describeDiscordError(err))
+		}
+		b.alerts.record(alert.subject, now)
+		posted++
+	}
+	return posted, nil
+}
+
+// usageAlertsOf finds the alerts in hourly usage ordered by key: hours
+// from recentFrom on are recent, earlier ones the baseline.
+func usageAlertsOf(hours []models.KeyUsageHour, recentFrom time.Time) []usageAlert {
+	var alerts []usageAlert
+	for start := 0; start < len(hours); {
+		end := start
+		var recent, baseline models.KeyUsageCount
+		for ; end < len(hours) && hours[end].KeyID == hours[start].KeyID; end++ {
+			if hours[end].Hour.Before(recentFrom) {
+				baseline.Add(hours[end].KeyUsageCount)
+			} else {
+				recent.Add(hours[end].KeyUsageCount)
+			}
+		}
+		keyID, user := hours[start].KeyID, hours[start].DiscordUserID
+		if recent.RateLimited >= alertLimitedMin && 2*recent.RateLimited >= recent.Requests {
+			alerts = append(alerts, usageAlert{subject: alertSubject{keyID, alertRateLimited}, discordUserID: user,
+				evidence: fmt.Sprintf("%d of its %d requests since %s were refused with 429 (%s).",
+					recent.RateLimited, recent.Requests, recentFrom.Format("15:04 MST"), share(recent.RateLimited, recent.Requests))})
+		}
+		hourly := float64(baseline.Requests) / (alertBaselineDays * 24)
+		if recent.Requests >= alertJumpMin && float64(recent.Requests)/2 >= alertJumpFactor*max(hourly, 1) {
+			alerts = append(alerts, usageAlert{subject: alertSubject{keyID, alertVolumeJump}, discordUserID: user,
+				evidence: fmt.Sprintf("%d requests since %s, against %.1f an hour over the %d days before.",
+					recent.Requests, recentFrom.Format("15:04 MST"), hourly, alertBaselineDays)})
+		}
+		start = end
+	}
+	return alerts
+}
+
+// alertEmbed shows one alert.
+func alertEmbed(a usageAlert) *discordgo.MessageEmbed {
+	title := "Key keeps being rate-limited"
+	if a.subject.kind == alertVolumeJump {
+		title = "Key usage jumped"
+	}
+	return &discordgo.MessageEmbed{
+		Title: title, Color: colourWarning,
+		Description: a.evidence,
+		Fields: []*discordgo.MessageEmbedField{
+			{Name: "Developer", Value: "<@" + a.discordUserID + ">", Inline: true},
+			{Name: "Key", Value: fmt.Sprint(a.subject.keyID), Inline: true},
+		},
+		Footer: &discordgo.MessageEmbedFooter{Text: "Blacklist asks for a reason; /keyadmin info shows the key's usage."},
+	}
+}
+
+// alertLoop checks usage alerts every alertCheckInterval until ctx ends,
+// logging failures.
+func (b *Bot) alertLoop(ctx context.Context) {
+	if b.cfg.LogChannelID == "" || b.deps.Usage == nil {
+		return
+	}
+	ticker := time.NewTicker(alertCheckInterval)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+			if _, err := b.CheckUsageAlerts(ctx); err != nil && ctx.Err() == nil {
+				b.log.WarnContext(ctx, "cannot check usage alerts", "error", err)
+			}
+		}
+	}
+}
+
+// answerBlacklistButton answers the Blacklist button of an alert: a
+// moderator gets the form asking for a reason, anyone else a refusal.
+func (b *Bot) answerBlacklistButton(ctx context.Context, i *discordgo.Interaction) {
+	target := strings.TrimPrefix(i.MessageComponentData().CustomID, blacklistButtonID)
+	response := &discordgo.InteractionResponse{
+		Type: discordgo.InteractionResponseChannelMessageWithSource,
+		Data: &discordgo.InteractionResponseData{Content: textModeratorsOnly, Flags: discordgo.MessageFlagsEphemeral},
+	}
+	if i.GuildID == b.cfg.GuildID && isModerator(i.Member) && target != "" {
+		response = &discordgo.InteractionResponse{
+			Type: discordgo.InteractionResponseModal,
+			Data: &discordgo.InteractionResponseData{
+				CustomID: blacklistModalID + target, Title: textBlacklistFormTitle,
+				Components: []discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{
+					discordgo.TextInput{CustomID: blacklistReasonID, Label: textBlacklistFormReason, Style: discordgo.TextInputShort,
+						Required: true, MaxLength: maxReasonLength},
+				}}},
+			},
+		}
+	}
+	if err := b.session.InteractionRespond(i, response, discordgo.WithContext(ctx)); err != nil {
+		b.logDiscordFailure(ctx, "answer a blacklist button", err)
+	}
+}
+
+// answerBlacklistReason blacklists the developer of a submitted reason
+// form, through the same path as /keyadmin blacklist; moderators only.
+func (b *Bot) answerBlacklistReason(ctx context.Context, i *discordgo.Interaction) {
+	err := b.session.InteractionRespond(i, &discordgo.InteractionResponse{
+		Type: discordgo.InteractionResponseDeferredChannelMessageWithSource,
+		Data: &discordgo.InteractionResponseData{Flags: discordgo.MessageFlagsEphemeral},
+	}, discordgo.WithContext(ctx))
+	if err != nil {
+		b.logDiscordFailure(ctx, "acknowledge a blacklist form", err)
+		return
+	}
+	b.editAnswer(ctx, i, b.blacklistFromForm(ctx, i))
+}
+
+func (b *Bot) blacklistFromForm(ctx context.Context, i *discordgo.Interaction) answer {
+	data := i.ModalSubmitData()
+	target, ok := strings.CutPrefix(data.CustomID, blacklistModalID)
+	if !ok || target == "" {
+		return answer{text: textUnknownCommand}
+	}
+	if i.GuildID != b.cfg.GuildID || !isModerator(i.Member) || i.Member.User == nil {
+		return answer{text: textModeratorsOnly}
+	}
+	reason := strings.TrimSpace(formValue(data.Components, blacklistReasonID))
+	if err := b.deps.Keys.Blacklist(ctx, target, reason, actorFor(i.Member.User.ID)); err != nil {
+		return b.moderationRefusal(ctx, subBlacklist, target, err)
+	}
+	return answer{text: textBlacklistDone(target, reason)}
+}
+
+// formValue finds a text input's value among a form's rows.
+func formValue(rows []discordgo.MessageComponent, id string) string {
+	for _, row := range rows {
+		actions, ok := row.(*discordgo.ActionsRow)
+		if !ok {
+			continue
+		}
+		for _, c := range actions.Components {
+			if input, ok := c.(*discordgo.TextInput); ok && input.CustomID == id {
+				return input.Value
+			}
+		}
+	}
+	return ""
+}
+
+// Texts of the alerts' button and form.
+const (
+	textBlacklistButton     = "Blacklist"
+	textBlacklistFormTitle  = "Blacklist this developer"
+	textBlacklistFormReason = "Reason (shown in the audit log)"
+)

@@ -1,0 +1,200 @@
+package bot_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/crownsdev/crowns/bot/discordtest"
+	"github.com/crownsdev/crowns/models"
+)
+
+// use records stored usage of a developer's current key in the current
+// hour of the desk's clock.
+func (d *desk) use(userID, route string, count models.KeyUsageCount, hoursAgo int) {
+	d.t.Helper()
+	ctx := context.Background()
+	info, err := d.keys.Info(ctx, userID)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	slot := models.KeyUsageSlot{KeyID: info.CurrentKeyID, Hour: d.clock.Now().Add(-time.Duration(hoursAgo) * time.Hour), Route: route}
+	if err := d.db.AddKeyUsage(ctx, map[models.KeyUsageSlot]models.KeyUsageCount{slot: count}); err != nil {
+		d.t.Fatal(err)
+	}
+}
+
+func TestKeyStatsShowsTheMembersOwnWeek(t *testing.T) {
+	d := newDesk(t, deskOptions{})
+	d.getKey(developerID)
+	d.getKey(otherDevID)
+	d.use(developerID, "/clan/search", models.KeyUsageCount{Requests: 42, RateLimited: 5, ClientErrors: 1}, 0)
+	d.use(otherDevID, "/clan/search", models.KeyUsageCount{Requests: 999}, 0)
+	i := d.slash(developerID, keyChannelID, 0, "key", "stats")
+	d.assertEphemeral(i)
+	text := d.answerText(i)
+	if !strings.Contains(text, "2025-06-02        42        5       1") || strings.Contains(text, "999") ||
+		!strings.Contains(text, "2025-05-27") || !strings.Contains(text, "`/clan/search` 42") {
+		t.Errorf("/key stats answer:\n%s", text)
+	}
+	if text := d.answerText(d.slash(moderatorID, keyChannelID, moderatorPerms, "key", "stats")); !strings.Contains(text, "/key get") {
+		t.Errorf("/key stats without a key: %q", text)
+	}
+}
+
+func TestKeyAdminInfoAndTopShowUsage(t *testing.T) {
+	d := newDesk(t, deskOptions{})
+	d.getKey(developerID)
+	d.getKey(otherDevID)
+	d.use(developerID, "/clan/search", models.KeyUsageCount{Requests: 30, RateLimited: 15}, 0)
+	d.use(developerID, "/player/:tag/battles", models.KeyUsageCount{Requests: 10}, 0)
+	d.use(otherDevID, "/clan/search", models.KeyUsageCount{Requests: 100}, 48)
+
+	_, embeds, _ := d.answerOf(d.keyadmin(moderatorPerms, "info", userOption(developerID)))
+	if !strings.Contains(embeds, "Usage, last 30 days: 40 requests, 15 rate-limited (38%)") ||
+		!strings.Contains(embeds, "Top routes: `/clan/search` 30, `/player/:tag/battles` 10") {
+		t.Errorf("/keyadmin info embeds:%s", embeds)
+	}
+	day := d.answerText(d.keyadmin(moderatorPerms, "top"))
+	if !strings.Contains(day, "1. <@"+developerID+">") || !strings.Contains(day, "40 requests, 38% rate-limited") || strings.Contains(day, otherDevID) {
+		t.Errorf("/keyadmin top:\n%s", day)
+	}
+	week := d.answerText(d.keyadmin(moderatorPerms, "top", stringOption("period", "week")))
+	if !strings.HasPrefix(week, "Heaviest keys of the last week") || !strings.Contains(week, "1. <@"+otherDevID+">") {
+		t.Errorf("/keyadmin top week:\n%s", week)
+	}
+	if text := d.answerText(d.keyadmin(0, "top")); !strings.Contains(text, "Only moderators") {
+		t.Errorf("/keyadmin top by a member: %q", text)
+	}
+}
+
+func TestUsageAlertIsPostedOnceAndItsButtonBlacklists(t *testing.T) {
+	d := newDesk(t, deskOptions{logChannel: logChannelID})
+	key := d.getKey(developerID)
+	d.getKey(otherDevID)
+	d.use(developerID, "/clan/search", models.KeyUsageCount{Requests: 1000, RateLimited: 700}, 0)
+	d.use(otherDevID, "/clan/search", models.KeyUsageCount{Requests: 500}, 0) // its usual volume
+	for h := 2; h < 7*24; h += 2 {
+		d.use(otherDevID, "/clan/search", models.KeyUsageCount{Requests: 500}, h)
+	}
+	ctx := context.Background()
+	check := func(want int) {
+		t.Helper()
+		posted, err := d.bot.CheckUsageAlerts(ctx)
+		if err != nil || posted != want {
+			t.Fatalf("CheckUsageAlerts posted %d (%v), want %d", posted, err, want)
+		}
+	}
+	check(2) // rate-limited, and a jump (a new key's 1000 requests)
+	posts := d.alertPosts()
+	if len(posts) != 2 || !strings.Contains(posts[0], "700 of its 1000 requests") || !strings.Contains(posts[0], "<@"+developerID+">") {
+		t.Fatalf("alerts: %q", posts)
+	}
+	for _, p := range posts {
+		if strings.Contains(p, otherDevID) {
+			t.Errorf("a key at its usual volume was alerted: %q", p)
+		}
+	}
+	var sent struct {
+		Components []struct {
+			Components []struct {
+				CustomID string `json:"custom_id"`
+			} `json:"components"`
+		} `json:"components"`
+	}
+	_ = json.Unmarshal(d.discord.RequestsTo("POST", "/channels/"+logChannelID+"/messages")[0].Body, &sent)
+	if len(sent.Components) != 1 || sent.Components[0].Components[0].CustomID != "crowns:blacklist:"+developerID {
+		t.Fatalf("alert button: %+v", sent)
+	}
+
+	d.clock.Advance(30 * time.Minute)
+	check(0) // within the cool-down
+	d.clock.Advance(6 * time.Hour)
+	d.use(developerID, "/clan/search", models.KeyUsageCount{Requests: 1000, RateLimited: 700}, 0)
+	check(2) // the cool-down is over, and the key still floods
+
+	// A member's press is refused; a moderator's opens the reason form,
+	// whose submission blacklists.
+	refused := d.component(developerID, 0, "crowns:blacklist:"+developerID)
+	if body := string(d.callback(refused)); !strings.Contains(body, "Only moderators") || !strings.Contains(body, `"flags":64`) {
+		t.Errorf("member's press answered %s", body)
+	}
+	form := d.component(moderatorID, moderatorPerms, "crowns:blacklist:"+developerID)
+	if body := string(d.callback(form)); !strings.Contains(body, `"type":9`) || !strings.Contains(body, "crowns:blacklist-reason:"+developerID) {
+		t.Errorf("moderator's press answered %s", body)
+	}
+	d.assertAPI(key, 200, "")
+	if text := d.answerText(d.submitReason(developerID, 0, "scraping")); !strings.Contains(text, "Only moderators") {
+		t.Errorf("member's form: %q", text)
+	}
+	d.assertAPI(key, 200, "")
+	if text := d.answerText(d.submitReason(moderatorID, moderatorPerms, "scraping")); !strings.Contains(text, "scraping") {
+		t.Errorf("moderator's form: %q", text)
+	}
+	d.assertAPI(key, 403, "Forbidden; key blacklisted")
+	info, err := d.keys.Info(ctx, developerID)
+	if err != nil || info.BlacklistReason != "scraping" || info.BlacklistedBy != "discord:"+moderatorID {
+		t.Errorf("blacklist record: %+v %v", info, err)
+	}
+}
+
+// alertPosts returns the embeds, as text, of each message posted in the
+// log channel (which carry buttons MessageSend cannot decode).
+func (d *desk) alertPosts() []string {
+	d.t.Helper()
+	var posts []string
+	for _, r := range d.discord.RequestsTo("POST", "/channels/"+logChannelID+"/messages") {
+		var sent struct {
+			Embeds []*discordgo.MessageEmbed `json:"embeds"`
+		}
+		if err := json.Unmarshal(r.Body, &sent); err != nil {
+			d.t.Fatal(err)
+		}
+		posts = append(posts, embedsText(sent.Embeds)+"\n"+sent.Embeds[0].Description)
+	}
+	return posts
+}
+
+// component presses a button as a member with permissions.
+func (d *desk) component(userID string, permissions int64, customID string) *discordgo.Interaction {
+	i := &discordgo.Interaction{
+		ID: d.id(), AppID: discordtest.DefaultApplicationID, Type: discordgo.InteractionMessageComponent,
+		GuildID: guildID, ChannelID: logChannelID, Token: "token-" + d.id(),
+		Member: &discordgo.Member{User: &discordgo.User{ID: userID, Username: "user" + userID}, Permissions: permissions},
+		Data:   discordgo.MessageComponentInteractionData{CustomID: customID, ComponentType: discordgo.ButtonComponent},
+	}
+	d.handle(func(ctx context.Context) {
+		d.bot.HandleInteractionCreate(ctx, &discordgo.InteractionCreate{Interaction: i})
+	})
+	return i
+}
+
+// submitReason submits the blacklist reason form for the developer.
+func (d *desk) submitReason(userID string, permissions int64, reason string) *discordgo.Interaction {
+	i := &discordgo.Interaction{
+		ID: d.id(), AppID: discordtest.DefaultApplicationID, Type: discordgo.InteractionModalSubmit,
+		GuildID: guildID, ChannelID: logChannelID, Token: "token-" + d.id(),
+		Member: &discordgo.Member{User: &discordgo.User{ID: userID, Username: "user" + userID}, Permissions: permissions},
+		Data: discordgo.ModalSubmitInteractionData{CustomID: "crowns:blacklist-reason:" + developerID, Components: []discordgo.MessageComponent{
+			&discordgo.ActionsRow{Components: []discordgo.MessageComponent{&discordgo.TextInput{CustomID: "reason", Value: reason}}},
+		}},
+	}
+	d.handle(func(ctx context.Context) {
+		d.bot.HandleInteractionCreate(ctx, &discordgo.InteractionCreate{Interaction: i})
+	})
+	return i
+}
+
+// callback is the body of an interaction's one callback.
+func (d *desk) callback(i *discordgo.Interaction) []byte {
+	d.t.Helper()
+	callbacks := d.discord.RequestsTo("POST", "/interactions/"+i.ID+"/"+i.Token+"/callback")
+	if len(callbacks) != 1 {
+		d.t.Fatalf("interaction %s answered %d times", i.ID, len(callbacks))
+	}
+	return callbacks[0].Body
+}

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/crownsdev/crowns/api"
+	"github.com/crownsdev/crowns/models"
+)
+
+// writeKeyStats writes a key's usage for crowns keys stats: the body of
+// GET /auth/stats with asJSON, else a table of days and one of routes.
+func writeKeyStats(out io.Writer, report models.KeyUsageReport, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(api.NewKeyStats(report))
+	}
+	last := "never"
+	if report.LastUsedAt != nil {
+		last = report.LastUsedAt.UTC().Format(time.RFC3339)
+	}
+	fmt.Fprintf(out, "key %d, created %s, last request %s\n\n", report.KeyID, report.KeyCreatedAt.UTC().Format(time.RFC3339), last)
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "DAY (UTC)\tREQUESTS\tRATE-LIMITED\t4XX\t5XX\t")
+	for _, d := range report.Days {
+		fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%d\t\n", d.Day.Format("2006-01-02"), d.Requests, d.RateLimited, d.ClientErrors, d.ServerErrors)
+	}
+	total := report.Total()
+	fmt.Fprintf(w, "total\t%d\t%d\t%d\t%d\t\n", total.Requests, total.RateLimited, total.ClientErrors, total.ServerErrors)
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(out)
+	w = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "ROUTE\tREQUESTS")
+	for _, route := range report.RoutesByUse() {
+		fmt.Fprintf(w, "%s\t%d\n", route, report.Routes[route])
+	}
+	return w.Flush()
+}

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/store"
+)
+
+func TestKeysStatsPrintsTheCurrentKeysUsage(t *testing.T) {
+	c := newKeysCLI(t, "")
+	c.key(t, "issue", "--discord-user", "42", "--name", "alice")
+	ctx := context.Background()
+	db, err := store.Open(ctx, store.DatabaseConfig{DataDir: c.env["CROWNS_DATA_DIR"]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := db.DeveloperInfo(ctx, "42")
+	if err != nil {
+		t.Fatal(err)
+	}
+	today := time.Now().UTC().Truncate(time.Hour)
+	err = db.AddKeyUsage(ctx, map[models.KeyUsageSlot]models.KeyUsageCount{
+		{KeyID: info.CurrentKeyID, Hour: today, Route: "/clan/search"}:         {Requests: 9, RateLimited: 4},
+		{KeyID: info.CurrentKeyID, Hour: today, Route: "/player/:tag/battles"}: {Requests: 2, ServerErrors: 1},
+	})
+	_ = db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	code, stdout, stderr := c.run("stats", "--discord-user", "42")
+	day := today.Format("2006-01-02")
+	for _, want := range []string{"RATE-LIMITED", day, "/clan/search", "/player/:tag/battles"} {
+		if code != exitOK || !strings.Contains(stdout, want) {
+			t.Fatalf("stats: exit %d, want %q in stdout:\n%s%s", code, want, stdout, stderr)
+		}
+	}
+	if strings.Index(stdout, "/clan/search") > strings.Index(stdout, "/player/:tag/battles") {
+		t.Errorf("routes are not ordered by use:\n%s", stdout)
+	}
+
+	code, stdout, stderr = c.run("stats", "--discord-user", "42", "--json")
+	var stats struct {
+		ID           int64            `json:"id"`
+		RequestCount map[string]int64 `json:"requestCount"`
+		RateLimited  map[string]int64 `json:"rateLimited"`
+		Routes       map[string]int64 `json:"routes"`
+	}
+	if code != exitOK || json.Unmarshal([]byte(stdout), &stats) != nil {
+		t.Fatalf("stats --json: exit %d, stdout %q, stderr %s", code, stdout, stderr)
+	}
+	if stats.ID != info.CurrentKeyID || stats.RequestCount[day] != 11 || stats.RateLimited[day] != 4 || stats.Routes["/clan/search"] != 9 {
+		t.Errorf("stats --json = %+v", stats)
+	}
+
+	if code, _, stderr := c.run("stats", "--discord-user", "43"); code != exitFailure || !strings.Contains(stderr, "no developer") {
+		t.Errorf("stats of an unknown developer: exit %d, stderr %q", code, stderr)
+	}
+}

@@ -1,0 +1,143 @@
+package keys_test
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/crownsdev/crowns/keys"
+	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/store"
+	"github.com/crownsdev/crowns/models/store/storetest"
+)
+
+// TestUsageOfTwoReplicasSumsUnderLoad counts requests concurrently in two
+// services on one database (two processes), flushing while they count,
+// and reads the sums from a third service opened afterwards (a restart).
+func TestUsageOfTwoReplicasSumsUnderLoad(t *testing.T) {
+	storetest.EachEngineTwins(t, func(t *testing.T, db, otherProcess *store.Store) {
+		ctx := context.Background()
+		clock := models.NewManualClock(testStart)
+		first, second := newService(t, db, clock), newService(t, otherProcess, clock)
+		alice, bob := issue(t, first, "1"), issue(t, first, "2")
+		const (
+			workers  = 8
+			requests = 500
+			routeA   = "/clan/:tag/history"
+			routeB   = "/player/:tag/battles"
+		)
+		statuses := []int{http.StatusOK, http.StatusTooManyRequests, http.StatusBadRequest, http.StatusServiceUnavailable}
+		hours := []time.Time{testStart, testStart.Add(time.Hour)}
+		var wg sync.WaitGroup
+		for w := range workers {
+			service := []*keys.Service{first, second}[w%2]
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range requests {
+					key := []int64{alice.KeyID, bob.KeyID}[i%2]
+					route := []string{routeA, routeB}[(i/2)%2]
+					service.Count(key, route, statuses[i%len(statuses)], hours[(i/4)%2])
+					if i%100 == 99 {
+						if err := service.Flush(ctx); err != nil {
+							t.Error(err)
+						}
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		for _, s := range []*keys.Service{first, second} {
+			if err := s.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+
+		// A process started afterwards reads what both wrote.
+		restarted := newService(t, otherProcess, clock)
+		report, err := restarted.KeyUsage(ctx, alice.KeyID, 30, testStart)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total := report.Total()
+		// Alice has the even requests: statuses 200 and 400 alternate
+		// (i%4 is 0 or 2) — half of her requests each.
+		perKey := int64(workers * requests / 2)
+		want := models.KeyUsageCount{Requests: perKey, ClientErrors: perKey / 2}
+		if total != want {
+			t.Errorf("alice's total = %+v, want %+v", total, want)
+		}
+		if len(report.Days) != 1 || !report.Days[0].Day.Equal(time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)) {
+			t.Errorf("days = %+v, want one: 2025-06-01", report.Days)
+		}
+		if report.Routes[routeA]+report.Routes[routeB] != perKey || report.Routes[routeA] == 0 || report.Routes[routeB] == 0 {
+			t.Errorf("routes = %v, want both summing to %d", report.Routes, perKey)
+		}
+		bobs, err := restarted.KeyUsage(ctx, bob.KeyID, 30, testStart)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = models.KeyUsageCount{Requests: perKey, RateLimited: perKey / 2, ServerErrors: perKey / 2}
+		if got := bobs.Total(); got != want {
+			t.Errorf("bob's total = %+v, want %+v", got, want)
+		}
+	})
+}
+
+// TestRunFlushesUsageOnStop counts requests, stops Run (a graceful
+// shutdown) before any tick, and finds them stored.
+func TestRunFlushesUsageOnStop(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		clock := models.NewManualClock(testStart)
+		service, err := keys.NewService(db, keys.Config{Secret: testSecret, Clock: clock, FlushInterval: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		alice := issue(t, service, "1")
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			service.Run(ctx)
+		}()
+		for range 7 {
+			service.Count(alice.KeyID, "/clan/search", http.StatusOK, clock.Now())
+		}
+		cancel()
+		<-done
+		report, err := service.KeyUsage(context.Background(), alice.KeyID, 1, clock.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := report.Total().Requests; got != 7 {
+			t.Errorf("stored requests after stop = %d, want 7", got)
+		}
+	})
+}
+
+// TestOldUsageIsDeleted keeps 30 days of usage.
+func TestOldUsageIsDeleted(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		ctx := context.Background()
+		clock := models.NewManualClock(testStart)
+		service := newService(t, db, clock)
+		alice := issue(t, service, "1")
+		service.Count(alice.KeyID, "/clan/search", http.StatusOK, testStart.Add(-31*24*time.Hour))
+		service.Count(alice.KeyID, "/clan/search", http.StatusOK, testStart.Add(-29*24*time.Hour))
+		if err := service.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.DeleteKeyUsageBefore(ctx, testStart.Add(-models.KeyUsageRetention)); err != nil {
+			t.Fatal(err)
+		}
+		report, err := service.KeyUsage(ctx, alice.KeyID, 60, testStart)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := report.Total().Requests; got != 1 {
+			t.Errorf("requests kept = %d, want 1 (the 29-day-old one)", got)
+		}
+	})
+}

@@ -1,0 +1,91 @@
+package models
+
+import (
+	"cmp"
+	"slices"
+	"time"
+)
+
+// KeyUsageRetention is how long per-hour key usage is kept.
+const KeyUsageRetention = 30 * 24 * time.Hour
+
+// KeyUsageCount is what was counted of one key's requests to one route in
+// one UTC hour: every answered request, and among them the refused ones
+// (429) and the other errors (4xx and 5xx).
+type KeyUsageCount struct {
+	Requests     int64
+	RateLimited  int64
+	ClientErrors int64
+	ServerErrors int64
+}
+
+// Add adds other's counts to c.
+func (c *KeyUsageCount) Add(other KeyUsageCount) {
+	c.Requests += other.Requests
+	c.RateLimited += other.RateLimited
+	c.ClientErrors += other.ClientErrors
+	c.ServerErrors += other.ServerErrors
+}
+
+// KeyUsageSlot names one counter: a key, a UTC hour (its start) and a
+// route pattern.
+type KeyUsageSlot struct {
+	KeyID int64
+	Hour  time.Time
+	Route string
+}
+
+// KeyUsageHour is one key's usage in one UTC hour, all routes together.
+type KeyUsageHour struct {
+	KeyID         int64
+	DiscordUserID string
+	Hour          time.Time
+	KeyUsageCount
+}
+
+// KeyUsageDay is one key's usage in one UTC day.
+type KeyUsageDay struct {
+	// Day is the day's start (UTC midnight).
+	Day time.Time
+	KeyUsageCount
+}
+
+// KeyUsageReport is one key's stored usage since a time: per UTC day
+// (days without requests absent, ascending) and per route pattern.
+type KeyUsageReport struct {
+	KeyID        int64
+	KeyCreatedAt time.Time
+	// LastUsedAt is the key's latest use as of the last flush; nil when
+	// never used.
+	LastUsedAt *time.Time
+	Days       []KeyUsageDay
+	Routes     map[string]int64
+}
+
+// Total sums the report's days.
+func (r KeyUsageReport) Total() KeyUsageCount {
+	var total KeyUsageCount
+	for _, d := range r.Days {
+		total.Add(d.KeyUsageCount)
+	}
+	return total
+}
+
+// RoutesByUse lists the report's route patterns by requests, most first.
+func (r KeyUsageReport) RoutesByUse() []string {
+	names := make([]string, 0, len(r.Routes))
+	for route := range r.Routes {
+		names = append(names, route)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		return cmp.Or(cmp.Compare(r.Routes[b], r.Routes[a]), cmp.Compare(a, b))
+	})
+	return names
+}
+
+// KeyUsageTotal is one key's usage over a period, with its owner.
+type KeyUsageTotal struct {
+	KeyID         int64
+	DiscordUserID string
+	KeyUsageCount
+}

@@ -1,0 +1,164 @@
+package store
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/crownsdev/crowns/models"
+)
+
+// keyUsageRowsPerStatement bounds one batched upsert of key usage (seven
+// parameters a row).
+const keyUsageRowsPerStatement = 200
+
+// AddKeyUsage adds counts to the stored usage, one upsert statement per
+// keyUsageRowsPerStatement counters: each row's numbers are added to the
+// stored row of the same key, hour and route, so the counts of several
+// processes sum. Hours are truncated to the UTC hour.
+func (s *Store) AddKeyUsage(ctx context.Context, counts map[models.KeyUsageSlot]models.KeyUsageCount) error {
+	slots := make([]models.KeyUsageSlot, 0, len(counts))
+	for slot := range counts {
+		slots = append(slots, slot)
+	}
+	// A fixed order keeps concurrent upserts of replicas from deadlocking.
+	slices.SortFunc(slots, func(a, b models.KeyUsageSlot) int {
+		if a.KeyID != b.KeyID {
+			return int(a.KeyID - b.KeyID)
+		}
+		if !a.Hour.Equal(b.Hour) {
+			return a.Hour.Compare(b.Hour)
+		}
+		return strings.Compare(a.Route, b.Route)
+	})
+	for batch := range slices.Chunk(slots, keyUsageRowsPerStatement) {
+		var stmt strings.Builder
+		stmt.WriteString(`INSERT INTO key_usage (key_id, hour, route, requests, rate_limited, client_errors, server_errors) VALUES `)
+		args := make([]any, 0, 7*len(batch))
+		for i, slot := range batch {
+			if i > 0 {
+				stmt.WriteString(", ")
+			}
+			stmt.WriteString("(?, ?, ?, ?, ?, ?, ?)")
+			c := counts[slot]
+			args = append(args, slot.KeyID, slot.Hour.Truncate(time.Hour).Unix(), slot.Route,
+				c.Requests, c.RateLimited, c.ClientErrors, c.ServerErrors)
+		}
+		stmt.WriteString(` ON CONFLICT (key_id, hour, route) DO UPDATE SET
+			requests = key_usage.requests + excluded.requests,
+			rate_limited = key_usage.rate_limited + excluded.rate_limited,
+			client_errors = key_usage.client_errors + excluded.client_errors,
+			server_errors = key_usage.server_errors + excluded.server_errors`)
+		if err := s.DB(ctx).Exec(stmt.String(), args...).Error; err != nil {
+			return s.translate(err)
+		}
+	}
+	return nil
+}
+
+// usageRow is a row of a usage query: the group's key, owner, hour or
+// day (those the query selects) and its summed counters.
+type usageRow struct {
+	KeyID         int64
+	DiscordUserID string
+	Hour          int64
+	Day           int64
+	Requests      int64
+	RateLimited   int64
+	ClientErrors  int64
+	ServerErrors  int64
+}
+
+func (u usageRow) count() models.KeyUsageCount {
+	return models.KeyUsageCount{Requests: u.Requests, RateLimited: u.RateLimited, ClientErrors: u.ClientErrors, ServerErrors: u.ServerErrors}
+}
+
+// sumColumns selects usageRow's counters.
+const sumColumns = `SUM(requests) AS requests, SUM(rate_limited) AS rate_limited,
+	SUM(client_errors) AS client_errors, SUM(server_errors) AS server_errors`
+
+// KeyUsageReport reads one key's usage in the hours from since on, per UTC
+// day and per route, with the key's creation and last use. An unknown key
+// is models.ErrNotFound.
+func (s *Store) KeyUsageReport(ctx context.Context, keyID int64, since time.Time) (models.KeyUsageReport, error) {
+	var key models.APIKey
+	if err := s.DB(ctx).Select("id", "created_at", "last_used_at").Where("id = ?", keyID).Take(&key).Error; err != nil {
+		return models.KeyUsageReport{}, s.translate(err)
+	}
+	report := models.KeyUsageReport{KeyID: key.ID, KeyCreatedAt: key.CreatedAt.UTC(), LastUsedAt: key.LastUsedAt, Routes: map[string]int64{}}
+	if report.LastUsedAt != nil {
+		last := report.LastUsedAt.UTC()
+		report.LastUsedAt = &last
+	}
+	from := since.Truncate(time.Hour).Unix()
+	var days []usageRow
+	err := s.DB(ctx).Raw(`SELECT hour - hour % 86400 AS day, `+sumColumns+`
+		FROM key_usage WHERE key_id = ? AND hour >= ? GROUP BY hour - hour % 86400 ORDER BY day`, keyID, from).Scan(&days).Error
+	if err != nil {
+		return models.KeyUsageReport{}, s.translate(err)
+	}
+	for _, d := range days {
+		report.Days = append(report.Days, models.KeyUsageDay{Day: time.Unix(d.Day, 0).UTC(), KeyUsageCount: d.count()})
+	}
+	var routes []struct {
+		Route    string
+		Requests int64
+	}
+	err = s.DB(ctx).Raw(`SELECT route, SUM(requests) AS requests FROM key_usage
+		WHERE key_id = ? AND hour >= ? GROUP BY route`, keyID, from).Scan(&routes).Error
+	if err != nil {
+		return models.KeyUsageReport{}, s.translate(err)
+	}
+	for _, r := range routes {
+		report.Routes[r.Route] = r.Requests
+	}
+	return report, nil
+}
+
+// TopKeyUsage returns the limit keys with the most requests in the hours
+// from since on, most first, with their owners.
+func (s *Store) TopKeyUsage(ctx context.Context, since time.Time, limit int) ([]models.KeyUsageTotal, error) {
+	var rows []usageRow
+	err := s.DB(ctx).Raw(`SELECT u.key_id, d.discord_user_id, u.requests, u.rate_limited, u.client_errors, u.server_errors
+		FROM (SELECT key_id, `+sumColumns+` FROM key_usage WHERE hour >= ? GROUP BY key_id) AS u
+		JOIN api_keys k ON k.id = u.key_id JOIN developers d ON d.id = k.developer_id
+		ORDER BY u.requests DESC, u.key_id LIMIT ?`, since.Truncate(time.Hour).Unix(), limit).Scan(&rows).Error
+	if err != nil {
+		return nil, s.translate(err)
+	}
+	out := make([]models.KeyUsageTotal, len(rows))
+	for i, r := range rows {
+		out[i] = models.KeyUsageTotal{KeyID: r.KeyID, DiscordUserID: r.DiscordUserID, KeyUsageCount: r.count()}
+	}
+	return out, nil
+}
+
+// KeyUsageHours returns the hourly usage (all routes together) from since
+// on of every key used in an hour from activeSince on, with its owner,
+// ordered by key and hour.
+func (s *Store) KeyUsageHours(ctx context.Context, since, activeSince time.Time) ([]models.KeyUsageHour, error) {
+	var rows []usageRow
+	err := s.DB(ctx).Raw(`SELECT u.key_id, d.discord_user_id, u.hour, u.requests, u.rate_limited, u.client_errors, u.server_errors
+		FROM (SELECT key_id, hour, `+sumColumns+` FROM key_usage
+			WHERE hour >= ? AND key_id IN (SELECT key_id FROM key_usage WHERE hour >= ?)
+			GROUP BY key_id, hour) AS u
+		JOIN api_keys k ON k.id = u.key_id JOIN developers d ON d.id = k.developer_id
+		ORDER BY u.key_id, u.hour`,
+		since.Truncate(time.Hour).Unix(), activeSince.Truncate(time.Hour).Unix()).Scan(&rows).Error
+	if err != nil {
+		return nil, s.translate(err)
+	}
+	out := make([]models.KeyUsageHour, len(rows))
+	for i, r := range rows {
+		out[i] = models.KeyUsageHour{KeyID: r.KeyID, DiscordUserID: r.DiscordUserID, Hour: time.Unix(r.Hour, 0).UTC(), KeyUsageCount: r.count()}
+	}
+	return out, nil
+}
+
+// DeleteKeyUsageBefore deletes the usage of hours that started before
+// before, and returns how many rows went.
+func (s *Store) DeleteKeyUsageBefore(ctx context.Context, before time.Time) (int64, error) {
+	result := s.DB(ctx).Exec(`DELETE FROM key_usage WHERE hour < ?`, before.Truncate(time.Hour).Unix())
+	return result.RowsAffected, s.translate(result.Error)
+}
