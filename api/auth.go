@@ -34,7 +34,7 @@ func (s *Server) authenticate(c *fiber.Ctx) error {
 		if err := s.lookups.spend(c, now); err != nil {
 			return err
 		}
-		identity, err = s.deps.Keys.VerifyAt(s.requestCtx(c), raw, now)
+		identity, err = s.deps.Keys.VerifyAt(s.databaseCtx(c), raw, now)
 	}
 	if err != nil {
 		return err

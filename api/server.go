@@ -69,6 +69,10 @@ type HealthChecker interface {
 	Ping(ctx context.Context) error
 }
 
+// DefaultDatabaseTimeout is the longest a request waits on the database
+// before answering 503: the contract's 5 s.
+const DefaultDatabaseTimeout = 5 * time.Second
+
 // Config tunes the API.
 type Config struct {
 	// SupportInfo is the "info" text of every error body.
@@ -92,6 +96,10 @@ type Config struct {
 	Tournaments bool
 	// RequestTimeout bounds the work of one request (default 15s).
 	RequestTimeout time.Duration
+	// DatabaseTimeout bounds the database work of one request (default
+	// and most DefaultDatabaseTimeout, at most RequestTimeout): past it
+	// the request answers 503.
+	DatabaseTimeout time.Duration
 	// LookupsPerAddress bounds the database lookups a second of keys the
 	// verification cache does not know that one client address may cause
 	// (with a burst of ten seconds' worth); LookupsPerSecond those of all
@@ -185,6 +193,10 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 	if cfg.RequestTimeout <= 0 {
 		cfg.RequestTimeout = 15 * time.Second
 	}
+	if cfg.DatabaseTimeout <= 0 || cfg.DatabaseTimeout > DefaultDatabaseTimeout {
+		cfg.DatabaseTimeout = DefaultDatabaseTimeout
+	}
+	cfg.DatabaseTimeout = min(cfg.DatabaseTimeout, cfg.RequestTimeout)
 	cfg.LookupsPerAddress = cmp.Or(cfg.LookupsPerAddress, DefaultLookupsPerAddress)
 	cfg.LookupsPerSecond = cmp.Or(cfg.LookupsPerSecond, DefaultLookupsPerSecond)
 	cfg.GameCallsPerKey = cmp.Or(cfg.GameCallsPerKey, DefaultGameCallsPerKey)
