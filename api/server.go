@@ -86,8 +86,8 @@ type Config struct {
 	// HistoryCacheTTL bounds how long a rendered history answer is served
 	// from memory: it is dropped at once when its clan changes in this
 	// process, or when another process's change is heard of; the TTL is
-	// the backstop for changes no one announces (another process on
-	// SQLite). Zero disables the history cache.
+	// the backstop for changes no one announces (a row edited by hand).
+	// Zero disables the history cache.
 	HistoryCacheTTL time.Duration
 	// CacheBytes bounds the memory of cached answers, upstream-backed and
 	// history together.

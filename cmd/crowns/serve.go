@@ -127,7 +127,8 @@ func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger) (n *n
 		}
 
 		// Other replicas' snapshots and tracking changes drop this API's
-		// cached history answers (PostgreSQL; nothing to hear on SQLite).
+		// cached history answers (NOTIFY on PostgreSQL, the clan_changes
+		// outbox on SQLite).
 		n.goBackground(func() {
 			if err := n.clans.ListenForClanChanges(backgroundCtx); err != nil {
 				log.Error("clan change listener stopped", "error", err)

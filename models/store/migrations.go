@@ -13,5 +13,6 @@ func migrations() []migration {
 		{version: 7, name: "game_catalogs", statements: gameCatalogsSchema},
 		{version: 8, name: "snapshot_score", statements: snapshotScoreSchema},
 		{version: 9, name: "settings", statements: settingsSchema},
+		{version: 13, name: "clan_changes", statements: clanChangesSchema},
 	}
 }
