@@ -164,6 +164,9 @@ type Server struct {
 	requestIDs *requestIDs
 	// rateHeaders are the rate-limit header values that never change.
 	rateHeaders rateHeaders
+	// replicaID names this process among the replicas (see
+	// ShareRateLimit).
+	replicaID string
 	// headers are the canonical names of the headers every answer sets.
 	headers headerNames
 	// errorBodies are the rendered bodies of the fixed error answers.
@@ -220,6 +223,7 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 		requestIDs:  newRequestIDs(),
 		rateHeaders: newRateHeaders(cfg.RatePerSecond),
 		headers:     newHeaderNames(),
+		replicaID:   newReplicaID(),
 	}
 	_, s.systemClock = cfg.Clock.(models.SystemClock)
 	var err error

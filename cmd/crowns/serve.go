@@ -151,6 +151,8 @@ func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger) (n *n
 		if err = n.startAPI(ctx, cfg, env, log); err != nil {
 			return n, err
 		}
+		// Each key's rate limit is shared among the live replicas.
+		n.goBackground(func() { n.api.ShareRateLimit(backgroundCtx, n.db) })
 	}
 	if cfg.botEnabled() {
 		desk, err := newKeyDesk(cfg, n.db, n.keys, n.clans, log, env.clock)
