@@ -129,14 +129,12 @@ func (p *Proxy) drop(conns ...net.Conn) {
 }
 
 // CutAll closes every open connection, both ways, as a database that
-// restarts or a network that fails does; new connections are accepted.
+// goes away does: an idle pooled connection learns of it only when its
+// next query reads the end of the stream. New connections are accepted.
 func (p *Proxy) CutAll() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for c := range p.conns {
-		if tcp, ok := c.(*net.TCPConn); ok {
-			_ = tcp.SetLinger(0)
-		}
 		_ = c.Close()
 		delete(p.conns, c)
 	}
