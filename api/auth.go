@@ -59,7 +59,7 @@ func (s *Server) verifyKey(c *fiber.Ctx) (keys.Identity, time.Time, error) {
 			s.metrics.lookupRefused(err)
 			return keys.Identity{}, time.Time{}, err
 		}
-		identity, err = s.deps.Keys.VerifyAt(s.requestCtx(c), raw, now)
+		identity, err = s.deps.Keys.VerifyAt(s.databaseCtx(c), raw, now)
 	}
 	s.metrics.keyVerified(cached, err)
 	if err != nil {

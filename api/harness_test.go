@@ -58,6 +58,10 @@ type harnessOptions struct {
 	config   func(*api.Config)
 	upstream http.Handler // default: the sandbox world
 	game     api.GameData // replaces the upstream client entirely
+	// db replaces the fresh test database (e.g. one behind a fault
+	// proxy); keys adjusts the key service's config.
+	db   *store.Store
+	keys func(*keys.Config)
 }
 
 func newHarness(t testing.TB, opts harnessOptions) *harness {
@@ -67,9 +71,16 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	}
 	clock := models.NewManualClock(time.Date(2026, 11, 2, 10, 30, 0, 0, time.UTC))
 	h := &harness{t: t, clock: clock, logs: &syncBuffer{}}
-	h.db = storetest.Open(t, opts.engine)
+	h.db = opts.db
+	if h.db == nil {
+		h.db = storetest.Open(t, opts.engine)
+	}
 	log := slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	service, err := keys.NewService(h.db, keys.Config{Secret: bytes.Repeat([]byte{7}, 32), Clock: clock, Logger: log})
+	keysConfig := keys.Config{Secret: bytes.Repeat([]byte{7}, 32), Clock: clock, Logger: log}
+	if opts.keys != nil {
+		opts.keys(&keysConfig)
+	}
+	service, err := keys.NewService(h.db, keysConfig)
 	if err != nil {
 		t.Fatal(err)
 	}

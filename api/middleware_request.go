@@ -44,6 +44,9 @@ type requestState struct {
 	// Server.requestCtx); nil before. An answer from the caches never
 	// needs one.
 	ctx *requestDeadline
+	// dbCtx is the request's context for database work, made on first
+	// use (see Server.databaseCtx); nil before.
+	dbCtx *requestDeadline
 	// shape is what the route and the query ask of the answer's shape
 	// (see answerShape).
 	shape answerShape
@@ -69,7 +72,7 @@ func (p *requestStates) get() *requestState {
 }
 
 func (p *requestStates) put(st *requestState) {
-	st.id, st.identity, st.authenticated, st.keyed, st.start, st.now, st.ctx = nil, keys.Identity{}, false, false, time.Time{}, time.Time{}, nil
+	st.id, st.identity, st.authenticated, st.keyed, st.start, st.now, st.ctx, st.dbCtx = nil, keys.Identity{}, false, false, time.Time{}, time.Time{}, nil, nil
 	st.shape, st.route, st.pattern = answerShape{}, nil, ""
 	p.pool.Put(st)
 }
@@ -199,6 +202,9 @@ func (s *Server) endRequest(c *fiber.Ctx, st *requestState) {
 	if st.ctx != nil {
 		st.ctx.end(context.Canceled)
 	}
+	if st.dbCtx != nil {
+		st.dbCtx.end(context.Canceled)
+	}
 	c.Locals(localRequest, nil)
 	s.states.put(st)
 }
@@ -216,6 +222,21 @@ func (s *Server) requestCtx(c *fiber.Ctx) context.Context {
 		st.ctx = newRequestDeadline(st.start.Add(s.cfg.RequestTimeout))
 	}
 	return st.ctx
+}
+
+// databaseCtx is the request's context for database work: like
+// requestCtx, but done DatabaseTimeout after the request's start, so that
+// a database that does not answer costs a request at most that long
+// before its 503 (the game API keeps the whole RequestTimeout).
+func (s *Server) databaseCtx(c *fiber.Ctx) context.Context {
+	st := stateOf(c)
+	if st == nil {
+		return c.UserContext()
+	}
+	if st.dbCtx == nil {
+		st.dbCtx = newRequestDeadline(st.start.Add(s.cfg.DatabaseTimeout))
+	}
+	return st.dbCtx
 }
 
 // plainRequestID tells whether a caller's request id can be taken as

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -37,11 +38,21 @@ const rateShards = 16
 // maps by key id, split over a few shards, each behind its own mutex.
 // Times are Unix nanoseconds.
 type rateLimiter struct {
+	// rate and burst are the configured limit of a key across all
+	// replicas.
+	rate  float64
+	burst int
+	// size is this process's share of it (see share).
+	size   atomic.Pointer[bucketSize]
+	shards [rateShards]rateShard
+}
+
+// bucketSize is the size of every bucket, in time.
+type bucketSize struct {
 	// interval is the time one token takes to come back (at least 1 ns).
 	interval int64
 	// capacity is the time an empty bucket takes to fill: burst intervals.
 	capacity int64
-	shards   [rateShards]rateShard
 }
 
 // rateShard is one part of the rate limiter's buckets.
@@ -84,8 +95,8 @@ const minSweep = 1 << 10
 // MaxRateFill (New checks it); a token's interval is rounded to the
 // nanosecond.
 func newRateLimiter(rate float64, burst int) *rateLimiter {
-	interval := max(1, int64(math.Round(float64(time.Second)/rate)))
-	l := &rateLimiter{interval: interval, capacity: interval * int64(burst)}
+	l := &rateLimiter{rate: rate, burst: burst}
+	l.share(1)
 	for i := range l.shards {
 		l.shards[i].full = make(map[int64]int64)
 		l.shards[i].sweepAt = minSweep
@@ -93,30 +104,43 @@ func newRateLimiter(rate float64, burst int) *rateLimiter {
 	return l
 }
 
+// share sizes the buckets for replicas processes serving the same keys
+// (at least one): each allows rate/replicas a second and burst/replicas
+// at once (at least one token), so that a key's requests, spread evenly
+// over the replicas by a load balancer, get the configured rate in all.
+// Buckets keep their state; their new size applies from the next request.
+func (l *rateLimiter) share(replicas int) {
+	replicas = max(1, replicas)
+	interval := max(1, int64(math.Round(float64(time.Second)*float64(replicas)/l.rate)))
+	burst := max(1, l.burst/replicas)
+	l.size.Store(&bucketSize{interval: interval, capacity: interval * int64(burst)})
+}
+
 // take spends one token of keyID's bucket, if it has one at now.
 func (l *rateLimiter) take(keyID int64, now time.Time) rateDecision {
 	at := now.UnixNano()
+	size := l.size.Load()
 	sh := &l.shards[uint64(keyID)%rateShards]
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	// debt is how long the bucket takes to be full again: the tokens it
 	// lacks, in time.
 	debt := max(sh.full[keyID], at) - at
-	if debt+l.interval > l.capacity {
+	if debt+size.interval > size.capacity {
 		return rateDecision{
-			remaining:  int(max(0, l.capacity-debt) / l.interval),
-			retryAfter: time.Duration(debt + l.interval - l.capacity),
+			remaining:  int(max(0, size.capacity-debt) / size.interval),
+			retryAfter: time.Duration(debt + size.interval - size.capacity),
 			resetAfter: time.Duration(debt),
 		}
 	}
-	debt += l.interval
+	debt += size.interval
 	sh.full[keyID] = at + debt
 	if len(sh.full) >= sh.sweepAt {
 		sh.sweep(at)
 	}
 	return rateDecision{
 		allowed:    true,
-		remaining:  int((l.capacity - debt) / l.interval),
+		remaining:  int((size.capacity - debt) / size.interval),
 		resetAfter: time.Duration(debt),
 	}
 }
@@ -125,10 +149,11 @@ func (l *rateLimiter) take(keyID int64, now time.Time) rateDecision {
 func (l *rateLimiter) peek(keyID int64, now time.Time) rateDecision {
 	at := now.UnixNano()
 	sh := &l.shards[uint64(keyID)%rateShards]
+	size := l.size.Load()
 	sh.mu.Lock()
 	debt := max(sh.full[keyID], at) - at
 	sh.mu.Unlock()
-	return rateDecision{allowed: true, remaining: int(max(0, l.capacity-debt) / l.interval), resetAfter: time.Duration(debt)}
+	return rateDecision{allowed: true, remaining: int(max(0, size.capacity-debt) / size.interval), resetAfter: time.Duration(debt)}
 }
 
 // sweep drops the buckets that have been full for idleBucketLimit at at,

@@ -23,7 +23,7 @@ func (s *Server) handleHealthz(c *fiber.Ctx) error {
 
 // handleReadyz answers 200 when the database answers, 503 otherwise.
 func (s *Server) handleReadyz(c *fiber.Ctx) error {
-	ctx, cancel := context.WithTimeout(s.requestCtx(c), readinessTimeout)
+	ctx, cancel := context.WithTimeout(s.databaseCtx(c), readinessTimeout)
 	defer cancel()
 	if err := s.deps.Health.Ping(ctx); err != nil {
 		return models.Unavailable("database", 0, err)

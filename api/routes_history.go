@@ -58,7 +58,7 @@ func (s *Server) sendHistory(c *fiber.Ctx, kind models.SnapshotKind) error {
 	}
 	tag = strings.Clone(tag)
 	slot := cacheSlot{key: string(key), group: tag, ttl: s.cfg.HistoryCacheTTL}
-	answer, hit, err := s.cache.fetchSlot(s.requestCtx(c), now, slot, s.cfg.RequestTimeout, func(ctx context.Context) (*cachedAnswer, error) {
+	answer, hit, err := s.cache.fetchSlot(s.databaseCtx(c), now, slot, s.cfg.DatabaseTimeout, func(ctx context.Context) (*cachedAnswer, error) {
 		from, to := models.HistoryWindow(now, days)
 		previous := s.cache.expired(slot.key)
 		if s.historyHolds(ctx, previous, tag, kind, from, to) {

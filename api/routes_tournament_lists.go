@@ -38,7 +38,7 @@ func (s *Server) tournamentListHandler(list tournamentList) fiber.Handler {
 			return err
 		}
 		predicates := append([]models.TournamentPredicate{list.holds}, filters...)
-		records, err := s.deps.TournamentStore.ListTournaments(s.requestCtx(c), predicates, models.MaxTournamentListLength)
+		records, err := s.deps.TournamentStore.ListTournaments(s.databaseCtx(c), predicates, models.MaxTournamentListLength)
 		if err != nil {
 			return err
 		}

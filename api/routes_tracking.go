@@ -36,7 +36,7 @@ func (s *Server) handleTracking(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	status, err := s.deps.History.TrackingStatus(s.requestCtx(c), tag)
+	status, err := s.deps.History.TrackingStatus(s.databaseCtx(c), tag)
 	if err != nil {
 		return err
 	}

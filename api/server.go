@@ -69,6 +69,10 @@ type HealthChecker interface {
 	Ping(ctx context.Context) error
 }
 
+// DefaultDatabaseTimeout is the longest a request waits on the database
+// before answering 503: the contract's 5 s.
+const DefaultDatabaseTimeout = 5 * time.Second
+
 // Config tunes the API.
 type Config struct {
 	// SupportInfo is the "info" text of every error body.
@@ -82,8 +86,8 @@ type Config struct {
 	// HistoryCacheTTL bounds how long a rendered history answer is served
 	// from memory: it is dropped at once when its clan changes in this
 	// process, or when another process's change is heard of; the TTL is
-	// the backstop for changes no one announces (another process on
-	// SQLite). Zero disables the history cache.
+	// the backstop for changes no one announces (a row edited by hand).
+	// Zero disables the history cache.
 	HistoryCacheTTL time.Duration
 	// CacheBytes bounds the memory of cached answers, upstream-backed and
 	// history together.
@@ -92,6 +96,10 @@ type Config struct {
 	Tournaments bool
 	// RequestTimeout bounds the work of one request (default 15s).
 	RequestTimeout time.Duration
+	// DatabaseTimeout bounds the database work of one request (default
+	// and most DefaultDatabaseTimeout, at most RequestTimeout): past it
+	// the request answers 503.
+	DatabaseTimeout time.Duration
 	// LookupsPerAddress bounds the database lookups a second of keys the
 	// verification cache does not know that one client address may cause
 	// (with a burst of ten seconds' worth); LookupsPerSecond those of all
@@ -161,6 +169,9 @@ type Server struct {
 	requestIDs *requestIDs
 	// rateHeaders are the rate-limit header values that never change.
 	rateHeaders rateHeaders
+	// replicaID names this process among the replicas (see
+	// ShareRateLimit).
+	replicaID string
 	// headers are the canonical names of the headers every answer sets.
 	headers headerNames
 	// errorBodies are the rendered bodies of the fixed error answers.
@@ -190,6 +201,10 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 	if cfg.RequestTimeout <= 0 {
 		cfg.RequestTimeout = 15 * time.Second
 	}
+	if cfg.DatabaseTimeout <= 0 || cfg.DatabaseTimeout > DefaultDatabaseTimeout {
+		cfg.DatabaseTimeout = DefaultDatabaseTimeout
+	}
+	cfg.DatabaseTimeout = min(cfg.DatabaseTimeout, cfg.RequestTimeout)
 	cfg.LookupsPerAddress = cmp.Or(cfg.LookupsPerAddress, DefaultLookupsPerAddress)
 	cfg.LookupsPerSecond = cmp.Or(cfg.LookupsPerSecond, DefaultLookupsPerSecond)
 	cfg.GameCallsPerKey = cmp.Or(cfg.GameCallsPerKey, DefaultGameCallsPerKey)
@@ -213,6 +228,7 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 		requestIDs:  newRequestIDs(),
 		rateHeaders: newRateHeaders(cfg.RatePerSecond),
 		headers:     newHeaderNames(),
+		replicaID:   newReplicaID(),
 	}
 	_, s.systemClock = cfg.Clock.(models.SystemClock)
 	var err error

@@ -3,6 +3,7 @@ package keys
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/crownsdev/crowns/models"
 )
@@ -109,8 +110,29 @@ func (s *Service) forgetDevelopers(ctx context.Context, events []models.KeyEvent
 	return nil
 }
 
+// syncTimeout bounds one Sync of Run: well under the 5 s for which a
+// cached verdict stays trusted after the last successful sync, so that a
+// stalled read fails and the next tick tries again in time.
+const syncTimeout = 2 * time.Second
+
+// runSync calls Sync at once and every SyncInterval until ctx ends.
+func (s *Service) runSync(ctx context.Context) {
+	ticker := time.NewTicker(s.syncInterval)
+	defer ticker.Stop()
+	for {
+		s.syncLogged(ctx)
+		select {
+		case <-ticker.C:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
 func (s *Service) syncLogged(ctx context.Context) {
-	if err := s.Sync(ctx); err != nil && ctx.Err() == nil {
+	tryCtx, cancel := context.WithTimeout(ctx, syncTimeout)
+	defer cancel()
+	if err := s.Sync(tryCtx); err != nil && ctx.Err() == nil {
 		s.log.WarnContext(ctx, "cannot read key events; cached key checks fall back to a 5 s lifetime", "error", err)
 	}
 }

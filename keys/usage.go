@@ -9,8 +9,12 @@ import (
 	"github.com/crownsdev/crowns/models/store"
 )
 
-// finalFlushTimeout bounds the flush Run makes after its context ends.
-const finalFlushTimeout = 5 * time.Second
+// finalFlushTimeout bounds the flush Run makes after its context ends,
+// flushTimeout each periodic flush.
+const (
+	finalFlushTimeout = 5 * time.Second
+	flushTimeout      = 10 * time.Second
+)
 
 // keyUse is the latest successful verification of one key, kept in memory
 // until Flush writes it.
@@ -115,25 +119,31 @@ func (s *Service) Flush(ctx context.Context) error {
 // (deleting usage past models.KeyUsageRetention once an hour), until ctx
 // ends; then it
 // flushes once more (bounded by a few seconds) so a graceful shutdown
-// loses nothing. Failures are logged and retried at the next tick.
+// loses nothing. Failures are logged and retried at the next tick. The
+// two run in separate loops, each try bounded by its own timeout: a
+// flush stalled on a locked table never holds up the sync, whose success
+// is what keeps cached verdicts trusted.
 func (s *Service) Run(ctx context.Context) {
 	ctx = store.AsBackground(ctx)
+	syncDone := make(chan struct{})
+	go func() {
+		defer close(syncDone)
+		s.runSync(ctx)
+	}()
 	ticker := time.NewTicker(s.flushInterval)
 	defer ticker.Stop()
-	syncTicker := time.NewTicker(s.syncInterval)
-	defer syncTicker.Stop()
-	s.syncLogged(ctx)
 	for {
 		select {
-		case <-syncTicker.C:
-			s.syncLogged(ctx)
 		case <-ticker.C:
-			s.flushLogged(ctx)
-			s.retainUsage(ctx)
+			flushCtx, cancel := context.WithTimeout(ctx, flushTimeout)
+			s.flushLogged(flushCtx)
+			s.retainUsage(flushCtx)
+			cancel()
 		case <-ctx.Done():
 			final, cancel := context.WithTimeout(context.WithoutCancel(ctx), finalFlushTimeout)
 			s.flushLogged(final)
 			cancel()
+			<-syncDone
 			return
 		}
 	}

@@ -130,7 +130,8 @@ func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger) (n *n
 		}
 
 		// Other replicas' snapshots and tracking changes drop this API's
-		// cached history answers (PostgreSQL; nothing to hear on SQLite).
+		// cached history answers (NOTIFY on PostgreSQL, the clan_changes
+		// outbox on SQLite).
 		n.goBackground(func() {
 			if err := n.clans.ListenForClanChanges(backgroundCtx); err != nil {
 				log.Error("clan change listener stopped", "error", err)
@@ -153,6 +154,8 @@ func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger) (n *n
 		if err = n.startAPI(ctx, cfg, env, log); err != nil {
 			return n, err
 		}
+		// Each key's rate limit is shared among the live replicas.
+		n.goBackground(func() { n.api.ShareRateLimit(backgroundCtx, n.db) })
 	}
 	if cfg.botEnabled() {
 		desk, err := newKeyDesk(cfg, n.db, n.keys, n.clans, log, env.clock, n.metricsRegisterer())

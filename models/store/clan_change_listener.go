@@ -19,16 +19,19 @@ var listenRetry = backoff.Policy{First: 100 * time.Millisecond, Max: time.Second
 const listenConnectTimeout = 10 * time.Second
 
 // ListenForClanChanges delivers to this store's subscribers the clan
-// changes that other processes commit on the same PostgreSQL database and
-// schema, until ctx ends. It holds a dedicated connection that LISTENs on
-// the store's channel and reconnects with backoff when it breaks. After
-// every (re)connection it announces a change of all clans, since
-// notifications sent while it was not listening are lost. On SQLite there
-// is no channel and it returns at once: writes of other processes (an
-// operator's crowns clans command) are seen when cached answers expire.
+// changes that other processes commit on the same database, until ctx
+// ends. On PostgreSQL it holds a dedicated connection that LISTENs on the
+// store's channel and reconnects with backoff (at most a second) when it
+// breaks; after every (re)connection it announces a change of all clans,
+// since notifications sent while it was not listening are lost. On SQLite
+// it reads the clan_changes outbox every ClanChangePollInterval, so a
+// change by another process (an operator's crowns clans command) is seen
+// within about a second.
 func (c *Store) ListenForClanChanges(ctx context.Context) error {
 	if c.changeChannel == "" {
-		return nil
+		ticker := time.NewTicker(ClanChangePollInterval)
+		defer ticker.Stop()
+		return c.followClanChanges(ctx, ticker.C)
 	}
 	failures := 0
 	for {

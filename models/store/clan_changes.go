@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"gorm.io/gorm"
 )
@@ -79,12 +80,16 @@ func (f *clanChanges) announce(change ClanChange) {
 // clanChanged announces, after a committed write, that tag changed.
 func (c *Store) clanChanged(tag string) { c.changes.announce(ClanChange{Tag: tag}) }
 
-// notifyClanChange tells the other processes on the same PostgreSQL
-// database, inside the write's transaction (so the notification is sent
-// if and only if the write commits), that tag changed. Nothing to do on
-// SQLite.
+// notifyClanChange tells the other processes on the same database,
+// inside the write's transaction (so they hear of it if and only if the
+// write commits), that tag changed: a NOTIFY on PostgreSQL, a row of the
+// clan_changes outbox on SQLite.
 func (c *Store) notifyClanChange(tx *gorm.DB, tag string) error {
 	if c.changeChannel == "" {
+		if err := tx.Exec(`INSERT INTO clan_changes (origin, tag, changed_at) VALUES (?, ?, ?)`,
+			c.changes.origin, tag, time.Now().Unix()).Error; err != nil {
+			return fmt.Errorf("record clan change: %w", err)
+		}
 		return nil
 	}
 	if err := tx.Exec(`SELECT pg_notify(?, ?)`, c.changeChannel, c.changes.origin+" "+tag).Error; err != nil {

@@ -105,7 +105,7 @@ func (s *Store) withMigrationLock(ctx context.Context, fn func(db *gorm.DB) erro
 		// migration runs in a savepoint inside it.
 		return s.DB(ctx).Transaction(fn)
 	}
-	return s.DB(ctx).Connection(func(conn *gorm.DB) error {
+	return s.withoutSessionLimits(ctx, func(conn *gorm.DB) error {
 		if err := conn.Exec(`SELECT pg_advisory_lock(?)`, migrationLockID).Error; err != nil {
 			return fmt.Errorf("take migration lock: %w", err)
 		}

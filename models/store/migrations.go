@@ -14,5 +14,7 @@ func migrations() []migration {
 		{version: 8, name: "snapshot_score", statements: snapshotScoreSchema},
 		{version: 9, name: "settings", statements: settingsSchema},
 		{version: 10, name: "key_usage", statements: keyUsageSchema},
+		{version: 13, name: "clan_changes", statements: clanChangesSchema},
+		{version: 14, name: "replicas", statements: replicasSchema},
 	}
 }

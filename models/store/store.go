@@ -6,12 +6,14 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/crownsdev/crowns/models"
@@ -147,7 +149,11 @@ func dialectorFor(cfg DatabaseConfig) (gorm.Dialector, Dialect, error) {
 	url := strings.TrimSpace(cfg.URL)
 	switch {
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
-		return postgres.New(postgres.Config{DSN: url}), DialectPostgres, nil
+		dsn, err := withSessionLimits(url)
+		if err != nil {
+			return nil, "", models.Invalid("database URL cannot be parsed")
+		}
+		return postgres.New(postgres.Config{DSN: dsn}), DialectPostgres, nil
 	case url != "":
 		return nil, "", models.Invalid("database URL must start with postgres:// (or be empty for the embedded SQLite file)")
 	}
@@ -162,7 +168,7 @@ func dialectorFor(cfg DatabaseConfig) (gorm.Dialector, Dialect, error) {
 		return nil, "", err
 	}
 	dsn := "file:" + path +
-		"?_pragma=busy_timeout(10000)" +
+		"?_pragma=busy_timeout(" + fmt.Sprint(sqliteBusyTimeout.Milliseconds()) + ")" +
 		"&_pragma=journal_mode(WAL)" +
 		"&_pragma=synchronous(NORMAL)" +
 		"&_pragma=foreign_keys(1)" +
@@ -246,24 +252,45 @@ func (s *Store) translate(err error) error {
 func isUnavailable(err error) bool {
 	var (
 		netErr     net.Error
+		opErr      *net.OpError
 		connectErr *pgconn.ConnectError
+		pgErr      *pgconn.PgError
 	)
 	switch {
 	case errors.Is(err, context.DeadlineExceeded),
+		errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, io.EOF),
 		errors.Is(err, driver.ErrBadConn),
 		errors.Is(err, sql.ErrConnDone),
+		errors.Is(err, syscall.ECONNRESET),
+		errors.Is(err, syscall.ECONNREFUSED),
+		errors.Is(err, syscall.ECONNABORTED),
+		errors.Is(err, syscall.EPIPE),
 		errors.As(err, &netErr),
-		errors.As(err, &connectErr):
+		errors.As(err, &opErr),
+		errors.As(err, &connectErr),
+		pgconn.Timeout(err):
+		return true
+	case errors.As(err, &pgErr):
+		return unavailableCode(pgErr.Code)
+	}
+	msg := err.Error()
+	return fileLocked(err) || strings.Contains(msg, "sql: database is closed") ||
+		strings.Contains(msg, "conn closed") || strings.Contains(msg, "closed pool")
+}
+
+// unavailableCode tells the SQLSTATEs of a database that cannot answer
+// now, as against a query that is wrong: class 08 (connection exception),
+// class 53 (insufficient resources, 53300 too many connections among
+// them), 57P01-57P03 (admin shutdown, crash shutdown, cannot connect
+// now), 57014 (query canceled: the statement timeout) and 55P03 (lock not
+// available: the lock timeout).
+func unavailableCode(code string) bool {
+	switch code {
+	case "57P01", "57P02", "57P03", "57014", "55P03":
 		return true
 	}
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
-		// Class 08: connection exception; 53: insufficient resources;
-		// 57P01-57P03: admin shutdown, crash shutdown, cannot connect now.
-		return strings.HasPrefix(pgErr.Code, "08") || strings.HasPrefix(pgErr.Code, "53") ||
-			pgErr.Code == "57P01" || pgErr.Code == "57P02" || pgErr.Code == "57P03"
-	}
-	return fileLocked(err) || strings.Contains(err.Error(), "sql: database is closed")
+	return strings.HasPrefix(code, "08") || strings.HasPrefix(code, "53")
 }
 
 // IsUniqueViolation reports whether err is a unique-constraint violation on

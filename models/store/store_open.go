@@ -15,7 +15,8 @@ import (
 // a file to WAL needs a lock of the whole file: when other processes open
 // the same file at the same moment (replicas starting together, a migrate
 // beside a serve), SQLite can answer SQLITE_BUSY at once instead of
-// waiting its busy_timeout. The same 10 s as that timeout.
+// waiting its busy_timeout. Longer than that timeout: opening is not
+// bound by a request.
 const openPatience = 10 * time.Second
 
 // openRetry is the pause between tries of a locked SQLite file.

@@ -1,0 +1,72 @@
+package api
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"time"
+)
+
+// How replicas find each other for the per-key rate limit: each beats
+// every ReplicaHeartbeatInterval, and one not heard of for
+// ReplicaLiveWindow (three beats) no longer counts.
+const (
+	ReplicaHeartbeatInterval = 5 * time.Second
+	ReplicaLiveWindow        = 15 * time.Second
+	// replicaHeartbeatTimeout bounds one beat.
+	replicaHeartbeatTimeout = 3 * time.Second
+)
+
+// ReplicaRegistry is where the API processes of a deployment say they are
+// alive (the replicas table): ReplicaHeartbeat records id as alive at now
+// and counts the processes seen at liveSince or later, itself included.
+type ReplicaRegistry interface {
+	ReplicaHeartbeat(ctx context.Context, id string, now, liveSince time.Time) (int, error)
+}
+
+// newReplicaID names this process in the registry.
+func newReplicaID() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// ShareRateLimit makes the per-key rate limit hold across replicas, until
+// ctx ends: every ReplicaHeartbeatInterval it beats once (see Heartbeat),
+// in the background, so a request never waits on the database for it.
+//
+// It assumes that a load balancer spreads each key's requests evenly over
+// the replicas: each allows a key RatePerSecond/N (and RateBurst/N, at
+// least one), N being the replicas alive. A key whose requests all reach
+// one replica gets less than its rate; a replica that has just started or
+// stopped is counted within ReplicaLiveWindow.
+func (s *Server) ShareRateLimit(ctx context.Context, replicas ReplicaRegistry) {
+	ticker := time.NewTicker(ReplicaHeartbeatInterval)
+	defer ticker.Stop()
+	for {
+		if err := s.Heartbeat(ctx, replicas); err != nil && ctx.Err() == nil {
+			s.log.WarnContext(ctx, "cannot count the live replicas; the rate limit keeps its last share", "error", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+	}
+}
+
+// Heartbeat says once, at the server clock's now, that this process is
+// alive, and sizes each key's rate limit for the replicas counted alive;
+// on failure the size stays as it was. ShareRateLimit calls it
+// periodically.
+func (s *Server) Heartbeat(ctx context.Context, replicas ReplicaRegistry) error {
+	ctx, cancel := context.WithTimeout(ctx, replicaHeartbeatTimeout)
+	defer cancel()
+	now := s.clock.Now()
+	live, err := replicas.ReplicaHeartbeat(ctx, s.replicaID, now, now.Add(-ReplicaLiveWindow))
+	if err != nil {
+		return err
+	}
+	s.limiter.share(live)
+	return nil
+}

@@ -1,0 +1,186 @@
+// Package faultproxy is a small TCP proxy for tests that puts faults
+// between a client and a real server (PostgreSQL): it can cut every open
+// connection, refuse new ones, and stall the bytes in flight. It exists
+// so that tests of the database's failures use the real driver against
+// the real database, with nothing mocked.
+package faultproxy
+
+import (
+	"net"
+	"sync"
+)
+
+// Proxy forwards the connections it accepts on Addr to a target address.
+type Proxy struct {
+	target string
+	ln     net.Listener
+
+	mu       sync.Mutex
+	conns    map[net.Conn]struct{}
+	refusing bool
+	stalled  bool
+	// resume is closed when a stall ends.
+	resume chan struct{}
+	closed bool
+}
+
+// Start listens on a free loopback port and forwards to target.
+func Start(target string) (*Proxy, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	p := &Proxy{target: target, ln: ln, conns: make(map[net.Conn]struct{})}
+	go p.accept()
+	return p, nil
+}
+
+// Target is the host:port the proxy forwards to.
+func (p *Proxy) Target() string { return p.target }
+
+// Addr is the proxy's host:port.
+func (p *Proxy) Addr() string { return p.ln.Addr().String() }
+
+func (p *Proxy) accept() {
+	for {
+		client, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		p.mu.Lock()
+		refusing, closed := p.refusing, p.closed
+		p.mu.Unlock()
+		if refusing || closed {
+			// Reset rather than close politely: what a client of a server
+			// that is not there sees.
+			if tcp, ok := client.(*net.TCPConn); ok {
+				_ = tcp.SetLinger(0)
+			}
+			_ = client.Close()
+			continue
+		}
+		go p.forward(client)
+	}
+}
+
+func (p *Proxy) forward(client net.Conn) {
+	server, err := net.Dial("tcp", p.target)
+	if err != nil {
+		_ = client.Close()
+		return
+	}
+	if !p.track(client, server) {
+		_ = client.Close()
+		_ = server.Close()
+		return
+	}
+	done := make(chan struct{}, 2)
+	go func() { p.copy(server, client); done <- struct{}{} }()
+	go func() { p.copy(client, server); done <- struct{}{} }()
+	<-done
+	p.drop(client, server)
+}
+
+// copy moves bytes from src to dst, holding each chunk while stalled.
+func (p *Proxy) copy(dst, src net.Conn) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			p.waitWhileStalled()
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (p *Proxy) waitWhileStalled() {
+	p.mu.Lock()
+	stalled, resume := p.stalled, p.resume
+	p.mu.Unlock()
+	if stalled {
+		<-resume
+	}
+}
+
+func (p *Proxy) track(conns ...net.Conn) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed || p.refusing {
+		return false
+	}
+	for _, c := range conns {
+		p.conns[c] = struct{}{}
+	}
+	return true
+}
+
+func (p *Proxy) drop(conns ...net.Conn) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range conns {
+		_ = c.Close()
+		delete(p.conns, c)
+	}
+}
+
+// CutAll closes every open connection, both ways, as a database that
+// goes away does: an idle pooled connection learns of it only when its
+// next query reads the end of the stream. New connections are accepted.
+func (p *Proxy) CutAll() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for c := range p.conns {
+		_ = c.Close()
+		delete(p.conns, c)
+	}
+}
+
+// Refuse cuts every open connection and resets new ones until Accept.
+func (p *Proxy) Refuse() {
+	p.mu.Lock()
+	p.refusing = true
+	p.mu.Unlock()
+	p.CutAll()
+}
+
+// Accept takes new connections again after Refuse.
+func (p *Proxy) Accept() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.refusing = false
+}
+
+// Stall holds every byte in flight, both ways, until Resume: the
+// connections stay open, nothing arrives.
+func (p *Proxy) Stall() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.stalled {
+		p.stalled, p.resume = true, make(chan struct{})
+	}
+}
+
+// Resume lets the bytes held by Stall through.
+func (p *Proxy) Resume() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stalled {
+		p.stalled = false
+		close(p.resume)
+	}
+}
+
+// Close stops listening and cuts every connection.
+func (p *Proxy) Close() error {
+	p.Resume()
+	p.mu.Lock()
+	p.closed = true
+	p.mu.Unlock()
+	p.CutAll()
+	return p.ln.Close()
+}

@@ -1,0 +1,33 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// replicaForgetAfter is how long a replica that stopped heartbeating
+// keeps its row: long past being counted, then deleted.
+const replicaForgetAfter = time.Hour
+
+// ReplicaHeartbeat records that the API process id is alive at now and
+// returns how many processes (itself included) were seen at liveSince or
+// later; rows of processes gone for long are deleted on the way. It costs
+// three short statements, made every few seconds in the background,
+// never per request. Times are kept in Unix milliseconds.
+func (s *Store) ReplicaHeartbeat(ctx context.Context, id string, now, liveSince time.Time) (int, error) {
+	db := s.DB(AsBackground(ctx))
+	err := db.Exec(`INSERT INTO replicas (id, last_seen) VALUES (?, ?)
+		ON CONFLICT (id) DO UPDATE SET last_seen = excluded.last_seen`, id, now.UnixMilli()).Error
+	if err != nil {
+		return 0, fmt.Errorf("record replica heartbeat: %w", s.translate(err))
+	}
+	if err := db.Exec(`DELETE FROM replicas WHERE last_seen < ?`, now.Add(-replicaForgetAfter).UnixMilli()).Error; err != nil {
+		return 0, fmt.Errorf("forget old replicas: %w", s.translate(err))
+	}
+	var live int
+	if err := db.Raw(`SELECT COUNT(*) FROM replicas WHERE last_seen >= ? OR id = ?`, liveSince.UnixMilli(), id).Scan(&live).Error; err != nil {
+		return 0, fmt.Errorf("count live replicas: %w", s.translate(err))
+	}
+	return live, nil
+}
