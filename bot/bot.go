@@ -29,7 +29,12 @@ type Bot struct {
 	clock   models.Clock
 	session *discordgo.Session
 
-	confirmations *confirmations
+	// confirmations and revokeConfirmations are the pending requests to
+	// regenerate and to revoke a key; coolDowns the members' latest
+	// uses of the developer commands.
+	confirmations       *confirmations
+	revokeConfirmations *confirmations
+	coolDowns           *coolDowns
 	// auditNudge wakes the audit loop when this process commits a key
 	// transition, so the log channel hears of it without waiting a poll.
 	auditNudge chan struct{}
@@ -60,13 +65,15 @@ func New(cfg Config, deps Dependencies) (*Bot, error) {
 		session.Client = cfg.HTTPClient
 	}
 	return &Bot{
-		cfg:           cfg,
-		deps:          deps,
-		log:           cfg.Logger.With("role", "bot"),
-		clock:         cfg.Clock,
-		session:       session,
-		confirmations: newConfirmations(regenerateConfirmWindow),
-		auditNudge:    make(chan struct{}, 1),
+		cfg:                 cfg,
+		deps:                deps,
+		log:                 cfg.Logger.With("role", "bot"),
+		clock:               cfg.Clock,
+		session:             session,
+		confirmations:       newConfirmations(regenerateConfirmWindow),
+		revokeConfirmations: newConfirmations(regenerateConfirmWindow),
+		coolDowns:           newCoolDowns(cfg.CommandCoolDown),
+		auditNudge:          make(chan struct{}, 1),
 	}, nil
 }
 

@@ -26,7 +26,7 @@ const (
 	stateOn              = "on"
 	stateOff             = "off"
 	maxReasonLength      = 200
-	regenerateButtonID   = "crowns:regenerate:"
+	confirmButtonPrefix  = "crowns:"
 	moderatorPermissions = discordgo.PermissionAdministrator | discordgo.PermissionManageGuild | discordgo.PermissionBanMembers
 )
 
@@ -57,6 +57,7 @@ func commandDefinitions() []*discordgo.ApplicationCommand {
 			Options: []*discordgo.ApplicationCommandOption{
 				subcommand(subGet, describeKeyGet),
 				subcommand(subRegenerate, describeKeyRegenerate),
+				subcommand(subRevoke, describeKeyRevoke),
 			},
 		},
 		{

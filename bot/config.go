@@ -49,6 +49,11 @@ type Config struct {
 	// ReconnectDelay is the first wait after the gateway could not be
 	// reached; it doubles up to 5 minutes (default 5s).
 	ReconnectDelay time.Duration
+	// CommandCoolDown is how long a member waits between two uses of one
+	// of /key get, /key regenerate and /key revoke (or their text forms),
+	// on Clock, so no one floods the log channel (default 30s; negative:
+	// no cool-down). Confirming a pending request is not a new use.
+	CommandCoolDown time.Duration
 }
 
 // Defaults of Config.
@@ -59,6 +64,7 @@ const (
 	defaultAnswerTimeout     = 5 * time.Second
 	defaultAuditPollInterval = 5 * time.Second
 	defaultReconnectDelay    = 5 * time.Second
+	defaultCommandCoolDown   = 30 * time.Second
 	maxRetryDelay            = 5 * time.Minute
 )
 
@@ -102,6 +108,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.ReconnectDelay <= 0 {
 		c.ReconnectDelay = defaultReconnectDelay
+	}
+	if c.CommandCoolDown == 0 {
+		c.CommandCoolDown = defaultCommandCoolDown
 	}
 	return c, nil
 }

@@ -58,6 +58,8 @@ func (b *Bot) commandAnswer(ctx context.Context, i *discordgo.Interaction) answe
 			return b.getKey(ctx, who, slashStyle())
 		case subRegenerate:
 			return b.regenerateKey(ctx, who, slashStyle(), false)
+		case subRevoke:
+			return b.revokeKey(ctx, who, slashStyle(), false)
 		}
 	case commandKeyAdmin:
 		if !isModerator(i.Member) {
@@ -75,10 +77,13 @@ func (b *Bot) commandAnswer(ctx context.Context, i *discordgo.Interaction) answe
 	return answer{text: textUnknownCommand}
 }
 
-// answerButton handles the "replace my key" button: only the member it
-// was offered to may press it, within the confirmation window.
+// answerButton handles the "replace my key" and "revoke my key" buttons:
+// only the member one was offered to may press it, within the
+// confirmation window.
 func (b *Bot) answerButton(ctx context.Context, i *discordgo.Interaction) {
-	owner, ok := strings.CutPrefix(i.MessageComponentData().CustomID, regenerateButtonID)
+	rest, ok := strings.CutPrefix(i.MessageComponentData().CustomID, confirmButtonPrefix)
+	action, owner, _ := strings.Cut(rest, ":")
+	ok = ok && (action == subRegenerate || action == subRevoke)
 	if !ok || i.GuildID != b.cfg.GuildID || i.Member == nil || i.Member.User == nil || i.Member.User.ID != owner {
 		err := b.session.InteractionRespond(i, &discordgo.InteractionResponse{
 			Type: discordgo.InteractionResponseChannelMessageWithSource,
@@ -96,7 +101,12 @@ func (b *Bot) answerButton(ctx context.Context, i *discordgo.Interaction) {
 		b.logDiscordFailure(ctx, "acknowledge a button press", err)
 		return
 	}
-	b.editAnswer(ctx, i, b.regenerateKey(ctx, requesterOf(i.Member.User, i.Member), slashStyle(), true))
+	who := requesterOf(i.Member.User, i.Member)
+	if action == subRevoke {
+		b.editAnswer(ctx, i, b.revokeKey(ctx, who, slashStyle(), true))
+		return
+	}
+	b.editAnswer(ctx, i, b.regenerateKey(ctx, who, slashStyle(), true))
 }
 
 // editAnswer replaces the acknowledged interaction's message with the
@@ -108,8 +118,12 @@ func (b *Bot) editAnswer(ctx context.Context, i *discordgo.Interaction, a answer
 	defer cancel()
 	components := []discordgo.MessageComponent{}
 	if a.confirmFor != "" {
+		label := textConfirmButton
+		if a.confirmAction == subRevoke {
+			label = textConfirmRevokeButton
+		}
 		components = append(components, discordgo.ActionsRow{Components: []discordgo.MessageComponent{
-			discordgo.Button{Label: textConfirmButton, Style: discordgo.DangerButton, CustomID: regenerateButtonID + a.confirmFor},
+			discordgo.Button{Label: label, Style: discordgo.DangerButton, CustomID: confirmButtonPrefix + a.confirmAction + ":" + a.confirmFor},
 		}})
 	}
 	embeds := a.embeds
