@@ -115,7 +115,7 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 		opts.config(&cfg)
 	}
 	h.deps = api.Dependencies{Keys: service, Game: game, Health: h.db, Tracker: tracker, History: h.clans,
-		TournamentSource: client, TournamentStore: h.tournaments}
+		TournamentSource: client, TournamentStore: h.tournaments, Leaks: service}
 	server, err := api.New(cfg, h.deps)
 	if err != nil {
 		t.Fatal(err)
