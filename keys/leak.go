@@ -38,6 +38,7 @@ func (s *Service) RevokeLeaked(ctx context.Context, raw, url string) (revoked bo
 	}
 	reason := LeakReasonPrefix + leakURL(url)
 	err = s.transition(ctx, subject{discordUserID: standing.DiscordUserID}, func(c *change) error {
+		revoked = false // a try again starts afresh
 		key, err := c.tx.KeyByDigest(lookup[:])
 		if err != nil || key == nil || key.DeveloperID != c.developer.ID || !key.State.Current() {
 			return err
