@@ -30,6 +30,7 @@ const (
 	textRateLimited      = "Rate limit exceeded"
 	textUnavailable      = "Temporarily unavailable"
 	textInternal         = "Internal server error"
+	textBadSignature     = "Unauthorized; missing or invalid signature"
 )
 
 // defaultRetryAfter is advised when a dependency is down and said nothing
@@ -80,6 +81,8 @@ func classify(err error) (answer errorAnswer, ok bool) {
 	switch {
 	case errors.As(err, &limited):
 		return errorAnswer{status: http.StatusTooManyRequests, text: textRateLimited, retryAfter: limited.retryAfter}, true
+	case errors.Is(err, errLeakReportUnsigned):
+		return errorAnswer{status: http.StatusUnauthorized, text: textBadSignature}, true
 	case errors.Is(err, models.ErrMissingKey):
 		return errorAnswer{status: http.StatusUnauthorized, text: textMissingKey}, true
 	case errors.Is(err, models.ErrUnknownKey):
@@ -155,7 +158,11 @@ func (s *Server) handleError(c *fiber.Ctx, err error) error {
 		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(ceilSeconds(answer.retryAfter)))
 	}
 	if answer.status == http.StatusMethodNotAllowed {
-		c.Set(fiber.HeaderAllow, "GET, HEAD")
+		allow := "GET, HEAD"
+		if isLeakReportPath(c.Path()) {
+			allow = fiber.MethodPost
+		}
+		c.Set(fiber.HeaderAllow, allow)
 	}
 	encoded, fixed := s.errorBodies[errorKey{answer.status, answer.text}]
 	if !fixed || body.EventID != "" {

@@ -126,7 +126,7 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 		opts.config(&cfg)
 	}
 	h.deps = api.Dependencies{Keys: service, Game: game, Health: h.db, Tracker: tracker, History: h.clans,
-		TournamentSource: client, TournamentStore: h.tournaments, Usage: service, UsageReports: service}
+		TournamentSource: client, TournamentStore: h.tournaments, Usage: service, UsageReports: service, Leaks: service}
 	server, err := api.New(cfg, h.deps)
 	if err != nil {
 		t.Fatal(err)

@@ -301,8 +301,15 @@ func routeOf(c *fiber.Ctx) string {
 	return strings.Clone(path)
 }
 
-// allowReadOnly answers 405 to any method but GET and HEAD.
+// allowReadOnly answers 405 to any method but GET and HEAD, and on the
+// leak-report route to any method but POST.
 func (s *Server) allowReadOnly(c *fiber.Ctx) error {
+	if isLeakReportPath(c.Path()) {
+		if c.Method() == fiber.MethodPost {
+			return c.Next()
+		}
+		return errMethodNotAllowed
+	}
 	switch c.Method() {
 	case fiber.MethodGet, fiber.MethodHead:
 		return c.Next()

@@ -342,6 +342,13 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 	h := newTournamentHarness(t)
 	documented := map[string]bool{}
 	for path, item := range documentModel(t, h).Paths.PathItems.FromOldest() {
+		if path == leakReportPath {
+			if item.Post == nil || item.Get != nil || item.Put != nil || item.Patch != nil || item.Delete != nil {
+				t.Errorf("%s: documented with other methods than POST", path)
+			}
+			documented[path] = true
+			continue
+		}
 		if item.Get == nil {
 			t.Errorf("%s: documented without GET", path)
 		}
@@ -356,6 +363,11 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 		case http.MethodGet:
 			served[fiberParam.ReplaceAllString(route.Path, "{$1}")] = true
 		case http.MethodHead:
+		case http.MethodPost:
+			if route.Path != leakReportPath {
+				t.Errorf("POST %s: only %s takes POST", route.Path, leakReportPath)
+			}
+			served[route.Path] = true
 		default:
 			t.Errorf("%s %s: a route of a method other than GET and HEAD", route.Method, route.Path)
 		}
@@ -405,4 +417,46 @@ func TestOpenAPIDocumentAnswer(t *testing.T) {
 	}
 	expectError(t, h.do(http.MethodPost, "/openapi.json"), http.StatusMethodNotAllowed, "Method not allowed")
 	expectError(t, h.get("/docs/nothing"), http.StatusNotFound, "Path not found")
+}
+
+// leakReportPath is the one route that takes POST.
+const leakReportPath = "/security/leaked-keys"
+
+// The answers of the leak-report route match the document: the verdicts,
+// and the refusal of an unsigned report.
+func TestLeakReportAnswersMatchTheOpenAPIDocument(t *testing.T) {
+	github := newLeakSigner(t, "github-key-1")
+	h := newLeakHarness(t, github)
+	v := contractValidator(t, h)
+	body := reportOf(t, h.issue("1"), "crw_nothing")
+	tests := []struct {
+		name    string
+		headers []string
+		status  int
+	}{
+		{"signed", github.signed(t, body), http.StatusOK},
+		{"badly signed", []string{"Github-Public-Key-Identifier", github.id, "Github-Public-Key-Signature", "AAAA"}, http.StatusUnauthorized},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := httptest.NewRequest(http.MethodPost, leakReportPath, bytes.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			for i := 0; i+1 < len(tt.headers); i += 2 {
+				req.Header.Set(tt.headers[i], tt.headers[i+1])
+			}
+			resp, err := h.server.App().Test(req, -1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw := readBody(t, resp)
+			if resp.StatusCode != tt.status {
+				t.Fatalf("status %d, want %d; body %s", resp.StatusCode, tt.status, raw)
+			}
+			resp.Body = io.NopCloser(bytes.NewReader(raw))
+			req.Body = io.NopCloser(bytes.NewReader(body))
+			if ok, problems := v.ValidateHttpResponse(req, resp); !ok {
+				t.Fatalf("answer %s does not match the document: %s", raw, describe(problems))
+			}
+		})
+	}
 }

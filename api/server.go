@@ -123,8 +123,11 @@ type Config struct {
 	// (crowns_http_requests_total, crowns_http_request_duration_seconds);
 	// nil records none.
 	Metrics prometheus.Registerer
-	Clock   models.Clock
-	Logger  *slog.Logger
+	// LeakReportKeys verify the signatures of leaked-key reports (POST
+	// /security/leaked-keys); without keys every report answers 401.
+	LeakReportKeys LeakReportKeys
+	Clock          models.Clock
+	Logger         *slog.Logger
 }
 
 // Dependencies are the parts of other roles the API calls.
@@ -144,6 +147,9 @@ type Dependencies struct {
 	// route does not exist).
 	Usage        UsageCounter
 	UsageReports UsageReports
+	// Leaks revokes the keys of signed leak reports; nil refuses every
+	// report (401).
+	Leaks LeakRevoker
 }
 
 // Server is the Fiber application with its middleware state.
@@ -316,6 +322,8 @@ func (s *Server) routes() {
 	// After the lists: no list name is a valid tag.
 	s.get("/tournaments/:tags", s.tournamentRoute(s.handleTournaments)...)
 
+	s.route(fiber.MethodPost, leakReportPath, s.handleLeakReport)
+
 	s.app.Use(func(*fiber.Ctx) error { return errPathNotFound })
 }
 
@@ -323,6 +331,12 @@ func (s *Server) routes() {
 // a first handler names the route's pattern and bound metrics to the
 // request, for requestContext to count it by.
 func (s *Server) get(pattern string, handlers ...fiber.Handler) {
+	s.route(fiber.MethodGet, pattern, handlers...)
+}
+
+// route registers a route of method (GET also answers HEAD), naming its
+// bound metrics and its pattern for the usage counts as get says.
+func (s *Server) route(method, pattern string, handlers ...fiber.Handler) {
 	if route := s.metrics.route(pattern); route != nil || s.deps.Usage != nil {
 		handlers = append([]fiber.Handler{func(c *fiber.Ctx) error {
 			if st := stateOf(c); st != nil {
@@ -331,7 +345,11 @@ func (s *Server) get(pattern string, handlers ...fiber.Handler) {
 			return c.Next()
 		}}, handlers...)
 	}
-	s.app.Get(pattern, handlers...)
+	if method == fiber.MethodGet {
+		s.app.Get(pattern, handlers...)
+		return
+	}
+	s.app.Add(method, pattern, handlers...)
 }
 
 // withKey puts authentication and rate limiting in front of a handler.

@@ -12,26 +12,29 @@ type answer struct {
 	text   string
 	embeds []*discordgo.MessageEmbed
 	// confirmFor, when set, adds the button by which that user confirms
-	// regenerating their key (slash commands only).
-	confirmFor string
+	// confirmAction (subRegenerate or subRevoke) on their key (slash
+	// commands only).
+	confirmFor, confirmAction string
 }
 
 // commandStyle is how a member invokes the developer commands, so answers
 // can name the right one.
 type commandStyle struct {
-	get, regenerate string
+	get, regenerate, revoke string
 	// slash is true for slash commands, whose answers can carry buttons.
 	slash bool
 }
 
 // slashStyle names the slash commands.
 func slashStyle() commandStyle {
-	return commandStyle{get: "/" + commandKey + " " + subGet, regenerate: "/" + commandKey + " " + subRegenerate, slash: true}
+	return commandStyle{get: "/" + commandKey + " " + subGet, regenerate: "/" + commandKey + " " + subRegenerate,
+		revoke: "/" + commandKey + " " + subRevoke, slash: true}
 }
 
 // textStyle names the text commands with the configured prefix.
 func (b *Bot) textStyle() commandStyle {
-	return commandStyle{get: b.cfg.Prefix + " " + subGet, regenerate: b.cfg.Prefix + " " + subRegenerate}
+	return commandStyle{get: b.cfg.Prefix + " " + subGet, regenerate: b.cfg.Prefix + " " + subRegenerate,
+		revoke: b.cfg.Prefix + " " + subRevoke}
 }
 
 // requester is the member a developer command is for.

@@ -3,11 +3,14 @@ package bot
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/crownsdev/crowns/internal/backoff"
+	"github.com/crownsdev/crowns/keys"
+	"github.com/crownsdev/crowns/models"
 )
 
 // Reading the key-event outbox for the log channel.
@@ -19,7 +22,9 @@ const (
 )
 
 // PostPendingEvents posts to the log channel, in order, every key event
-// after the saved position, saving the position after each post. A failed
+// after the saved position, saving the position after each post; the
+// owner of a key revoked by a leaked-key report is then told by direct
+// message. A failed
 // post stops there and returns the error: the event is posted by a later
 // call, never skipped (an event may be posted twice if the process stops
 // between a post and the save). Without a log channel it does nothing.
@@ -49,10 +54,29 @@ func (b *Bot) PostPendingEvents(ctx context.Context) (posted int, err error) {
 				return posted, fmt.Errorf("save the log channel's outbox position: %w", err)
 			}
 			posted++
+			b.tellOfLeak(ctx, event)
 		}
 		if len(events) < auditBatchSize {
 			return posted, nil
 		}
+	}
+}
+
+// tellOfLeak tells developers by direct message that a leaked-key report
+// revoked their key, and where it was found, once the event is posted (at
+// most once: a failure is logged, not retried).
+func (b *Bot) tellOfLeak(ctx context.Context, event models.KeyEvent) {
+	url, ok := strings.CutPrefix(event.Reason, keys.LeakReasonPrefix)
+	if event.Action != models.KeyActionRevoked || event.Actor != keys.ActorLeakReport || !ok {
+		return
+	}
+	err := b.sendDirectMessage(ctx, event.DiscordUserID, textLeakedKeyMessage(url, slashStyle()))
+	switch {
+	case err == nil:
+	case isDMClosed(err):
+		b.log.InfoContext(ctx, "member does not accept direct messages; not told of the leaked key", "user", event.DiscordUserID)
+	default:
+		b.logDiscordFailure(ctx, "tell a member their key was reported leaked", err)
 	}
 }
 

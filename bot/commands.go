@@ -26,7 +26,7 @@ const (
 	stateOn              = "on"
 	stateOff             = "off"
 	maxReasonLength      = 200
-	regenerateButtonID   = "crowns:regenerate:"
+	confirmButtonPrefix  = "crowns:"
 	moderatorPermissions = discordgo.PermissionAdministrator | discordgo.PermissionManageGuild | discordgo.PermissionBanMembers
 )
 
@@ -58,6 +58,7 @@ func commandDefinitions() []*discordgo.ApplicationCommand {
 				subcommand(subGet, describeKeyGet),
 				subcommand(subRegenerate, describeKeyRegenerate),
 				subcommand(subStats, describeKeyStats),
+				subcommand(subRevoke, describeKeyRevoke),
 			},
 		},
 		{

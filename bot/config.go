@@ -55,6 +55,11 @@ type Config struct {
 	// (crowns_bot_commands_total, crowns_bot_direct_message_failures_total);
 	// nil records none.
 	Metrics prometheus.Registerer
+	// CommandCoolDown is how long a member waits between two uses of one
+	// of /key get, /key regenerate and /key revoke (or their text forms),
+	// on Clock, so no one floods the log channel (default 30s; negative:
+	// no cool-down). Confirming a pending request is not a new use.
+	CommandCoolDown time.Duration
 }
 
 // Defaults of Config.
@@ -65,6 +70,7 @@ const (
 	defaultAnswerTimeout     = 5 * time.Second
 	defaultAuditPollInterval = 5 * time.Second
 	defaultReconnectDelay    = 5 * time.Second
+	defaultCommandCoolDown   = 30 * time.Second
 	maxRetryDelay            = 5 * time.Minute
 )
 
@@ -108,6 +114,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.ReconnectDelay <= 0 {
 		c.ReconnectDelay = defaultReconnectDelay
+	}
+	if c.CommandCoolDown == 0 {
+		c.CommandCoolDown = defaultCommandCoolDown
 	}
 	return c, nil
 }

@@ -61,7 +61,9 @@ type desk struct {
 	api     *api.Server
 	clock   *models.ManualClock
 	logs    *lockedBuffer
-	nextID  atomic.Int64
+	// secret is the keys service's, for a second service on db.
+	secret []byte
+	nextID atomic.Int64
 	// handlerTimeout, when set, bounds each handler call as Run does.
 	handlerTimeout time.Duration
 }
@@ -84,6 +86,9 @@ type deskOptions struct {
 	secret               []byte
 	// metrics, when set, receives the bot's metrics.
 	metrics prometheus.Registerer
+	// coolDown is the bot's CommandCoolDown; unset, none: most tests run
+	// several commands at one instant of the desk's clock.
+	coolDown time.Duration
 }
 
 func newDesk(t *testing.T, opts deskOptions) *desk {
@@ -101,6 +106,10 @@ func newDesk(t *testing.T, opts deskOptions) *desk {
 		secret = newSecret(t)
 	}
 	clock := models.NewManualClock(time.Date(2025, 6, 2, 9, 0, 0, 0, time.UTC))
+	coolDown := opts.coolDown
+	if coolDown == 0 {
+		coolDown = -1
+	}
 	logs := &lockedBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	service, err := keys.NewService(db, keys.Config{Secret: secret, Clock: clock, Logger: logger})
@@ -126,6 +135,7 @@ func newDesk(t *testing.T, opts deskOptions) *desk {
 		ReconnectDelay:       opts.reconnectDelay,
 		HandlerTimeout:       opts.handlerTimeout,
 		DirectMessageTimeout: opts.directMessageTimeout,
+		CommandCoolDown:      coolDown,
 		Clock:                clock,
 		Logger:               logger,
 		HTTPClient:           discord.Client(),
@@ -134,7 +144,7 @@ func newDesk(t *testing.T, opts deskOptions) *desk {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &desk{t: t, bot: b, discord: discord, keys: service, db: db, api: server, clock: clock, logs: logs,
+	d := &desk{t: t, bot: b, discord: discord, keys: service, db: db, api: server, clock: clock, logs: logs, secret: secret,
 		handlerTimeout: opts.handlerTimeout}
 	d.nextID.Store(500000000000000000)
 	t.Cleanup(func() { d.assertNoKeyLeaked() })
@@ -185,11 +195,18 @@ func (d *desk) slash(userID, channelID string, permissions int64, command, sub s
 // press presses the regenerate confirmation button offered to owner.
 func (d *desk) press(userID, owner string) *discordgo.Interaction {
 	d.t.Helper()
+	return d.pressButton(userID, "regenerate", owner)
+}
+
+// pressButton presses the confirmation button of action ("regenerate"
+// or "revoke") offered to owner.
+func (d *desk) pressButton(userID, action, owner string) *discordgo.Interaction {
+	d.t.Helper()
 	i := &discordgo.Interaction{
 		ID: d.id(), AppID: discordtest.DefaultApplicationID, Type: discordgo.InteractionMessageComponent,
 		GuildID: guildID, ChannelID: keyChannelID, Token: "token-" + d.id(),
 		Member: &discordgo.Member{User: &discordgo.User{ID: userID, Username: "user" + userID}},
-		Data:   discordgo.MessageComponentInteractionData{CustomID: "crowns:regenerate:" + owner, ComponentType: discordgo.ButtonComponent},
+		Data:   discordgo.MessageComponentInteractionData{CustomID: "crowns:" + action + ":" + owner, ComponentType: discordgo.ButtonComponent},
 	}
 	d.handle(func(ctx context.Context) {
 		d.bot.HandleInteractionCreate(ctx, &discordgo.InteractionCreate{Interaction: i})

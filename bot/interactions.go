@@ -68,6 +68,8 @@ func (b *Bot) commandAnswer(ctx context.Context, i *discordgo.Interaction) answe
 			return b.regenerateKey(ctx, who, slashStyle(), false)
 		case subStats:
 			return b.keyStats(ctx, who)
+		case subRevoke:
+			return b.revokeKey(ctx, who, slashStyle(), false)
 		}
 	case commandKeyAdmin:
 		if !isModerator(i.Member) {
@@ -85,10 +87,13 @@ func (b *Bot) commandAnswer(ctx context.Context, i *discordgo.Interaction) answe
 	return answer{text: textUnknownCommand}
 }
 
-// answerButton handles the "replace my key" button: only the member it
-// was offered to may press it, within the confirmation window.
+// answerButton handles the "replace my key" and "revoke my key" buttons:
+// only the member one was offered to may press it, within the
+// confirmation window.
 func (b *Bot) answerButton(ctx context.Context, i *discordgo.Interaction) {
-	owner, ok := strings.CutPrefix(i.MessageComponentData().CustomID, regenerateButtonID)
+	rest, ok := strings.CutPrefix(i.MessageComponentData().CustomID, confirmButtonPrefix)
+	action, owner, _ := strings.Cut(rest, ":")
+	ok = ok && (action == subRegenerate || action == subRevoke)
 	if !ok || i.GuildID != b.cfg.GuildID || i.Member == nil || i.Member.User == nil || i.Member.User.ID != owner {
 		err := b.session.InteractionRespond(i, &discordgo.InteractionResponse{
 			Type: discordgo.InteractionResponseChannelMessageWithSource,
@@ -106,7 +111,13 @@ func (b *Bot) answerButton(ctx context.Context, i *discordgo.Interaction) {
 		b.logDiscordFailure(ctx, "acknowledge a button press", err)
 		return
 	}
-	a := b.regenerateKey(ctx, requesterOf(i.Member.User, i.Member), slashStyle(), true)
+	who := requesterOf(i.Member.User, i.Member)
+	if action == subRevoke {
+		a := b.revokeKey(ctx, who, slashStyle(), true)
+		b.metrics.command(commandKey+" "+subRevoke, b.outcomeOf(a, b.editAnswer(ctx, i, a)))
+		return
+	}
+	a := b.regenerateKey(ctx, who, slashStyle(), true)
 	b.metrics.command(commandKey+" "+subRegenerate, b.outcomeOf(a, b.editAnswer(ctx, i, a)))
 }
 
@@ -119,8 +130,12 @@ func (b *Bot) editAnswer(ctx context.Context, i *discordgo.Interaction, a answer
 	defer cancel()
 	components := []discordgo.MessageComponent{}
 	if a.confirmFor != "" {
+		label := textConfirmButton
+		if a.confirmAction == subRevoke {
+			label = textConfirmRevokeButton
+		}
 		components = append(components, discordgo.ActionsRow{Components: []discordgo.MessageComponent{
-			discordgo.Button{Label: textConfirmButton, Style: discordgo.DangerButton, CustomID: regenerateButtonID + a.confirmFor},
+			discordgo.Button{Label: label, Style: discordgo.DangerButton, CustomID: confirmButtonPrefix + a.confirmAction + ":" + a.confirmFor},
 		}})
 	}
 	embeds := a.embeds

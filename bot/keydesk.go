@@ -25,6 +25,9 @@ const (
 // getKey is "/key get": issue a key, or remind the member of theirs
 // (re-enabling it if they had left and came back), by direct message.
 func (b *Bot) getKey(ctx context.Context, who requester, style commandStyle) answer {
+	if wait := b.coolDowns.take(subGet, who.userID, b.clock.Now()); wait > 0 {
+		return answer{text: textCoolDown(wait)}
+	}
 	issued, err := b.deps.Keys.IssueOrRemind(ctx, keys.Developer{DiscordUserID: who.userID, DisplayName: who.displayName}, actorFor(who.userID))
 	if err != nil {
 		return b.keyRefusal(ctx, "issue or remind a key", who, err, style)
@@ -43,12 +46,11 @@ func (b *Bot) getKey(ctx context.Context, who requester, style commandStyle) ans
 // confirmation; the same command again, or the button, within the window
 // replaces the key. byButton says the confirmation button was pressed.
 func (b *Bot) regenerateKey(ctx context.Context, who requester, style commandStyle, byButton bool) answer {
-	now := b.clock.Now()
-	if !b.confirmations.take(who.userID, now) {
-		if byButton {
-			return answer{text: textConfirmationExpired(style)}
-		}
-		return b.askToConfirmRegenerate(ctx, who, style, now)
+	if ask, confirmed := b.confirm(ctx, who, style, byButton, confirmation{
+		action: subRegenerate, pending: b.confirmations,
+		question: textConfirmRegenerate(style), expired: textConfirmationExpired(style),
+	}); !confirmed {
+		return ask
 	}
 	issued, err := b.deps.Keys.Regenerate(ctx, keys.Developer{DiscordUserID: who.userID, DisplayName: who.displayName}, actorFor(who.userID))
 	if err != nil {
@@ -57,9 +59,37 @@ func (b *Bot) regenerateKey(ctx context.Context, who requester, style commandSty
 	return b.deliver(ctx, who, issued.Key, deliveryRegenerated, style)
 }
 
-// askToConfirmRegenerate checks that the member has a key they may
-// replace, then records the request and asks them to confirm.
-func (b *Bot) askToConfirmRegenerate(ctx context.Context, who requester, style commandStyle, now time.Time) answer {
+// confirmation describes a command that waits for its confirmation.
+type confirmation struct {
+	// action is subRegenerate or subRevoke; pending holds its requests.
+	action  string
+	pending *confirmations
+	// question asks to confirm; expired answers a late button press.
+	question, expired string
+}
+
+// confirm reports whether the member confirmed c within its window (the
+// command again, or the button); if not, it returns what to answer: the
+// question (a new use of the command, subject to its cool-down), or
+// expired for a late button press.
+func (b *Bot) confirm(ctx context.Context, who requester, style commandStyle, byButton bool, c confirmation) (answer, bool) {
+	now := b.clock.Now()
+	if c.pending.take(who.userID, now) {
+		return answer{}, true
+	}
+	if byButton {
+		return answer{text: c.expired}, false
+	}
+	if wait := b.coolDowns.take(c.action, who.userID, now); wait > 0 {
+		return answer{text: textCoolDown(wait)}, false
+	}
+	return b.askToConfirm(ctx, who, style, now, c.pending, c.action, c.question), false
+}
+
+// askToConfirm checks that the member has a key they may replace or
+// revoke, then records the request in pending and asks them, with
+// question, to confirm action (subRegenerate or subRevoke).
+func (b *Bot) askToConfirm(ctx context.Context, who requester, style commandStyle, now time.Time, pending *confirmations, action, question string) answer {
 	info, err := b.deps.Keys.Info(ctx, who.userID)
 	switch {
 	case errors.Is(err, models.ErrNotFound):
@@ -71,10 +101,10 @@ func (b *Bot) askToConfirmRegenerate(ctx context.Context, who requester, style c
 	case info.State == models.DeveloperWithoutKey:
 		return answer{text: textNoKeyYet(style)}
 	}
-	b.confirmations.ask(who.userID, now)
-	ask := answer{text: textConfirmRegenerate(style)}
+	pending.ask(who.userID, now)
+	ask := answer{text: question}
 	if style.slash {
-		ask.confirmFor = who.userID
+		ask.confirmFor, ask.confirmAction = who.userID, action
 	}
 	return ask
 }

@@ -14,9 +14,10 @@ const (
 	textCommandHelp textCommand = iota
 	textCommandGet
 	textCommandRegenerate
+	textCommandRevoke
 )
 
-// parseTextCommand reads "<prefix> [get|regenerate]", word by word and
+// parseTextCommand reads "<prefix> [get|regenerate|revoke]", word by word and
 // case-insensitively (the prefix may have several words). ok is false for
 // messages that are not for the bot, such as "!keys" or text that merely
 // mentions the prefix.
@@ -40,12 +41,14 @@ func parseTextCommand(prefix, content string) (command textCommand, ok bool) {
 		return textCommandGet, true
 	case subRegenerate:
 		return textCommandRegenerate, true
+	case subRevoke:
+		return textCommandRevoke, true
 	}
 	return textCommandHelp, true
 }
 
 // HandleMessageCreate answers the text commands ("!key get", "!key
-// regenerate") in the developer-key channel; elsewhere in the community
+// regenerate", "!key revoke") in the developer-key channel; elsewhere in the community
 // server it points to that channel. The answer never holds a key; in the
 // key channel the command message is deleted afterwards to keep the
 // channel clean.
@@ -75,6 +78,8 @@ func (b *Bot) HandleMessageCreate(ctx context.Context, event *discordgo.MessageC
 		a = b.getKey(ctx, who, style)
 	case textCommandRegenerate:
 		a = b.regenerateKey(ctx, who, style, false)
+	case textCommandRevoke:
+		a = b.revokeKey(ctx, who, style, false)
 	default:
 		a = answer{text: textCommandHelpText(style)}
 	}

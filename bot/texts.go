@@ -39,6 +39,7 @@ const (
 	describeKeyCommand      = "Your Crowns developer key"
 	describeKeyGet          = "Get your developer key by direct message (the same key each time)"
 	describeKeyRegenerate   = "Replace your developer key; every older key stops working at once"
+	describeKeyRevoke       = "Withdraw your developer key (leaked?); it stops working at once"
 	describeKeyAdmin        = "Moderate developer keys"
 	describeBlacklist       = "Forbid a member any developer key; their current key stops working"
 	describeBlacklistUser   = "The member to blacklist"
@@ -68,8 +69,9 @@ const (
 	textOnlyInCommunityServer = "This bot only works in its community server."
 	textUnknownCommand        = "I don't know that command. Try /key get."
 	textModeratorsOnly        = "Only moderators (Administrator, Manage Server or Ban Members) can use this command."
-	textNotYourButton         = "This button isn't for you. Use /key regenerate to replace your own key."
+	textNotYourButton         = "This button isn't for you. Use /key regenerate or /key revoke for your own key."
 	textConfirmButton         = "Replace my key"
+	textConfirmRevokeButton   = "Revoke my key"
 	textRevokeDefaultReason   = "revoked by a moderator"
 	textWeeklyUnavailable     = "Weekly collection can't be switched from Discord in this deployment yet. " +
 		"Use the crowns command line on the server instead."
@@ -93,7 +95,7 @@ func textKeyMessage(key string, kind delivery, style commandStyle) string {
 		"Send it with every request in the `auth` header (or as `Authorization: Bearer <key>`). " +
 		"Keep it secret: anyone who has it can use it as you. " +
 		"Lost it? Use `" + style.get + "` in the developer-key channel and I'll send it again; " +
-		"leaked it? Use `" + style.regenerate + "` there to replace it."
+		"leaked it? Use `" + style.regenerate + "` there to replace it, or `" + style.revoke + "` to withdraw it."
 }
 
 // textKeySent answers a developer whose key went out by direct message.
@@ -150,6 +152,45 @@ func textConfirmationExpired(style commandStyle) string {
 	return "That confirmation has expired, so your key is unchanged. Run `" + style.regenerate + "` again to start over."
 }
 
+// textConfirmRevoke asks a developer to confirm withdrawing their key.
+func textConfirmRevoke(style commandStyle) string {
+	confirm := "Send `" + style.revoke + "` again within 60 seconds to confirm."
+	if style.slash {
+		confirm = "Press **" + textConfirmRevokeButton + "** (or run `" + style.revoke + "` again) within 60 seconds to confirm."
+	}
+	return "This withdraws your developer key: it stops working at once, and `" + style.get +
+		"` gives you a new one afterwards. " + confirm
+}
+
+// textRevokeConfirmationExpired answers a late press of the revoke button.
+func textRevokeConfirmationExpired(style commandStyle) string {
+	return "That confirmation has expired, so your key still works. Run `" + style.revoke + "` again to start over."
+}
+
+// textOwnKeyRevoked confirms that members withdrew their own key.
+func textOwnKeyRevoked(style commandStyle) string {
+	return "Done: your key is revoked and stopped working at once. Use `" + style.get + "` when you want a new one."
+}
+
+// textCoolDown asks a member to wait before using a command again.
+func textCoolDown(wait time.Duration) string {
+	seconds := int((wait + time.Second - 1) / time.Second)
+	unit := "seconds"
+	if seconds == 1 {
+		unit = "second"
+	}
+	return fmt.Sprintf("Please wait %d %s before using this command again.", seconds, unit)
+}
+
+// textLeakedKeyMessage is the direct message that tells developers their
+// key was reported published, at url, and revoked.
+func textLeakedKeyMessage(url string, style commandStyle) string {
+	return "Your Crowns developer key was found published at " + orDash(url) +
+		" and reported to us, so it was revoked: it stopped working at once. " +
+		"Remove it from there, then use `" + style.get + "` in the developer-key channel for a new key, " +
+		"and keep the new one out of public code."
+}
+
 // textNoKeyYet answers a regenerate request from a developer without a key.
 func textNoKeyYet(style commandStyle) string {
 	return "You don't have a developer key yet. Use `" + style.get + "` to get one."
@@ -164,6 +205,7 @@ func textUseKeyChannel(channelID string, style commandStyle) string {
 func textCommandHelpText(style commandStyle) string {
 	return "`" + style.get + "` sends your developer key by direct message (the same key each time). " +
 		"`" + style.regenerate + "` replaces it; every older key stops working. " +
+		"`" + style.revoke + "` withdraws it (asks to confirm). " +
 		"The slash command /key does the same."
 }
 
@@ -339,6 +381,8 @@ func actorWords(actor string) string {
 		return "the crowns command line"
 	case actor == actorBot:
 		return "the key desk (automatic)"
+	case actor == keys.ActorLeakReport:
+		return "a leaked-key report (secret scanning)"
 	}
 	return orDash(actor)
 }

@@ -16,7 +16,7 @@ func (s *Service) Disable(ctx context.Context, discordUserID, actor, reason stri
 }
 
 // Revoke withdraws the developer's current key (it becomes unknown); they
-// may ask for a new one. Without a current key nothing changes. An
+// may ask for a new one. A moderator or the owners themselves do it. Without a current key nothing changes. An
 // unknown developer is models.ErrNotFound.
 func (s *Service) Revoke(ctx context.Context, discordUserID, actor, reason string) error {
 	return s.moveCurrentKey(ctx, discordUserID, actor, reason, models.KeyRevoked, models.KeyActionRevoked, models.KeyActive, models.KeyDisabled)

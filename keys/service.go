@@ -6,8 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/crownsdev/crowns/models/store"
-
 	"github.com/crownsdev/crowns/models"
 )
 
@@ -57,7 +55,7 @@ type Config struct {
 // verification and their bookkeeping. It is safe for concurrent use; build
 // one per process with NewService.
 type Service struct {
-	db            *store.Store
+	db            Store
 	clock         models.Clock
 	log           *slog.Logger
 	ring          *keyring
@@ -73,9 +71,9 @@ type Service struct {
 	feed eventFeed
 }
 
-// NewService builds a Service on store; cfg's zero fields take their
-// defaults.
-func NewService(db *store.Store, cfg Config) (*Service, error) {
+// NewService builds a Service on db (a *store.Store); cfg's zero fields
+// take their defaults.
+func NewService(db Store, cfg Config) (*Service, error) {
 	if db == nil {
 		return nil, fmt.Errorf("keys service: no store")
 	}

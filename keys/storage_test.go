@@ -48,7 +48,7 @@ func TestDatabaseHoldsNoPlaintext(t *testing.T) {
 		cells := 0
 		for _, table := range []string{"developers", "api_keys", "key_events"} {
 			var rows []map[string]any
-			if err := db.DB(ctx).Table(table).Find(&rows).Error; err != nil {
+			if err := storetest.SQL(t, db).WithContext(ctx).Table(table).Find(&rows).Error; err != nil {
 				t.Fatal(err)
 			}
 			if len(rows) == 0 {
@@ -119,10 +119,10 @@ func TestConcurrentRequestsOfOneDeveloperMakeOneKey(t *testing.T) {
 			}
 		}
 		var developers, apiKeys int64
-		if err := db.DB(ctx).Model(&models.Developer{}).Count(&developers).Error; err != nil {
+		if err := storetest.SQL(t, db).WithContext(ctx).Model(&models.Developer{}).Count(&developers).Error; err != nil {
 			t.Fatal(err)
 		}
-		if err := db.DB(ctx).Model(&models.APIKey{}).Count(&apiKeys).Error; err != nil {
+		if err := storetest.SQL(t, db).WithContext(ctx).Model(&models.APIKey{}).Count(&apiKeys).Error; err != nil {
 			t.Fatal(err)
 		}
 		events := keyEvents(t, services[0])

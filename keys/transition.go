@@ -7,22 +7,8 @@ import (
 
 	"github.com/crownsdev/crowns/models/store"
 
-	"gorm.io/gorm"
-
 	"github.com/crownsdev/crowns/models"
 )
-
-// transitionLockID is the PostgreSQL transaction-scoped advisory lock
-// every key transition takes. Transitions are rare (people ask for keys,
-// moderators act), so serialising them costs nothing and gives two
-// guarantees: concurrent requests of one developer see each other's
-// result, and key_events ids become visible in commit order. SQLite
-// transactions are already serialised (BEGIN IMMEDIATE).
-const transitionLockID = 0x63726f776e6b // "crownk"
-
-// maxTransitionAttempts bounds the retries of a transition that hit a
-// unique violation (a racing writer outside the lock, a digest collision).
-const maxTransitionAttempts = 3
 
 // subject names the developer a transition is about.
 type subject struct {
@@ -38,30 +24,36 @@ type subject struct {
 // developer's row and the events recorded so far.
 type change struct {
 	ring      *keyring
-	tx        *gorm.DB
+	tx        *store.KeyTx
 	now       time.Time
 	developer models.Developer
 	events    []models.KeyEvent
 }
 
 // transition runs apply in one transaction with the developer's row
-// loaded, retrying on a unique violation. After the commit it drops the
-// developer's keys from the verification cache, so this process answers
-// from the new state on its very next request, and announces the events.
+// loaded (the store tries it again on a unique violation). After the
+// commit it drops the developer's keys from the verification cache, so
+// this process answers from the new state on its very next request, and
+// announces the events.
 func (s *Service) transition(ctx context.Context, who subject, apply func(*change) error) error {
 	var (
 		done    *change
 		digests [][]byte
-		err     error
 	)
-	for attempt := 1; ; attempt++ {
-		done, digests, err = s.attempt(ctx, who, apply)
-		if err == nil || !store.IsUniqueViolation(err) || attempt == maxTransitionAttempts {
-			break
+	err := s.db.KeyTransition(ctx, func(tx *store.KeyTx) error {
+		done = &change{ring: s.ring, tx: tx, now: s.clock.Now()}
+		if err := done.loadDeveloper(who); err != nil {
+			return err
 		}
-	}
+		if err := apply(done); err != nil {
+			return err
+		}
+		var err error
+		digests, err = tx.KeyDigests(done.developer.ID)
+		return err
+	})
 	if err != nil {
-		return s.db.Translate(err)
+		return err
 	}
 	s.cache.forget(digests)
 	s.feed.committed(done.events)
@@ -69,41 +61,19 @@ func (s *Service) transition(ctx context.Context, who subject, apply func(*chang
 	return nil
 }
 
-// attempt is one try of a transition; it returns the digests of all the
-// developer's keys, whose cached verdicts the change may have outdated.
-func (s *Service) attempt(ctx context.Context, who subject, apply func(*change) error) (*change, [][]byte, error) {
-	c := &change{ring: s.ring, now: s.clock.Now()}
-	var digests [][]byte
-	err := s.db.DB(ctx).Transaction(func(tx *gorm.DB) error {
-		c.tx = tx
-		if s.db.Dialect() == store.DialectPostgres {
-			if err := tx.Exec("SELECT pg_advisory_xact_lock(?)", transitionLockID).Error; err != nil {
-				return err
-			}
-		}
-		if err := c.loadDeveloper(who); err != nil {
-			return err
-		}
-		if err := apply(c); err != nil {
-			return err
-		}
-		return tx.Model(&models.APIKey{}).Where("developer_id = ?", c.developer.ID).Pluck("digest", &digests).Error
-	})
-	return c, digests, err
-}
-
 // loadDeveloper reads (or records) the developer and keeps its display
 // name current.
 func (c *change) loadDeveloper(who subject) error {
-	err := c.tx.Where("discord_user_id = ?", who.discordUserID).Take(&c.developer).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) && who.createIfMissing {
+	var err error
+	c.developer, err = c.tx.Developer(who.discordUserID)
+	if errors.Is(err, models.ErrNotFound) && who.createIfMissing {
 		c.developer = models.Developer{
 			DiscordUserID: who.discordUserID,
 			DisplayName:   who.displayName,
 			CreatedAt:     c.now,
 			UpdatedAt:     c.now,
 		}
-		return c.tx.Create(&c.developer).Error
+		return c.tx.CreateDeveloper(&c.developer)
 	}
 	if err != nil {
 		return err
@@ -118,21 +88,12 @@ func (c *change) loadDeveloper(who subject) error {
 // updated_at.
 func (c *change) updateDeveloper(columns map[string]any) error {
 	columns["updated_at"] = c.now
-	return c.tx.Model(&c.developer).Updates(columns).Error
+	return c.tx.UpdateDeveloper(&c.developer, columns)
 }
 
 // currentKey returns the developer's active or disabled key, or nil.
 func (c *change) currentKey() (*models.APIKey, error) {
-	var key models.APIKey
-	err := c.tx.Where("developer_id = ? AND state IN ?", c.developer.ID, []models.KeyState{models.KeyActive, models.KeyDisabled}).
-		Take(&key).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &key, nil
+	return c.tx.CurrentKey(c.developer.ID)
 }
 
 // issueKey stores a new active key and returns it with its plaintext.
@@ -150,7 +111,7 @@ func (c *change) issueKey() (*models.APIKey, string, error) {
 		CreatedAt:      c.now,
 		StateChangedAt: c.now,
 	}
-	if err := c.tx.Create(key).Error; err != nil {
+	if err := c.tx.CreateKey(key); err != nil {
 		return nil, "", err
 	}
 	return key, raw, nil
@@ -165,14 +126,7 @@ func (c *change) reveal(key *models.APIKey) (string, error) {
 
 // setKeyState moves key to state, saying why.
 func (c *change) setKeyState(key *models.APIKey, state models.KeyState, reason string) error {
-	err := c.tx.Model(key).Updates(map[string]any{
-		"state": state, "state_reason": reason, "state_changed_at": c.now,
-	}).Error
-	if err != nil {
-		return err
-	}
-	key.State, key.StateReason, key.StateChangedAt = state, reason, c.now
-	return nil
+	return c.tx.SetKeyState(key, state, reason, c.now)
 }
 
 // record writes the event of this change; key may be nil.
@@ -189,7 +143,7 @@ func (c *change) record(action models.KeyAction, key *models.APIKey, actor, reas
 		id := key.ID
 		event.KeyID = &id
 	}
-	if err := c.tx.Create(&event).Error; err != nil {
+	if err := c.tx.CreateKeyEvent(&event); err != nil {
 		return err
 	}
 	c.events = append(c.events, event)

@@ -15,7 +15,7 @@ import (
 func lastUsedOf(t *testing.T, db *store.Store, keyID int64) *time.Time {
 	t.Helper()
 	var key models.APIKey
-	if err := db.DB(context.Background()).Select("last_used_at").Take(&key, keyID).Error; err != nil {
+	if err := storetest.SQL(t, db).WithContext(context.Background()).Select("last_used_at").Take(&key, keyID).Error; err != nil {
 		t.Fatal(err)
 	}
 	return key.LastUsedAt

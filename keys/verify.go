@@ -89,29 +89,15 @@ func (s *Service) verifyCached(raw string, now int64) (cacheID, Identity, error)
 	return id, Identity{}, ErrNotCached
 }
 
-// keyStanding is what the database says of a digest.
-type keyStanding struct {
-	KeyID                int64
-	DeveloperID          int64
-	State                models.KeyState
-	DiscordUserID        string
-	DeveloperBlacklisted bool
-}
-
 // lookup asks the database for the verdict on a digest.
 func (s *Service) lookup(ctx context.Context, lookup digest) (verdict, error) {
-	var rows []keyStanding
-	err := s.db.DB(ctx).Raw(`SELECT api_keys.id AS key_id, api_keys.developer_id, api_keys.state,
-			developers.discord_user_id, developers.blacklisted AS developer_blacklisted
-		FROM api_keys JOIN developers ON developers.id = api_keys.developer_id
-		WHERE api_keys.digest = ?`, lookup[:]).Scan(&rows).Error
+	key, found, err := s.db.KeyStandingByDigest(ctx, lookup[:])
 	if err != nil {
-		return verdict{}, s.db.Translate(err)
+		return verdict{}, err
 	}
-	if len(rows) == 0 {
+	if !found {
 		return verdict{err: models.ErrUnknownKey}, nil
 	}
-	key := rows[0]
 	switch {
 	case key.State == models.KeyReplaced, key.State == models.KeyRevoked:
 		return verdict{err: models.ErrUnknownKey}, nil

@@ -18,7 +18,8 @@ const (
 	KeyActionRegenerated KeyAction = "regenerated"
 	// KeyActionDisabled: the owner left the community server.
 	KeyActionDisabled KeyAction = "disabled"
-	// KeyActionRevoked: a moderator withdrew the current key.
+	// KeyActionRevoked: the current key was withdrawn by a moderator, by
+	// its owner, or because a leaked-key report found it published.
 	KeyActionRevoked KeyAction = "revoked"
 	// KeyActionBlacklisted: the developer was blacklisted, with the key
 	// it forbade when there was one.

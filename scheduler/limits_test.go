@@ -127,9 +127,10 @@ func TestUpstreamFetchesInFlightAreBoundedByConcurrency(t *testing.T) {
 func waitForRunningJobs(t *testing.T, db *store.Store, count int64) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
+	conn := storetest.SQL(t, db)
 	for {
 		var running int64
-		if err := db.DB(context.Background()).Table("snapshot_jobs").Where("state = ?", models.JobRunning).Count(&running).Error; err != nil {
+		if err := conn.Table("snapshot_jobs").Where("state = ?", models.JobRunning).Count(&running).Error; err != nil {
 			t.Fatal(err)
 		}
 		if running >= count {

@@ -195,7 +195,7 @@ type storedRow struct {
 func storedTournament(t *testing.T, db *store.Store, tag string) (row storedRow, ok bool) {
 	t.Helper()
 	var rows []storedRow
-	err := db.DB(context.Background()).Raw(`SELECT status, start_time, end_time, updated_at FROM tournaments WHERE tag = ?`, tag).Scan(&rows).Error
+	err := storetest.SQL(t, db).WithContext(context.Background()).Raw(`SELECT status, start_time, end_time, updated_at FROM tournaments WHERE tag = ?`, tag).Scan(&rows).Error
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +209,7 @@ func storedTournament(t *testing.T, db *store.Store, tag string) (row storedRow,
 func storedTags(t *testing.T, db *store.Store) map[string]bool {
 	t.Helper()
 	var tags []string
-	if err := db.DB(context.Background()).Raw(`SELECT tag FROM tournaments`).Scan(&tags).Error; err != nil {
+	if err := storetest.SQL(t, db).WithContext(context.Background()).Raw(`SELECT tag FROM tournaments`).Scan(&tags).Error; err != nil {
 		t.Fatal(err)
 	}
 	set := make(map[string]bool, len(tags))

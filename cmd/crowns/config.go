@@ -35,8 +35,11 @@ type config struct {
 	UpstreamConcurrency int
 	TrackAddress        string
 	SupportInfo         string
-	RatePerSecond       float64
-	RateBurst           int
+	// LeakReportKeysFile holds the public keys that sign leaked-key
+	// reports (GitHub's public_keys JSON); empty refuses every report.
+	LeakReportKeysFile string
+	RatePerSecond      float64
+	RateBurst          int
 	// KeyLookupsPerAddress and KeyLookupsPerSecond bound the database
 	// lookups a second of keys not in memory, per client address and in
 	// all (api.Config's LookupsPerAddress and LookupsPerSecond).
@@ -132,6 +135,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		UpstreamConcurrency:  r.integer("CROWNS_UPSTREAM_CONCURRENCY", 16, 1, 1024),
 		TrackAddress:         r.str("CROWNS_TRACK_ADDRESS", defaultTrackAddress),
 		SupportInfo:          r.str("CROWNS_SUPPORT_INFO", defaultSupportInfo),
+		LeakReportKeysFile:   r.str("CROWNS_LEAK_REPORT_KEYS_FILE", ""),
 		RatePerSecond:        r.float("CROWNS_RATE_LIMIT_PER_SECOND", 10),
 		RateBurst:            r.integer("CROWNS_RATE_LIMIT_BURST", 20, 1, 1_000_000),
 		KeyLookupsPerAddress: r.float("CROWNS_KEY_LOOKUPS_PER_ADDRESS", api.DefaultLookupsPerAddress),

@@ -49,6 +49,7 @@ func (c config) summary() []slog.Attr {
 		slog.Duration("upstreamTimeout", c.UpstreamTimeout),
 		slog.Int("upstreamConcurrency", c.UpstreamConcurrency),
 		slog.String("trackAddress", c.TrackAddress),
+		slog.String("leakReportKeysFile", orNone(c.LeakReportKeysFile)),
 		slog.Group("rateLimit", slog.Float64("perSecond", c.RatePerSecond), slog.Int("burst", c.RateBurst)),
 		slog.Float64("gameCallsPerKey", c.GameCallsPerKey),
 		slog.Group("keyLookups", slog.Float64("perAddressPerSecond", c.KeyLookupsPerAddress), slog.Float64("perSecond", c.KeyLookupsPerSecond)),

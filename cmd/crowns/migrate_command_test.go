@@ -24,7 +24,7 @@ func TestMigrateCommandAppliesEveryMigrationOnce(t *testing.T) {
 	reference := storetest.Open(t, store.DialectSQLite)
 	latest, migrationCount := schemaOf(t, reference)
 	var versions []int
-	if err := reference.DB(ctx).Raw(`SELECT version FROM schema_migrations ORDER BY version`).Scan(&versions).Error; err != nil {
+	if err := storetest.SQL(t, reference).WithContext(ctx).Raw(`SELECT version FROM schema_migrations ORDER BY version`).Scan(&versions).Error; err != nil {
 		t.Fatal(err)
 	}
 	if latest < 1 || migrationCount < 1 {
@@ -84,7 +84,7 @@ func schemaOf(t *testing.T, db *store.Store) (version, migrations int) {
 		t.Fatal(err)
 	}
 	var rows int64
-	if err := db.DB(ctx).Table("schema_migrations").Count(&rows).Error; err != nil {
+	if err := storetest.SQL(t, db).WithContext(ctx).Table("schema_migrations").Count(&rows).Error; err != nil {
 		t.Fatal(err)
 	}
 	return version, int(rows)

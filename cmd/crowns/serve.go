@@ -195,6 +195,12 @@ func (n *node) startAPI(ctx context.Context, cfg config, env cli, log *slog.Logg
 	if err != nil {
 		return err
 	}
+	var leakKeys api.LeakReportKeys
+	if cfg.LeakReportKeysFile != "" {
+		if leakKeys, err = api.LoadLeakReportKeys(cfg.LeakReportKeysFile); err != nil {
+			return fmt.Errorf("CROWNS_LEAK_REPORT_KEYS_FILE: %w", err)
+		}
+	}
 	server, err := api.New(api.Config{
 		SupportInfo:       cfg.SupportInfo,
 		RatePerSecond:     cfg.RatePerSecond,
@@ -208,10 +214,11 @@ func (n *node) startAPI(ctx context.Context, cfg config, env cli, log *slog.Logg
 		Tournaments:       cfg.Tournaments,
 		DisableAccessLog:  !cfg.AccessLog,
 		Metrics:           n.metricsRegisterer(),
+		LeakReportKeys:    leakKeys,
 		Clock:             env.clock,
 		Logger:            log,
 	}, api.Dependencies{Keys: n.keys, Game: n.game.client, Health: n.db, Tracker: tracker, History: n.clans,
-		TournamentSource: n.game.client, TournamentStore: n.db, Usage: n.keys, UsageReports: n.keys})
+		TournamentSource: n.game.client, TournamentStore: n.db, Usage: n.keys, UsageReports: n.keys, Leaks: n.keys})
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,7 @@ func (s *Store) KeyDigestsOfDevelopers(ctx context.Context, developerIDs []int64
 	var digests [][]byte
 	for batch := range slices.Chunk(developerIDs, keyDigestsPerStatement) {
 		var some [][]byte
-		if err := s.DB(ctx).Model(&models.APIKey{}).Where("developer_id IN ?", batch).Pluck("digest", &some).Error; err != nil {
+		if err := s.session(ctx).Model(&models.APIKey{}).Where("developer_id IN ?", batch).Pluck("digest", &some).Error; err != nil {
 			return nil, s.translate(err)
 		}
 		digests = append(digests, some...)

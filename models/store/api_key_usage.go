@@ -22,7 +22,7 @@ func (s *Store) MarkKeysUsed(ctx context.Context, uses map[int64]time.Time) erro
 	slices.Sort(ids)
 	for batch := range slices.Chunk(ids, keyUsesPerStatement) {
 		stmt, args := s.markKeysUsedStatement(batch, uses)
-		if err := s.DB(ctx).Exec(stmt, args...).Error; err != nil {
+		if err := s.session(ctx).Exec(stmt, args...).Error; err != nil {
 			return s.translate(err)
 		}
 	}

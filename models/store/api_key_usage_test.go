@@ -10,6 +10,8 @@ import (
 
 	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/models/store/storetest"
+
+	"gorm.io/gorm"
 )
 
 // insertDeveloperWithKeys stores a developer and one key per state given,
@@ -17,8 +19,9 @@ import (
 func insertDeveloperWithKeys(t *testing.T, db *store.Store, discordUserID string, at time.Time, states ...models.KeyState) (models.Developer, []int64) {
 	t.Helper()
 	ctx := context.Background()
+	conn := storetest.SQL(t, db).WithContext(ctx)
 	developer := models.Developer{DiscordUserID: discordUserID, DisplayName: "dev " + discordUserID, CreatedAt: at, UpdatedAt: at}
-	if err := db.DB(ctx).Create(&developer).Error; err != nil {
+	if err := conn.Create(&developer).Error; err != nil {
 		t.Fatal(err)
 	}
 	ids := make([]int64, len(states))
@@ -31,7 +34,7 @@ func insertDeveloperWithKeys(t *testing.T, db *store.Store, discordUserID string
 			CreatedAt:      at.Add(time.Duration(i) * time.Minute),
 			StateChangedAt: at,
 		}
-		if err := db.DB(ctx).Create(&key).Error; err != nil {
+		if err := conn.Create(&key).Error; err != nil {
 			t.Fatal(err)
 		}
 		ids[i] = key.ID
@@ -39,10 +42,10 @@ func insertDeveloperWithKeys(t *testing.T, db *store.Store, discordUserID string
 	return developer, ids
 }
 
-func lastUsed(t *testing.T, db *store.Store, keyID int64) *time.Time {
+func lastUsed(t *testing.T, conn *gorm.DB, keyID int64) *time.Time {
 	t.Helper()
 	var key models.APIKey
-	if err := db.DB(context.Background()).Take(&key, keyID).Error; err != nil {
+	if err := conn.Take(&key, keyID).Error; err != nil {
 		t.Fatal(err)
 	}
 	return key.LastUsedAt
@@ -51,6 +54,7 @@ func lastUsed(t *testing.T, db *store.Store, keyID int64) *time.Time {
 func TestMarkKeysUsedWritesLatestUseAndNeverMovesBack(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		ctx := context.Background()
+		conn := storetest.SQL(t, db).WithContext(ctx)
 		start := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 		states := make([]models.KeyState, 0, 450)
 		for range 450 {
@@ -68,12 +72,12 @@ func TestMarkKeysUsedWritesLatestUseAndNeverMovesBack(t *testing.T) {
 			t.Fatalf("mark %d keys used: %v", len(uses), err)
 		}
 		for _, id := range many {
-			got := lastUsed(t, db, id)
+			got := lastUsed(t, conn, id)
 			if got == nil || !got.Equal(uses[id]) {
 				t.Fatalf("key %d last used %v, want %v", id, got, uses[id])
 			}
 		}
-		if got := lastUsed(t, db, untouched); got != nil {
+		if got := lastUsed(t, conn, untouched); got != nil {
 			t.Fatalf("key outside the batch got last used %v", got)
 		}
 
@@ -91,7 +95,7 @@ func TestMarkKeysUsedWritesLatestUseAndNeverMovesBack(t *testing.T) {
 			if err := db.MarkKeysUsed(ctx, map[int64]time.Time{many[0]: tt.at}); err != nil {
 				t.Fatal(err)
 			}
-			if got := lastUsed(t, db, many[0]); got == nil || !got.Equal(tt.want) {
+			if got := lastUsed(t, conn, many[0]); got == nil || !got.Equal(tt.want) {
 				t.Errorf("%s: last used %v, want %v", tt.name, got, tt.want)
 			}
 		}

@@ -14,7 +14,7 @@ import (
 // was saved yet.
 func (s *Store) BotCursorPosition(ctx context.Context, name string) (int64, error) {
 	var cursor models.BotCursor
-	err := s.DB(ctx).Where("name = ?", name).Take(&cursor).Error
+	err := s.session(ctx).Where("name = ?", name).Take(&cursor).Error
 	switch err = s.translate(err); {
 	case errors.Is(err, models.ErrNotFound):
 		return 0, nil
@@ -28,7 +28,7 @@ func (s *Store) BotCursorPosition(ctx context.Context, name string) (int64, erro
 // the previous position.
 func (s *Store) SaveBotCursorPosition(ctx context.Context, name string, position int64, at time.Time) error {
 	cursor := models.BotCursor{Name: name, Position: position, UpdatedAt: at.UTC()}
-	err := s.DB(ctx).Clauses(clause.OnConflict{
+	err := s.session(ctx).Clauses(clause.OnConflict{
 		Columns:   []clause.Column{{Name: "name"}},
 		DoUpdates: clause.AssignmentColumns([]string{"position", "updated_at"}),
 	}).Create(&cursor).Error

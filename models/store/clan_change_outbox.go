@@ -66,7 +66,7 @@ func (c *Store) followClanChanges(ctx context.Context, tick <-chan time.Time) er
 // lastClanChange is the id of the newest outbox row (0 when empty).
 func (c *Store) lastClanChange(ctx context.Context) (int64, error) {
 	var last int64
-	err := c.DB(ctx).Raw(`SELECT COALESCE(MAX(id), 0) FROM clan_changes`).Scan(&last).Error
+	err := c.session(ctx).Raw(`SELECT COALESCE(MAX(id), 0) FROM clan_changes`).Scan(&last).Error
 	return last, c.translate(err)
 }
 
@@ -75,7 +75,7 @@ func (c *Store) lastClanChange(ctx context.Context) (int64, error) {
 func (c *Store) announceOutbox(ctx context.Context, cursor int64) (int64, error) {
 	for {
 		var rows []outboxRow
-		err := c.DB(ctx).Raw(`SELECT id, origin, tag FROM clan_changes WHERE id > ? ORDER BY id LIMIT ?`,
+		err := c.session(ctx).Raw(`SELECT id, origin, tag FROM clan_changes WHERE id > ? ORDER BY id LIMIT ?`,
 			cursor, clanChangeBatch).Scan(&rows).Error
 		if err != nil {
 			return cursor, fmt.Errorf("read clan changes: %w", c.translate(err))
@@ -96,7 +96,7 @@ func (c *Store) announceOutbox(ctx context.Context, cursor int64) (int64, error)
 // every process does it now and then, harmlessly at once.
 func (c *Store) pruneClanChanges(ctx context.Context) {
 	before := time.Now().Add(-clanChangeRetention).Unix()
-	if err := c.DB(ctx).Exec(`DELETE FROM clan_changes WHERE changed_at < ?`, before).Error; err != nil && ctx.Err() == nil {
+	if err := c.session(ctx).Exec(`DELETE FROM clan_changes WHERE changed_at < ?`, before).Error; err != nil && ctx.Err() == nil {
 		c.log.Warn("cannot prune the clan change outbox", "error", c.translate(err))
 	}
 }

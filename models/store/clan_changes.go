@@ -109,7 +109,7 @@ func (s *Store) ClanChangeChannel() string { return s.changeChannel }
 // not hear each other.
 func (s *Store) clanChangeChannel(ctx context.Context) (string, error) {
 	var schema string
-	if err := s.DB(ctx).Raw(`SELECT current_schema()`).Scan(&schema).Error; err != nil {
+	if err := s.session(ctx).Raw(`SELECT current_schema()`).Scan(&schema).Error; err != nil {
 		return "", fmt.Errorf("read the current schema: %w", s.translate(err))
 	}
 	sum := sha256.Sum256([]byte(schema))

@@ -155,7 +155,7 @@ func TestClanChangeListenerReconnects(t *testing.T) {
 	// A broken connection is replaced, and the reconnection announces a
 	// change of every clan (what was sent meanwhile is lost).
 	var terminated int
-	err := writerStore.DB(ctx).Raw(`SELECT COUNT(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE query = ?`,
+	err := storetest.SQL(t, writerStore).WithContext(ctx).Raw(`SELECT COUNT(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE query = ?`,
 		`LISTEN "`+readerStore.ClanChangeChannel()+`"`).Scan(&terminated).Error
 	if err != nil || terminated != 1 {
 		t.Fatalf("terminated %d listener connections (%v), want 1", terminated, err)

@@ -10,7 +10,7 @@ import (
 // returns ErrNotFound.
 func (s *Store) DeveloperInfo(ctx context.Context, discordUserID string) (models.DeveloperInfo, error) {
 	var developer models.Developer
-	if err := s.DB(ctx).Where("discord_user_id = ?", discordUserID).Take(&developer).Error; err != nil {
+	if err := s.session(ctx).Where("discord_user_id = ?", discordUserID).Take(&developer).Error; err != nil {
 		return models.DeveloperInfo{}, s.translate(err)
 	}
 	infos, err := s.describe(ctx, []models.Developer{developer})
@@ -24,7 +24,7 @@ func (s *Store) DeveloperInfo(ctx context.Context, discordUserID string) (models
 // user id.
 func (s *Store) DeveloperInfos(ctx context.Context) ([]models.DeveloperInfo, error) {
 	var developers []models.Developer
-	if err := s.DB(ctx).Order("LENGTH(discord_user_id), discord_user_id").Find(&developers).Error; err != nil {
+	if err := s.session(ctx).Order("LENGTH(discord_user_id), discord_user_id").Find(&developers).Error; err != nil {
 		return nil, s.translate(err)
 	}
 	return s.describe(ctx, developers)
@@ -36,7 +36,7 @@ func (s *Store) describe(ctx context.Context, developers []models.Developer) ([]
 	if len(developers) == 0 {
 		return nil, nil
 	}
-	query := s.DB(ctx).Select("id", "developer_id", "state", "created_at", "last_used_at").Order("id")
+	query := s.session(ctx).Select("id", "developer_id", "state", "created_at", "last_used_at").Order("id")
 	if len(developers) == 1 {
 		query = query.Where("developer_id = ?", developers[0].ID)
 	}
@@ -94,7 +94,7 @@ func summarise(developer models.Developer, keys []models.APIKey) models.Develope
 // against the members of the community server.
 func (s *Store) DevelopersWithActiveKeys(ctx context.Context) ([]string, error) {
 	var ids []string
-	err := s.DB(ctx).Model(&models.Developer{}).
+	err := s.session(ctx).Model(&models.Developer{}).
 		Joins("JOIN api_keys ON api_keys.developer_id = developers.id").
 		Where("api_keys.state = ?", models.KeyActive).
 		Order("LENGTH(developers.discord_user_id), developers.discord_user_id").

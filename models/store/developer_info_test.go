@@ -23,7 +23,7 @@ func TestDeveloperInfoSummarisesKeys(t *testing.T) {
 		insertDeveloperWithKeys(t, db, "20", start)
 		blacklisted, _ := insertDeveloperWithKeys(t, db, "100", start, models.KeyBlacklisted)
 		blacklistedAt := start.Add(time.Hour)
-		if err := db.DB(ctx).Model(&blacklisted).Updates(map[string]any{
+		if err := storetest.SQL(t, db).WithContext(ctx).Model(&blacklisted).Updates(map[string]any{
 			"blacklisted": true, "blacklist_reason": "scraping", "blacklisted_by": "cli", "blacklisted_at": blacklistedAt,
 		}).Error; err != nil {
 			t.Fatal(err)
@@ -87,9 +87,10 @@ func TestKeyEventsAfterReadsInIDOrder(t *testing.T) {
 		at := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 		developer, _ := insertDeveloperWithKeys(t, db, "5", at)
 		actions := []models.KeyAction{models.KeyActionIssued, models.KeyActionDisabled, models.KeyActionReenabled, models.KeyActionRevoked}
+		conn := storetest.SQL(t, db).WithContext(ctx)
 		for _, action := range actions {
 			event := models.KeyEvent{DeveloperID: developer.ID, DiscordUserID: "5", Action: action, Actor: "cli", CreatedAt: at}
-			if err := db.DB(ctx).Create(&event).Error; err != nil {
+			if err := conn.Create(&event).Error; err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"time"
+
+	"gorm.io/gorm"
 )
 
 // FollowClanChanges is followClanChanges for tests, which drive its
@@ -10,3 +12,7 @@ import (
 func (c *Store) FollowClanChanges(ctx context.Context, tick <-chan time.Time) error {
 	return c.followClanChanges(ctx, tick)
 }
+
+// Session is the store's own session, for tests of what its pooled
+// connections are.
+func (s *Store) Session(ctx context.Context) *gorm.DB { return s.session(ctx) }

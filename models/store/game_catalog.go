@@ -11,7 +11,7 @@ import (
 // SaveGameCatalog stores c as the last copy of its kind, replacing the one
 // before.
 func (s *Store) SaveGameCatalog(ctx context.Context, c models.GameCatalogCopy) error {
-	err := s.DB(ctx).Exec(`INSERT INTO game_catalogs (kind, body, fetched_at) VALUES (?, ?, ?)
+	err := s.session(ctx).Exec(`INSERT INTO game_catalogs (kind, body, fetched_at) VALUES (?, ?, ?)
 		ON CONFLICT (kind) DO UPDATE SET body = excluded.body, fetched_at = excluded.fetched_at`,
 		c.Kind, string(c.Body), c.FetchedAt.UnixMilli()).Error
 	if err != nil {
@@ -27,7 +27,7 @@ func (s *Store) GameCatalog(ctx context.Context, kind string) (models.GameCatalo
 		Body      string
 		FetchedAt int64
 	}
-	res := s.DB(ctx).Raw(`SELECT body, fetched_at FROM game_catalogs WHERE kind = ?`, kind).Scan(&row)
+	res := s.session(ctx).Raw(`SELECT body, fetched_at FROM game_catalogs WHERE kind = ?`, kind).Scan(&row)
 	if res.Error != nil {
 		return models.GameCatalogCopy{}, fmt.Errorf("read game catalog %s: %w", kind, s.translate(res.Error))
 	}

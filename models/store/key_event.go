@@ -13,7 +13,7 @@ import (
 // skips past an event that commits later.
 func (s *Store) KeyEventsAfter(ctx context.Context, afterID int64, limit int) ([]models.KeyEvent, error) {
 	var events []models.KeyEvent
-	err := s.DB(ctx).Where("id > ?", afterID).Order("id").Limit(limit).Find(&events).Error
+	err := s.session(ctx).Where("id > ?", afterID).Order("id").Limit(limit).Find(&events).Error
 	return events, s.translate(err)
 }
 
@@ -22,6 +22,6 @@ func (s *Store) KeyEventsAfter(ctx context.Context, afterID int64, limit int) ([
 // starts.
 func (s *Store) LastKeyEventID(ctx context.Context) (int64, error) {
 	var id int64
-	err := s.DB(ctx).Raw(`SELECT COALESCE(MAX(id), 0) FROM key_events`).Scan(&id).Error
+	err := s.session(ctx).Raw(`SELECT COALESCE(MAX(id), 0) FROM key_events`).Scan(&id).Error
 	return id, s.translate(err)
 }

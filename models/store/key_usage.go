@@ -50,7 +50,7 @@ func (s *Store) AddKeyUsage(ctx context.Context, counts map[models.KeyUsageSlot]
 			rate_limited = key_usage.rate_limited + excluded.rate_limited,
 			client_errors = key_usage.client_errors + excluded.client_errors,
 			server_errors = key_usage.server_errors + excluded.server_errors`)
-		if err := s.DB(ctx).Exec(stmt.String(), args...).Error; err != nil {
+		if err := s.session(ctx).Exec(stmt.String(), args...).Error; err != nil {
 			return s.translate(err)
 		}
 	}
@@ -83,7 +83,7 @@ const sumColumns = `SUM(requests) AS requests, SUM(rate_limited) AS rate_limited
 // is models.ErrNotFound.
 func (s *Store) KeyUsageReport(ctx context.Context, keyID int64, since time.Time) (models.KeyUsageReport, error) {
 	var key models.APIKey
-	if err := s.DB(ctx).Select("id", "created_at", "last_used_at").Where("id = ?", keyID).Take(&key).Error; err != nil {
+	if err := s.session(ctx).Select("id", "created_at", "last_used_at").Where("id = ?", keyID).Take(&key).Error; err != nil {
 		return models.KeyUsageReport{}, s.translate(err)
 	}
 	report := models.KeyUsageReport{KeyID: key.ID, KeyCreatedAt: key.CreatedAt.UTC(), LastUsedAt: key.LastUsedAt, Routes: map[string]int64{}}
@@ -93,7 +93,7 @@ func (s *Store) KeyUsageReport(ctx context.Context, keyID int64, since time.Time
 	}
 	from := since.Truncate(time.Hour).Unix()
 	var days []usageRow
-	err := s.DB(ctx).Raw(`SELECT hour - hour % 86400 AS day, `+sumColumns+`
+	err := s.session(ctx).Raw(`SELECT hour - hour % 86400 AS day, `+sumColumns+`
 		FROM key_usage WHERE key_id = ? AND hour >= ? GROUP BY hour - hour % 86400 ORDER BY day`, keyID, from).Scan(&days).Error
 	if err != nil {
 		return models.KeyUsageReport{}, s.translate(err)
@@ -105,7 +105,7 @@ func (s *Store) KeyUsageReport(ctx context.Context, keyID int64, since time.Time
 		Route    string
 		Requests int64
 	}
-	err = s.DB(ctx).Raw(`SELECT route, SUM(requests) AS requests FROM key_usage
+	err = s.session(ctx).Raw(`SELECT route, SUM(requests) AS requests FROM key_usage
 		WHERE key_id = ? AND hour >= ? GROUP BY route`, keyID, from).Scan(&routes).Error
 	if err != nil {
 		return models.KeyUsageReport{}, s.translate(err)
@@ -120,7 +120,7 @@ func (s *Store) KeyUsageReport(ctx context.Context, keyID int64, since time.Time
 // from since on, most first, with their owners.
 func (s *Store) TopKeyUsage(ctx context.Context, since time.Time, limit int) ([]models.KeyUsageTotal, error) {
 	var rows []usageRow
-	err := s.DB(ctx).Raw(`SELECT u.key_id, d.discord_user_id, u.requests, u.rate_limited, u.client_errors, u.server_errors
+	err := s.session(ctx).Raw(`SELECT u.key_id, d.discord_user_id, u.requests, u.rate_limited, u.client_errors, u.server_errors
 		FROM (SELECT key_id, `+sumColumns+` FROM key_usage WHERE hour >= ? GROUP BY key_id) AS u
 		JOIN api_keys k ON k.id = u.key_id JOIN developers d ON d.id = k.developer_id
 		ORDER BY u.requests DESC, u.key_id LIMIT ?`, since.Truncate(time.Hour).Unix(), limit).Scan(&rows).Error
@@ -139,7 +139,7 @@ func (s *Store) TopKeyUsage(ctx context.Context, since time.Time, limit int) ([]
 // ordered by key and hour.
 func (s *Store) KeyUsageHours(ctx context.Context, since, activeSince time.Time) ([]models.KeyUsageHour, error) {
 	var rows []usageRow
-	err := s.DB(ctx).Raw(`SELECT u.key_id, d.discord_user_id, u.hour, u.requests, u.rate_limited, u.client_errors, u.server_errors
+	err := s.session(ctx).Raw(`SELECT u.key_id, d.discord_user_id, u.hour, u.requests, u.rate_limited, u.client_errors, u.server_errors
 		FROM (SELECT key_id, hour, `+sumColumns+` FROM key_usage
 			WHERE hour >= ? AND key_id IN (SELECT key_id FROM key_usage WHERE hour >= ?)
 			GROUP BY key_id, hour) AS u
@@ -159,6 +159,6 @@ func (s *Store) KeyUsageHours(ctx context.Context, since, activeSince time.Time)
 // DeleteKeyUsageBefore deletes the usage of hours that started before
 // before, and returns how many rows went.
 func (s *Store) DeleteKeyUsageBefore(ctx context.Context, before time.Time) (int64, error) {
-	result := s.DB(ctx).Exec(`DELETE FROM key_usage WHERE hour < ?`, before.Truncate(time.Hour).Unix())
+	result := s.session(ctx).Exec(`DELETE FROM key_usage WHERE hour < ?`, before.Truncate(time.Hour).Unix())
 	return result.RowsAffected, s.translate(result.Error)
 }

@@ -75,7 +75,7 @@ func (s *Store) Migrate(ctx context.Context) ([]string, error) {
 // SchemaVersion returns the highest applied migration version (0 when none).
 func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
 	var version int
-	err := s.DB(ctx).Raw(`SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&version).Error
+	err := s.session(ctx).Raw(`SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&version).Error
 	return version, s.translate(err)
 }
 
@@ -103,7 +103,7 @@ func (s *Store) withMigrationLock(ctx context.Context, fn func(db *gorm.DB) erro
 		// One immediate transaction: the read of applied versions and the
 		// migrations themselves hold SQLite's write lock together; each
 		// migration runs in a savepoint inside it.
-		return s.DB(ctx).Transaction(fn)
+		return s.session(ctx).Transaction(fn)
 	}
 	return s.withoutSessionLimits(ctx, func(conn *gorm.DB) error {
 		if err := conn.Exec(`SELECT pg_advisory_lock(?)`, migrationLockID).Error; err != nil {

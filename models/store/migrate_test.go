@@ -80,7 +80,7 @@ func TestConcurrentMigrationsApplyEachVersionOnce(t *testing.T) {
 			}
 			defer db.Close()
 			var rows int64
-			if err := db.DB(ctx).Table("schema_migrations").Count(&rows).Error; err != nil {
+			if err := storetest.SQL(t, db).WithContext(ctx).Table("schema_migrations").Count(&rows).Error; err != nil {
 				t.Fatal(err)
 			}
 			if int64(total) != rows {
@@ -93,7 +93,7 @@ func TestConcurrentMigrationsApplyEachVersionOnce(t *testing.T) {
 func TestMigrateRefusesNewerSchema(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		ctx := context.Background()
-		if err := db.DB(ctx).Exec(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, CURRENT_TIMESTAMP)`, 999999, "from_the_future").Error; err != nil {
+		if err := storetest.SQL(t, db).WithContext(ctx).Exec(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, CURRENT_TIMESTAMP)`, 999999, "from_the_future").Error; err != nil {
 			t.Fatal(err)
 		}
 		if _, err := db.Migrate(ctx); err == nil {

@@ -18,18 +18,19 @@ import (
 func TestMigration6KeepsEarlierTournamentsUnknown(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		ctx := context.Background()
+		conn := storetest.SQL(t, db).WithContext(ctx)
 		// Back to version 5: migration 6 undone.
 		for _, stmt := range []string{
 			`DROP INDEX tournaments_requested`,
 			`ALTER TABLE tournaments DROP COLUMN requested_at`,
 			`DELETE FROM schema_migrations WHERE version = 6`,
 		} {
-			if err := db.DB(ctx).Exec(stmt).Error; err != nil {
+			if err := conn.Exec(stmt).Error; err != nil {
 				t.Fatalf("%s: %v", stmt, err)
 			}
 		}
 		earlier := testTournament(tagOf(1), models.TournamentTypeOpen, models.TournamentInPreparation, 3, 50)
-		err := db.DB(ctx).Exec(`INSERT INTO tournaments (tag, type, status, name, capacity, max_capacity,
+		err := conn.Exec(`INSERT INTO tournaments (tag, type, status, name, capacity, max_capacity,
 			preparation_duration, duration, create_time, updated_at, looked_up_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			earlier.Tag, earlier.Type, earlier.Status, earlier.Name, earlier.Capacity, earlier.MaxCapacity,
 			earlier.PreparationDuration, earlier.Duration, earlier.CreatedTime.Unix(), tournamentEpoch.Unix(), tournamentEpoch.Unix()).Error

@@ -13,7 +13,7 @@ import (
 // already took the current period. The claim is one atomic statement on
 // both engines.
 func (s *Store) ClaimPeriodicTask(ctx context.Context, name, owner string, now time.Time, every time.Duration) (bool, error) {
-	res := s.DB(ctx).Exec(`INSERT INTO periodic_tasks (name, claimed_by, next_run_at) VALUES (?, ?, ?)
+	res := s.session(ctx).Exec(`INSERT INTO periodic_tasks (name, claimed_by, next_run_at) VALUES (?, ?, ?)
 		ON CONFLICT (name) DO UPDATE SET claimed_by = excluded.claimed_by, next_run_at = excluded.next_run_at
 		WHERE periodic_tasks.next_run_at <= ?`,
 		name, owner, now.Add(every).Unix(), now.Unix())

@@ -139,7 +139,7 @@ func (c *Store) loadOrCreatePlayers(ctx context.Context, keys []playerKey) error
 		for i, k := range absent {
 			rows[i] = playerRow{Tag: k.Tag, Name: k.Name}
 		}
-		err := c.DB(ctx).Exec(`INSERT INTO clan_players (tag, name) VALUES `+valuesList(len(rows), "(?, ?)")+
+		err := c.session(ctx).Exec(`INSERT INTO clan_players (tag, name) VALUES `+valuesList(len(rows), "(?, ?)")+
 			` ON CONFLICT (tag, name) DO NOTHING`, playerArgs(absent)...).Error
 		if err != nil {
 			return fmt.Errorf("insert players: %w", c.Translate(err))
@@ -157,7 +157,7 @@ func (c *Store) loadPlayersByTag(ctx context.Context, keys []playerKey) error {
 		tags[i] = k.Tag
 	}
 	var rows []playerRow
-	if err := c.DB(ctx).Raw(`SELECT id, tag, name FROM clan_players WHERE tag IN ?`, tags).Scan(&rows).Error; err != nil {
+	if err := c.session(ctx).Raw(`SELECT id, tag, name FROM clan_players WHERE tag IN ?`, tags).Scan(&rows).Error; err != nil {
 		return fmt.Errorf("read players: %w", c.Translate(err))
 	}
 	c.players.add(rows)
@@ -184,7 +184,7 @@ func (c *Store) playerKeys(ctx context.Context, ids []int64) (map[int64]playerKe
 	for start := 0; start < len(missing); start += dictionaryChunk {
 		chunk := missing[start:min(start+dictionaryChunk, len(missing))]
 		var rows []playerRow
-		if err := c.DB(ctx).Raw(`SELECT id, tag, name FROM clan_players WHERE id IN ?`, chunk).Scan(&rows).Error; err != nil {
+		if err := c.session(ctx).Raw(`SELECT id, tag, name FROM clan_players WHERE id IN ?`, chunk).Scan(&rows).Error; err != nil {
 			return nil, fmt.Errorf("read players: %w", c.Translate(err))
 		}
 		c.players.add(rows)

@@ -10,7 +10,7 @@ import (
 // recorded one: check itself on first use, else the value recorded by the
 // first process. Two processes racing on an empty database agree on one.
 func (s *Store) RecordSecretCheck(ctx context.Context, check string, at time.Time) (string, error) {
-	db := s.DB(ctx)
+	db := s.session(ctx)
 	err := db.Exec(`INSERT INTO settings (id, secret_check, secret_recorded_at) VALUES (1, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET secret_check = excluded.secret_check, secret_recorded_at = excluded.secret_recorded_at
 		WHERE settings.secret_check IS NULL`, check, at.UTC()).Error

@@ -55,9 +55,9 @@ func withSessionLimits(raw string) (string, error) {
 // On SQLite it runs fn on the pool.
 func (s *Store) withoutSessionLimits(ctx context.Context, fn func(conn *gorm.DB) error) error {
 	if s.dialect != DialectPostgres {
-		return fn(s.DB(ctx))
+		return fn(s.session(ctx))
 	}
-	return s.DB(ctx).Connection(func(conn *gorm.DB) error {
+	return s.session(ctx).Connection(func(conn *gorm.DB) error {
 		if err := conn.Exec(`SET statement_timeout = 0`).Exec(`SET lock_timeout = 0`).Error; err != nil {
 			return fmt.Errorf("lift the session limits: %w", err)
 		}

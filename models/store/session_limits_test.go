@@ -19,7 +19,7 @@ func TestSessionLimits(t *testing.T) {
 	}
 	for name, want := range map[string]string{"statement_timeout": "4s", "lock_timeout": "3s"} {
 		var got string
-		if err := db.DB(ctx).Raw("SHOW " + name).Scan(&got).Error; err != nil {
+		if err := db.Session(ctx).Raw("SHOW " + name).Scan(&got).Error; err != nil {
 			t.Fatal(err)
 		}
 		if got != want {

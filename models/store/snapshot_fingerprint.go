@@ -25,7 +25,7 @@ func (c *Store) ClanHistoryFingerprint(ctx context.Context, tag string, kind mod
 		LastSlot  int64
 		SlotSum   int64
 	}
-	err := c.DB(ctx).Raw(`SELECT c.id AS clan_id, c.active, c.weekly, COUNT(s.slot) AS snapshots,
+	err := c.session(ctx).Raw(`SELECT c.id AS clan_id, c.active, c.weekly, COUNT(s.slot) AS snapshots,
 			COALESCE(MIN(s.slot), 0) AS first_slot, COALESCE(MAX(s.slot), 0) AS last_slot,
 			COALESCE(CAST(SUM(s.slot) AS BIGINT), 0) AS slot_sum
 		FROM tracked_clans c LEFT JOIN clan_snapshots s

@@ -39,7 +39,7 @@ func (c *Store) FingerprintedClanHistory(ctx context.Context, tag string, kind m
 		Members     []byte
 	}
 	var rows []historyRow
-	err := c.DB(ctx).Raw(`SELECT c.id AS clan_id, c.active, c.weekly, s.slot, COALESCE(s.score, 0) AS score, s.donations, s.member_count, s.members
+	err := c.session(ctx).Raw(`SELECT c.id AS clan_id, c.active, c.weekly, s.slot, COALESCE(s.score, 0) AS score, s.donations, s.member_count, s.members
 		FROM tracked_clans c LEFT JOIN clan_snapshots s
 			ON s.clan_id = c.id AND s.kind = ? AND s.slot >= ? AND s.slot <= ?
 		WHERE c.tag = ? ORDER BY s.slot`, kind, from.Unix(), to.Unix(), tag).Scan(&rows).Error

@@ -20,7 +20,7 @@ func (c *Store) PlanSnapshotJobs(ctx context.Context, kind models.SnapshotKind, 
 	if kind == models.SnapshotWeekly {
 		filter = ` AND c.weekly`
 	}
-	res := c.DB(ctx).Exec(`INSERT INTO snapshot_jobs (clan_id, kind, slot, state, attempts, due_at, deadline_at)
+	res := c.session(ctx).Exec(`INSERT INTO snapshot_jobs (clan_id, kind, slot, state, attempts, due_at, deadline_at)
 		SELECT c.id, ?, ?, ?, 0, ?, ? FROM tracked_clans c WHERE c.active`+filter+`
 		ON CONFLICT (clan_id, kind, slot) DO NOTHING`,
 		kind, slot.Unix(), models.JobPending, now.UnixMilli(), slot.Add(kind.Window()).UnixMilli())
@@ -37,7 +37,7 @@ func (c *Store) PlanSnapshotJobs(ctx context.Context, kind models.SnapshotKind, 
 func (c *Store) ExpireSnapshotJobs(ctx context.Context, now time.Time) ([]models.MissedJob, error) {
 	ms := now.UnixMilli()
 	var missed []models.MissedJob
-	err := c.DB(ctx).Raw(`UPDATE snapshot_jobs SET state = ?, lease_owner = '', finished_at = ?,
+	err := c.session(ctx).Raw(`UPDATE snapshot_jobs SET state = ?, lease_owner = '', finished_at = ?,
 			last_error = CASE WHEN last_error = '' THEN 'window ended before a try' ELSE last_error END
 		WHERE state IN (?, ?) AND deadline_at <= ? AND (state = ? OR due_at <= ?)
 		RETURNING clan_id, kind, slot, attempts, last_error`,
@@ -56,7 +56,7 @@ func (c *Store) ExpireSnapshotJobs(ctx context.Context, now time.Time) ([]models
 		ID  int64
 		Tag string
 	}
-	if err := c.DB(ctx).Raw(`SELECT id, tag FROM tracked_clans WHERE id IN ?`, ids).Scan(&tags).Error; err != nil {
+	if err := c.session(ctx).Raw(`SELECT id, tag FROM tracked_clans WHERE id IN ?`, ids).Scan(&tags).Error; err != nil {
 		return missed, fmt.Errorf("read tags of missed jobs: %w", c.Translate(err))
 	}
 	byID := make(map[int64]string, len(tags))
@@ -100,7 +100,7 @@ func (c *Store) ClaimSnapshotJobs(ctx context.Context, owner string, now time.Ti
 		DeadlineAt int64
 		Attempts   int
 	}
-	err := c.DB(ctx).Raw(`UPDATE snapshot_jobs SET state = ?, lease_owner = ?, attempts = attempts + 1, due_at = ?
+	err := c.session(ctx).Raw(`UPDATE snapshot_jobs SET state = ?, lease_owner = ?, attempts = attempts + 1, due_at = ?
 		WHERE (clan_id, kind, slot) IN (
 			SELECT j.clan_id, j.kind, j.slot FROM snapshot_jobs j JOIN tracked_clans c ON c.id = j.clan_id
 			WHERE j.state IN (?, ?) AND j.due_at <= ? AND j.deadline_at > ?
@@ -199,7 +199,7 @@ func (c *Store) ReleaseSnapshotJob(ctx context.Context, job models.SnapshotJob, 
 // ErrNotFound.
 func (c *Store) SnapshotJobStatus(ctx context.Context, clanID int64, kind models.SnapshotKind, slot time.Time) (models.SnapshotJobStatus, error) {
 	var rows []models.SnapshotJobStatus
-	err := c.DB(ctx).Raw(`SELECT clan_id, kind, slot, state, attempts, due_at, deadline_at, lease_owner, last_error
+	err := c.session(ctx).Raw(`SELECT clan_id, kind, slot, state, attempts, due_at, deadline_at, lease_owner, last_error
 		FROM snapshot_jobs WHERE clan_id = ? AND kind = ? AND slot = ?`, clanID, kind, slot.Unix()).Scan(&rows).Error
 	if err != nil {
 		return models.SnapshotJobStatus{}, fmt.Errorf("read snapshot job: %w", c.Translate(err))

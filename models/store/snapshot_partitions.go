@@ -126,7 +126,7 @@ func (c *Store) SnapshotPartitions(ctx context.Context) ([]string, error) {
 	if c.Dialect() != DialectPostgres {
 		return nil, nil
 	}
-	return c.listPartitions(c.DB(ctx))
+	return c.listPartitions(c.session(ctx))
 }
 
 func (c *Store) listPartitions(db *gorm.DB) ([]string, error) {

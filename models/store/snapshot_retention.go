@@ -28,7 +28,7 @@ func (c *Store) PruneHistory(ctx context.Context, snapshotsBefore, jobsBefore ti
 		report.DroppedPartitions = dropped
 	}
 	var clanIDs []int64
-	if err := c.DB(ctx).Raw(`SELECT id FROM tracked_clans ORDER BY id`).Scan(&clanIDs).Error; err != nil {
+	if err := c.session(ctx).Raw(`SELECT id FROM tracked_clans ORDER BY id`).Scan(&clanIDs).Error; err != nil {
 		return report, fmt.Errorf("list clans for retention: %w", c.Translate(err))
 	}
 	cutoff := snapshotsBefore.Unix()
@@ -58,7 +58,7 @@ func (c *Store) PruneHistory(ctx context.Context, snapshotsBefore, jobsBefore ti
 func (c *Store) deleteInBatches(ctx context.Context, query string, args ...any) (int64, error) {
 	var total int64
 	for {
-		res := c.DB(ctx).Exec(query, args...)
+		res := c.session(ctx).Exec(query, args...)
 		if res.Error != nil {
 			return total, c.Translate(res.Error)
 		}

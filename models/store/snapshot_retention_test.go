@@ -127,7 +127,7 @@ func TestCreatingAPartitionDoesNotDeadlockAWriter(t *testing.T) {
 	clans := db
 	id := trackFixture(t, clans, "2CCCP", trackedAt).Clan.ID
 
-	writer := db.DB(ctx).Begin()
+	writer := storetest.SQL(t, db).WithContext(ctx).Begin()
 	defer writer.Rollback()
 	if err := writer.Exec(`UPDATE tracked_clans SET name = name WHERE id = ?`, id).Error; err != nil {
 		t.Fatal(err)
@@ -156,9 +156,10 @@ func TestCreatingAPartitionDoesNotDeadlockAWriter(t *testing.T) {
 func waitForLockWait(t *testing.T, db *store.Store, table string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
+	conn := storetest.SQL(t, db)
 	for {
 		var waiting int
-		err := db.DB(context.Background()).Raw(`SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+		err := conn.Raw(`SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
 			WHERE NOT l.granted AND c.relname = ? AND c.relnamespace = current_schema()::regnamespace`, table).Scan(&waiting).Error
 		if err != nil {
 			t.Fatal(err)

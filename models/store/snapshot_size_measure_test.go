@@ -48,7 +48,7 @@ func TestMeasureSnapshotSize(t *testing.T) {
 		}
 	}
 	var rows, snapshotBytes, memberBytes, dictionaryBytes, players int64
-	db := db.DB(ctx)
+	db := storetest.SQL(t, db).WithContext(ctx)
 	db.Raw(`SELECT COUNT(*) FROM clan_snapshots`).Scan(&rows)
 	db.Raw(`SELECT pg_total_relation_size('clan_snapshots'::regclass) + COALESCE((SELECT SUM(pg_total_relation_size(inhrelid))
 		FROM pg_inherits WHERE inhparent = 'clan_snapshots'::regclass), 0)`).Scan(&snapshotBytes)

@@ -70,6 +70,7 @@ type DatabaseConfig struct {
 // concurrent use.
 type Store struct {
 	db      *gorm.DB
+	cfg     DatabaseConfig
 	dialect Dialect
 	log     *slog.Logger
 	// players caches the player dictionary, partitions the snapshot
@@ -122,7 +123,7 @@ func Open(ctx context.Context, cfg DatabaseConfig) (*Store, error) {
 	}
 	configurePool(sqlDB, dialect, cfg.MaxOpenConns)
 	store := &Store{
-		db: db, dialect: dialect, log: log,
+		db: db, cfg: cfg, dialect: dialect, log: log,
 		players:    newPlayerCache(defaultPlayerCacheSize),
 		partitions: newPartitionCache(),
 		changes:    newClanChanges(),
@@ -207,9 +208,14 @@ func configurePool(db *sql.DB, dialect Dialect, maxOpen int) {
 // Dialect tells which engine this store runs on.
 func (s *Store) Dialect() Dialect { return s.dialect }
 
-// DB returns the GORM handle bound to ctx, for store methods in this
-// package and for tests.
-func (s *Store) DB(ctx context.Context) *gorm.DB { return s.db.WithContext(ctx) }
+// session returns the GORM handle bound to ctx, for this package's
+// methods only: SQL stays in this package.
+func (s *Store) session(ctx context.Context) *gorm.DB { return s.db.WithContext(ctx) }
+
+// Config is the DatabaseConfig this store was opened with: where a
+// second, independent connection to the same database is opened (as
+// storetest does for tests that read tables directly).
+func (s *Store) Config() DatabaseConfig { return s.cfg }
 
 // Ping checks that the database answers.
 func (s *Store) Ping(ctx context.Context) error {

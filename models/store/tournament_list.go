@@ -60,7 +60,7 @@ func (t *Store) ListTournaments(ctx context.Context, predicates []models.Tournam
 		where = append(where, sql)
 	}
 	var rows []tournamentListRow
-	err := t.DB(ctx).Raw(`SELECT tag, type, status, name, description, capacity, max_capacity,
+	err := t.session(ctx).Raw(`SELECT tag, type, status, name, description, capacity, max_capacity,
 			preparation_duration, duration, create_time, start_time, end_time, updated_at
 		FROM tournaments WHERE `+strings.Join(where, " AND ")+`
 		ORDER BY updated_at DESC, tag LIMIT ?`, limit).Scan(&rows).Error

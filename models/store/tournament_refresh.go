@@ -23,7 +23,7 @@ func (t *Store) ClaimTournamentRefreshes(ctx context.Context, claim models.Tourn
 		lock = ` FOR UPDATE SKIP LOCKED`
 	}
 	var tags []string
-	err := t.DB(ctx).Raw(`UPDATE tournaments SET claimed_by = ?, claimed_until = ?
+	err := t.session(ctx).Raw(`UPDATE tournaments SET claimed_by = ?, claimed_until = ?
 		WHERE tag IN (
 			SELECT tag FROM tournaments
 			WHERE (claimed_until IS NULL OR claimed_until <= ?)

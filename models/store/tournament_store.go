@@ -93,7 +93,7 @@ func (t *Store) save(ctx context.Context, tournaments []models.TournamentDetails
 		return nil
 	}
 	seen := make(map[string]bool, len(tournaments))
-	err := t.DB(ctx).Transaction(func(tx *gorm.DB) error {
+	err := t.session(ctx).Transaction(func(tx *gorm.DB) error {
 		for _, tournament := range tournaments {
 			if seen[tournament.Tag] {
 				continue
@@ -135,7 +135,7 @@ func tournamentRow(tournament models.TournamentDetails, seenAt time.Time, how si
 // DeleteTournament forgets a tournament (the upstream no longer knows
 // it). Deleting an unknown tag is not an error.
 func (t *Store) DeleteTournament(ctx context.Context, tag string) error {
-	err := t.DB(ctx).Exec(`DELETE FROM tournaments WHERE tag = ?`, tag).Error
+	err := t.session(ctx).Exec(`DELETE FROM tournaments WHERE tag = ?`, tag).Error
 	return t.translate(err)
 }
 
@@ -143,7 +143,7 @@ func (t *Store) DeleteTournament(ctx context.Context, tag string) error {
 // those of any status not seen since cutoff, and returns how many it
 // deleted.
 func (t *Store) PruneTournaments(ctx context.Context, cutoff time.Time) (int64, error) {
-	res := t.DB(ctx).Exec(`DELETE FROM tournaments WHERE COALESCE(end_time, updated_at) < ?`, cutoff.Unix())
+	res := t.session(ctx).Exec(`DELETE FROM tournaments WHERE COALESCE(end_time, updated_at) < ?`, cutoff.Unix())
 	return res.RowsAffected, t.translate(res.Error)
 }
 

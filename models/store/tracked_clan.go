@@ -154,7 +154,7 @@ func (c *Store) SetWeekly(ctx context.Context, tag string, on bool) (changed boo
 // TrackedClan returns the tracked_clans row of tag (active or not), or
 // ErrNotFound.
 func (c *Store) TrackedClan(ctx context.Context, tag string) (models.TrackedClan, error) {
-	clan, err := trackedClanByTag(c.DB(ctx), tag, "")
+	clan, err := trackedClanByTag(c.session(ctx), tag, "")
 	return clan, c.Translate(err)
 }
 
@@ -178,7 +178,7 @@ func (c *Store) TrackingStatus(ctx context.Context, tag string) (models.ClanTrac
 		Legible       bool
 		SnapshotCount int64
 	}
-	err := c.DB(ctx).Raw(`SELECT c.active, c.legible,
+	err := c.session(ctx).Raw(`SELECT c.active, c.legible,
 			(SELECT COUNT(*) FROM clan_snapshots s WHERE s.clan_id = c.id) AS snapshot_count
 		FROM tracked_clans c WHERE c.tag = ?`, tag).Scan(&rows).Error
 	if err != nil {
@@ -207,7 +207,7 @@ func (c *Store) ListTrackedClans(ctx context.Context, includeUntracked bool) ([]
 		SnapshotCount int64
 		LastSlot      *int64
 	}
-	err := c.DB(ctx).Raw(`SELECT c.id, c.tag, c.name, c.active, c.weekly, c.legible, c.override, c.tracked_since,
+	err := c.session(ctx).Raw(`SELECT c.id, c.tag, c.name, c.active, c.weekly, c.legible, c.override, c.tracked_since,
 			c.tracked_by, c.tracked_by_key_id, c.last_checked_at, c.untracked_at,
 			(SELECT COUNT(*) FROM clan_snapshots s WHERE s.clan_id = c.id) AS snapshot_count,
 			(SELECT MAX(s.slot) FROM clan_snapshots s WHERE s.clan_id = c.id) AS last_slot

@@ -18,5 +18,5 @@ func (c *Store) forUpdate() string {
 
 // inTx runs fn in one transaction and translates its error.
 func (c *Store) inTx(ctx context.Context, fn func(tx *gorm.DB) error) error {
-	return c.Translate(c.DB(ctx).Transaction(fn))
+	return c.Translate(c.session(ctx).Transaction(fn))
 }

@@ -1,0 +1,89 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// leakReportPath is the route of leaked-key reports: the only one that
+// takes POST (and only POST).
+const leakReportPath = "/security/leaked-keys"
+
+// Headers of a signed leak report, as GitHub's secret scanning sends them.
+const (
+	headerLeakKeyID     = "Github-Public-Key-Identifier"
+	headerLeakSignature = "Github-Public-Key-Signature"
+)
+
+// The verdicts of a report, in GitHub's words.
+const (
+	labelTruePositive  = "true_positive"
+	labelFalsePositive = "false_positive"
+)
+
+// LeakRevoker revokes a key a secret scanner found published at url;
+// *keys.Service implements it. It reports whether a live key was revoked
+// (false for anything else, which changes nothing).
+type LeakRevoker interface {
+	RevokeLeaked(ctx context.Context, raw, url string) (bool, error)
+}
+
+// errLeakReportUnsigned answers a leak report without a valid signature
+// of a known key.
+var errLeakReportUnsigned = errors.New("leak report: no valid signature")
+
+// leakedToken is one element of a report.
+type leakedToken struct {
+	Token  string `json:"token"`
+	Type   string `json:"type"`
+	URL    string `json:"url"`
+	Source string `json:"source"`
+}
+
+// leakVerdict is one element of the answer.
+type leakVerdict struct {
+	TokenRaw  string `json:"token_raw"`
+	TokenType string `json:"token_type"`
+	Label     string `json:"label"`
+}
+
+// handleLeakReport verifies a report's signature over the raw body (at
+// most the app's 16 KiB body limit, which bounds the tokens too), then
+// revokes every live Crowns key it names and says, per token, whether it
+// was one (true_positive) or not (false_positive: not a key, unknown,
+// already revoked). A replayed report is harmless: its keys are revoked
+// already, so it changes nothing and answers false_positive.
+func (s *Server) handleLeakReport(c *fiber.Ctx) error {
+	body := c.Body()
+	if s.deps.Leaks == nil || !s.cfg.LeakReportKeys.verify(c.Get(headerLeakKeyID), c.Get(headerLeakSignature), body) {
+		return errLeakReportUnsigned
+	}
+	var report []leakedToken
+	if err := json.Unmarshal(body, &report); err != nil {
+		return fiber.NewError(http.StatusBadRequest)
+	}
+	verdicts := make([]leakVerdict, 0, len(report))
+	for _, leaked := range report {
+		revoked, err := s.deps.Leaks.RevokeLeaked(s.requestCtx(c), strings.TrimSpace(leaked.Token), leaked.URL)
+		if err != nil {
+			return err
+		}
+		label := labelFalsePositive
+		if revoked {
+			label = labelTruePositive
+		}
+		verdicts = append(verdicts, leakVerdict{TokenRaw: leaked.Token, TokenType: leaked.Type, Label: label})
+	}
+	return c.JSON(verdicts)
+}
+
+// isLeakReportPath tells whether a request's path is the leak-report
+// route's (routing ignores case and a trailing slash).
+func isLeakReportPath(path string) bool {
+	return strings.EqualFold(strings.TrimSuffix(path, "/"), leakReportPath)
+}

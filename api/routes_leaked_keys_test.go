@@ -1,0 +1,301 @@
+package api_test
+
+import (
+	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/crownsdev/crowns/api"
+	"github.com/crownsdev/crowns/keys"
+	"github.com/crownsdev/crowns/models"
+)
+
+// leakSigner signs leak reports as GitHub's secret scanning does, with a
+// P-256 key made for the test.
+type leakSigner struct {
+	id  string
+	key *ecdsa.PrivateKey
+}
+
+func newLeakSigner(t *testing.T, id string) leakSigner {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return leakSigner{id: id, key: key}
+}
+
+// sign returns the signature header value of body.
+func (s leakSigner) sign(t *testing.T, body []byte) string {
+	t.Helper()
+	digest := sha256.Sum256(body)
+	sig, err := ecdsa.SignASN1(rand.Reader, s.key, digest[:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return base64.StdEncoding.EncodeToString(sig)
+}
+
+// publicKeysJSON is the keys file, in GitHub's format, of these signers.
+func publicKeysJSON(t *testing.T, signers ...leakSigner) []byte {
+	t.Helper()
+	type entry struct {
+		ID      string `json:"key_identifier"`
+		Key     string `json:"key"`
+		Current bool   `json:"is_current"`
+	}
+	var file struct {
+		PublicKeys []entry `json:"public_keys"`
+	}
+	for _, s := range signers {
+		der, err := x509.MarshalPKIXPublicKey(&s.key.PublicKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pemText := string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
+		file.PublicKeys = append(file.PublicKeys, entry{ID: s.id, Key: pemText, Current: true})
+	}
+	data, err := json.Marshal(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// newLeakHarness is a harness whose API trusts signer's key.
+func newLeakHarness(t *testing.T, signers ...leakSigner) *harness {
+	t.Helper()
+	trusted, err := api.ParseLeakReportKeys(publicKeysJSON(t, signers...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newHarness(t, harnessOptions{config: func(cfg *api.Config) { cfg.LeakReportKeys = trusted }})
+}
+
+// postReport posts body to the leak route with these headers (name,
+// value pairs).
+func (h *harness) postReport(body []byte, headers ...string) *http.Response {
+	h.t.Helper()
+	req := httptest.NewRequest(http.MethodPost, "/security/leaked-keys", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := h.server.App().Test(req, -1)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return resp
+}
+
+// signed are the headers of body signed by s.
+func (s leakSigner) signed(t *testing.T, body []byte) []string {
+	return []string{"Github-Public-Key-Identifier", s.id, "Github-Public-Key-Signature", s.sign(t, body)}
+}
+
+type verdict struct {
+	TokenRaw  string `json:"token_raw"`
+	TokenType string `json:"token_type"`
+	Label     string `json:"label"`
+}
+
+func reportOf(t *testing.T, tokens ...string) []byte {
+	t.Helper()
+	var parts []string
+	for _, token := range tokens {
+		parts = append(parts, fmt.Sprintf(`{"token":%q,"type":"crowns_developer_key","url":"https://github.com/someone/app/blob/main/config.js","source":"content"}`, token))
+	}
+	return []byte("[" + strings.Join(parts, ",") + "]")
+}
+
+func verdictsOf(t *testing.T, resp *http.Response) []verdict {
+	t.Helper()
+	raw := readBody(t, resp)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d, want 200; body %s", resp.StatusCode, raw)
+	}
+	var verdicts []verdict
+	if err := json.Unmarshal(raw, &verdicts); err != nil {
+		t.Fatalf("answer %s: %v", raw, err)
+	}
+	return verdicts
+}
+
+func TestSignedLeakReportRevokesLiveKeysAndSaysWhichWereReal(t *testing.T) {
+	github := newLeakSigner(t, "github-key-1")
+	h := newLeakHarness(t, newLeakSigner(t, "github-key-0"), github)
+	leaked, other := h.issue("1"), h.issue("2")
+	expectStatus(t, h.get("/clan/search?name=royal", "auth", leaked), http.StatusOK)
+	unknown, err := keys.NewKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := reportOf(t, leaked, unknown, "crw_not-a-key", "")
+
+	verdicts := verdictsOf(t, h.postReport(body, github.signed(t, body)...))
+	want := []verdict{
+		{leaked, "crowns_developer_key", "true_positive"},
+		{unknown, "crowns_developer_key", "false_positive"},
+		{"crw_not-a-key", "crowns_developer_key", "false_positive"},
+		{"", "crowns_developer_key", "false_positive"},
+	}
+	if fmt.Sprint(verdicts) != fmt.Sprint(want) {
+		t.Fatalf("verdicts %v, want %v", verdicts, want)
+	}
+	expectError(t, h.get("/clan/search?name=royal", "auth", leaked), http.StatusUnauthorized, "Unauthorized; unknown token")
+	expectStatus(t, h.get("/clan/search?name=royal", "auth", other), http.StatusOK)
+	events, err := h.keys.Events(t.Context(), 0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := events[len(events)-1]
+	if last.Action != models.KeyActionRevoked || last.Actor != keys.ActorLeakReport || last.DiscordUserID != "1" ||
+		last.Reason != "reported leaked at https://github.com/someone/app/blob/main/config.js" {
+		t.Errorf("last key event %+v, want the leak revocation with its address", last)
+	}
+
+	// The same signed body again changes nothing: the key is revoked
+	// already, so it is a false positive now.
+	replay := verdictsOf(t, h.postReport(body, github.signed(t, body)...))
+	if replay[0].Label != "false_positive" {
+		t.Errorf("replayed verdict %v, want false_positive", replay[0])
+	}
+	if again, _ := h.keys.Events(t.Context(), 0, 100); len(again) != len(events) {
+		t.Errorf("the replay recorded %d more events", len(again)-len(events))
+	}
+	// The owner gets a new key that works.
+	fresh := h.issue("1")
+	if fresh == leaked {
+		t.Fatal("the revoked key came back")
+	}
+	expectStatus(t, h.get("/clan/search?name=royal", "auth", fresh), http.StatusOK)
+}
+
+func TestLeakReportWithoutAValidSignatureChangesNothing(t *testing.T) {
+	github := newLeakSigner(t, "github-key-1")
+	stranger := newLeakSigner(t, "github-key-1") // same identifier, other key
+	h := newLeakHarness(t, github)
+	key := h.issue("1")
+	body := reportOf(t, key)
+	other := reportOf(t, key, key)
+	tests := []struct {
+		name    string
+		headers []string
+	}{
+		{"unsigned", nil},
+		{"identifier without signature", []string{"Github-Public-Key-Identifier", github.id}},
+		{"signature without identifier", []string{"Github-Public-Key-Signature", github.sign(t, body)}},
+		{"unknown identifier", []string{"Github-Public-Key-Identifier", "github-key-2", "Github-Public-Key-Signature", github.sign(t, body)}},
+		{"signed by another key", stranger.signed(t, body)},
+		{"signature of another body", []string{"Github-Public-Key-Identifier", github.id, "Github-Public-Key-Signature", github.sign(t, other)}},
+		{"signature not base64", []string{"Github-Public-Key-Identifier", github.id, "Github-Public-Key-Signature", "%%%"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			expectError(t, h.postReport(body, tt.headers...), http.StatusUnauthorized, "Unauthorized; missing or invalid signature")
+			expectStatus(t, h.get("/clan/search?name=royal", "auth", key), http.StatusOK)
+		})
+	}
+	// A server without keys refuses even a well-signed report.
+	bare := newHarness(t, harnessOptions{})
+	bareKey := bare.issue("1")
+	bareBody := reportOf(t, bareKey)
+	expectError(t, bare.postReport(bareBody, github.signed(t, bareBody)...), http.StatusUnauthorized, "Unauthorized; missing or invalid signature")
+	expectStatus(t, bare.get("/clan/search?name=royal", "auth", bareKey), http.StatusOK)
+}
+
+func TestSignedLeakReportThatIsNotAReportIsRefused(t *testing.T) {
+	github := newLeakSigner(t, "github-key-1")
+	h := newLeakHarness(t, github)
+	key := h.issue("1")
+	tests := []struct {
+		name   string
+		body   []byte
+		status int
+	}{
+		{"not JSON", []byte(`[{"token":`), http.StatusBadRequest},
+		{"an object, not an array", []byte(`{"token":"` + key + `"}`), http.StatusBadRequest},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp := h.postReport(tt.body, github.signed(t, tt.body)...)
+			raw := readBody(t, resp)
+			if resp.StatusCode != tt.status {
+				t.Fatalf("status %d, want %d; body %s", resp.StatusCode, tt.status, raw)
+			}
+			expectStatus(t, h.get("/clan/search?name=royal", "auth", key), http.StatusOK)
+		})
+	}
+	// Over the body limit (16 KiB, which also bounds the tokens of one
+	// report), on a real connection: Fiber answers it before any handler.
+	huge := bytes.Repeat([]byte(" "), 17<<10)
+	req, err := http.NewRequest(http.MethodPost, "http://"+serveOn(t, h)+"/security/leaked-keys", bytes.NewReader(huge))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, headers := 0, github.signed(t, huge); i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if raw := readBody(t, resp); resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("a body over 16 KiB: status %d, want 413; body %s", resp.StatusCode, raw)
+	}
+}
+
+func TestLeakReportRouteTakesOnlyPost(t *testing.T) {
+	h := newLeakHarness(t, newLeakSigner(t, "k"))
+	for _, method := range []string{http.MethodGet, http.MethodHead, http.MethodPut, http.MethodDelete} {
+		resp := h.do(method, "/security/leaked-keys")
+		_ = readBody(t, resp)
+		if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "POST" {
+			t.Errorf("%s: status %d, Allow %q; want 405 with Allow: POST", method, resp.StatusCode, resp.Header.Get("Allow"))
+		}
+	}
+	resp := h.do(http.MethodPost, "/clan/search")
+	_ = readBody(t, resp)
+	if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "GET, HEAD" {
+		t.Errorf("POST elsewhere: status %d, Allow %q; want 405 with Allow: GET, HEAD", resp.StatusCode, resp.Header.Get("Allow"))
+	}
+}
+
+func TestLeakReportKeysFileIsCheckedWhole(t *testing.T) {
+	good := publicKeysJSON(t, newLeakSigner(t, "a"), newLeakSigner(t, "b"))
+	keys, err := api.ParseLeakReportKeys(good)
+	if err != nil || keys.Len() != 2 {
+		t.Fatalf("good file: %d keys, %v", keys.Len(), err)
+	}
+	for name, data := range map[string]string{
+		"not JSON":         `{"public_keys":`,
+		"no keys":          `{"public_keys":[]}`,
+		"no identifier":    `{"public_keys":[{"key_identifier":"","key":"x"}]}`,
+		"not PEM":          `{"public_keys":[{"key_identifier":"a","key":"MFkw"}]}`,
+		"identifier twice": strings.Replace(string(good), `"b"`, `"a"`, 1),
+	} {
+		if _, err := api.ParseLeakReportKeys([]byte(data)); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+// expectStatus checks the status of resp.
+func expectStatus(t *testing.T, resp *http.Response, status int) {
+	t.Helper()
+	if raw := readBody(t, resp); resp.StatusCode != status {
+		t.Fatalf("status %d, want %d; body %s", resp.StatusCode, status, raw)
+	}
+}

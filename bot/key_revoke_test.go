@@ -1,0 +1,203 @@
+package bot_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crownsdev/crowns/bot/discordtest"
+	"github.com/crownsdev/crowns/keys"
+)
+
+// Ways to confirm a request to revoke, returning the answer.
+var (
+	pressRevoke     = func(d *desk) string { return d.answerText(d.pressButton(developerID, "revoke", developerID)) }
+	slashRevokeNext = func(d *desk) string { return d.ask("slash", keyChannelID, developerID, "revoke") }
+	textRevokeNext  = func(d *desk) string { return d.ask("text", keyChannelID, developerID, "revoke") }
+)
+
+func TestRevokeWithdrawsTheOwnKeyOnlyWhenConfirmedWithinSixtySeconds(t *testing.T) {
+	tests := []struct {
+		name    string
+		via     string
+		wait    time.Duration
+		confirm func(d *desk) string
+		want    string
+		revoked bool
+	}{
+		{name: "button", via: "slash", confirm: pressRevoke, want: "your key is revoked", revoked: true},
+		{name: "slash command again", via: "slash", confirm: slashRevokeNext, want: "your key is revoked", revoked: true},
+		{name: "text command again", via: "text", confirm: textRevokeNext, want: "your key is revoked", revoked: true},
+		{name: "command again at 60 s", via: "text", wait: 60 * time.Second, confirm: textRevokeNext, want: "your key is revoked", revoked: true},
+		{name: "button at 61 s", via: "slash", wait: 61 * time.Second, confirm: pressRevoke, want: "confirmation has expired"},
+		{name: "command again at 61 s asks again", via: "slash", wait: 61 * time.Second, confirm: slashRevokeNext, want: "This withdraws your developer key"},
+		{name: "the regenerate button does not confirm it", via: "slash", confirm: pressTheButton, want: "confirmation has expired"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := newDesk(t, deskOptions{logChannel: logChannelID})
+			old := d.getKey(developerID)
+			ask := d.ask(tt.via, keyChannelID, developerID, "revoke")
+			if !strings.Contains(ask, "This withdraws your developer key") {
+				t.Fatalf("first revoke answered %q, want a confirmation", ask)
+			}
+			if tt.via == "slash" {
+				if _, _, button := d.answerOf(d.slash(otherDevID, keyChannelID, 0, "key", "get")); button {
+					t.Fatal("an unrelated answer carries a button")
+				}
+			}
+			d.assertAPI(old, 200, "")
+
+			d.clock.Advance(tt.wait)
+			if answer := tt.confirm(d); !strings.Contains(answer, tt.want) {
+				t.Errorf("confirmation answered %q, want %q", answer, tt.want)
+			}
+			if !tt.revoked {
+				d.assertAPI(old, 200, "")
+				return
+			}
+			d.assertAPI(old, 401, textUnknownToken)
+			if _, err := d.bot.PostPendingEvents(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			posts := d.channelPosts(logChannelID)
+			last := posts[len(posts)-1]
+			if !strings.HasPrefix(last, "\nKey revoked\n") || !strings.Contains(last, "revoked by its owner") ||
+				!strings.Contains(last, "By: <@"+developerID+">") {
+				t.Errorf("log channel's last post = %q, want the revocation by its owner", last)
+			}
+			if dms := d.directMessages(developerID); len(dms) != 1 {
+				t.Errorf("%d direct messages, want only the first key's", len(dms))
+			}
+			d.assertNewKeyWorks(developerID, old)
+		})
+	}
+}
+
+func TestRevokeButtonOnlyWorksForItsOwner(t *testing.T) {
+	d := newDesk(t, deskOptions{})
+	old := d.getKey(developerID)
+	text, _, button := d.answerOf(d.slash(developerID, keyChannelID, 0, "key", "revoke"))
+	if !button || !strings.Contains(text, "Revoke my key") {
+		t.Fatalf("revoke answered %q (button %v), want a confirmation with its button", text, button)
+	}
+	for _, presser := range []string{otherDevID, moderatorID} {
+		press := d.pressButton(presser, "revoke", developerID)
+		replies := d.discord.RequestsTo("POST", "/interactions/"+press.ID+"/"+press.Token+"/callback")
+		if len(replies) != 1 || !strings.Contains(string(replies[0].Body), "isn't for you") {
+			t.Errorf("%s's press answered %v", presser, replies)
+		}
+	}
+	d.assertAPI(old, 200, "")
+	if answer := d.answerText(d.pressButton(developerID, "revoke", developerID)); !strings.Contains(answer, "your key is revoked") {
+		t.Errorf("the owner's press answered %q", answer)
+	}
+	d.assertAPI(old, 401, textUnknownToken)
+}
+
+func TestRevokeWithoutKeyOrWhenBlacklistedChangesNothing(t *testing.T) {
+	d := newDesk(t, deskOptions{})
+	if answer := d.ask("text", keyChannelID, developerID, "revoke"); !strings.Contains(answer, "don't have a developer key yet") {
+		t.Errorf("without a key: %q", answer)
+	}
+	d.getKey(otherDevID)
+	d.keyadmin(moderatorPerms, "blacklist", userOption(otherDevID), stringOption("reason", "scraping"))
+	if answer := d.ask("slash", keyChannelID, otherDevID, "revoke"); !strings.Contains(answer, "blacklisted") {
+		t.Errorf("blacklisted: %q", answer)
+	}
+	if answer := d.ask("slash", otherChannelID, developerID, "revoke"); !strings.Contains(answer, "<#"+keyChannelID+">") {
+		t.Errorf("outside the key channel: %q", answer)
+	}
+}
+
+func TestCoolDownLimitsEachDeveloperCommandPerMember(t *testing.T) {
+	for _, via := range vias {
+		t.Run(via, func(t *testing.T) {
+			d := newDesk(t, deskOptions{coolDown: 30 * time.Second})
+			d.ask(via, keyChannelID, developerID, "get")
+			if answer := d.ask(via, keyChannelID, developerID, "get"); !strings.Contains(answer, "wait 30 seconds") {
+				t.Errorf("second get at once: %q, want to wait 30 seconds", answer)
+			}
+			if dms := d.directMessages(developerID); len(dms) != 1 {
+				t.Errorf("%d direct messages, want 1", len(dms))
+			}
+			// Another member, and another command, are not held back.
+			if answer := d.ask(via, keyChannelID, otherDevID, "get"); !strings.Contains(answer, "direct messages") {
+				t.Errorf("another member's get: %q", answer)
+			}
+			if answer := d.ask(via, keyChannelID, developerID, "regenerate"); !strings.Contains(answer, "every older key stops working") {
+				t.Errorf("regenerate after get: %q", answer)
+			}
+			// Confirming the pending request is not a new use.
+			d.clock.Advance(5 * time.Second)
+			if answer := d.ask(via, keyChannelID, developerID, "regenerate"); !strings.Contains(answer, "new key is in your direct messages") {
+				t.Errorf("confirming regenerate: %q", answer)
+			}
+			if answer := d.ask(via, keyChannelID, developerID, "regenerate"); !strings.Contains(answer, "wait 25 seconds") {
+				t.Errorf("a new regenerate 5 s after the first: %q, want to wait 25 seconds", answer)
+			}
+			d.ask(via, keyChannelID, developerID, "revoke")
+			d.ask(via, keyChannelID, developerID, "revoke")
+			if answer := d.ask(via, keyChannelID, developerID, "revoke"); !strings.Contains(answer, "wait 30 seconds") {
+				t.Errorf("a third revoke at once: %q", answer)
+			}
+			d.clock.Advance(24*time.Second + time.Millisecond)
+			if answer := d.ask(via, keyChannelID, developerID, "get"); !strings.Contains(answer, "wait 1 second") {
+				t.Errorf("get at 29 s: %q, want to wait 1 second", answer)
+			}
+			d.clock.Advance(time.Second)
+			if answer := d.ask(via, keyChannelID, developerID, "get"); !strings.Contains(answer, "on its way") {
+				t.Errorf("get at 30 s after a revoke: %q, want a new key", answer)
+			}
+		})
+	}
+}
+
+// A key revoked by a leaked-key report, in any process, reaches the log
+// channel with where it was found, and its owner by direct message.
+func TestLeakedKeyRevocationIsPostedAndToldToItsOwner(t *testing.T) {
+	d := newDesk(t, deskOptions{logChannel: logChannelID})
+	leaked := d.getKey(developerID)
+	closed := d.getKey(otherDevID)
+	d.discord.Fail(discordtest.Rule{Method: "POST", Path: "/channels/" + discordtest.DMChannelID(otherDevID) + "/messages", Failure: discordtest.DMClosed})
+	other, err := keys.NewService(d.db, keys.Config{Secret: d.secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const where = "https://github.com/someone/app/blob/main/config.js"
+	for _, key := range []string{leaked, closed} {
+		if revoked, err := other.RevokeLeaked(t.Context(), key, where); err != nil || !revoked {
+			t.Fatalf("RevokeLeaked = %v, %v", revoked, err)
+		}
+	}
+	if _, err := d.bot.PostPendingEvents(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	posts := d.channelPosts(logChannelID)
+	if len(posts) != 4 {
+		t.Fatalf("%d posts in the log channel, want 4 (two keys issued, two revoked)", len(posts))
+	}
+	for _, post := range posts[2:] {
+		if !strings.HasPrefix(post, "\nKey revoked\n") || !strings.Contains(post, "reported leaked at "+where) ||
+			!strings.Contains(post, "a leaked-key report") {
+			t.Errorf("log channel post = %q", post)
+		}
+	}
+	if !strings.Contains(d.logs.String(), "not told of the leaked key") {
+		t.Error("a member whose direct messages are closed was not logged")
+	}
+	dms := d.directMessages(developerID)
+	if len(dms) != 2 || !strings.Contains(dms[1], "found published at "+where) || !strings.Contains(dms[1], "/key get") ||
+		strings.Contains(dms[1], "crw_") {
+		t.Fatalf("direct messages = %q, want the key and then the leak notice", dms)
+	}
+	// Posting again tells no one twice.
+	if _, err := d.bot.PostPendingEvents(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.directMessages(developerID)) != 2 {
+		t.Error("the owner was told twice")
+	}
+	d.assertAPI(leaked, 401, textUnknownToken)
+	d.assertAPI(closed, 401, textUnknownToken)
+}

@@ -1,0 +1,66 @@
+package keys
+
+import (
+	"context"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/crownsdev/crowns/models"
+)
+
+// ActorLeakReport is the actor of a revocation caused by a leaked-key
+// report (POST /security/leaked-keys).
+const ActorLeakReport = "leak-report"
+
+// LeakReasonPrefix starts the reason of a revocation caused by a
+// leaked-key report; the address where the key was found follows it.
+const LeakReasonPrefix = "reported leaked at "
+
+// maxLeakURLLength bounds the address kept in the reason.
+const maxLeakURLLength = 400
+
+// RevokeLeaked revokes the key raw because a secret scanner found it
+// published at url: when raw is a well-formed key that is active or
+// disabled, it becomes revoked (unknown at once, in this process; in
+// others at their next Sync) and the event records actor ActorLeakReport
+// and the reason LeakReasonPrefix + url, from which the bot tells its
+// owner. It reports whether it revoked a key: false for anything else (not
+// a key, unknown, already revoked or replaced, blacklisted), which changes
+// nothing, so the same report again is harmless.
+func (s *Service) RevokeLeaked(ctx context.Context, raw, url string) (revoked bool, err error) {
+	if CheckFormat(raw) != nil {
+		return false, nil
+	}
+	lookup := s.ring.digest(raw)
+	standing, found, err := s.db.KeyStandingByDigest(ctx, lookup[:])
+	if err != nil || !found || !standing.State.Current() {
+		return false, err
+	}
+	reason := LeakReasonPrefix + leakURL(url)
+	err = s.transition(ctx, subject{discordUserID: standing.DiscordUserID}, func(c *change) error {
+		revoked = false // a try again starts afresh
+		key, err := c.tx.KeyByDigest(lookup[:])
+		if err != nil || key == nil || key.DeveloperID != c.developer.ID || !key.State.Current() {
+			return err
+		}
+		if err := c.setKeyState(key, models.KeyRevoked, reason); err != nil {
+			return err
+		}
+		revoked = true
+		return c.record(models.KeyActionRevoked, key, ActorLeakReport, reason)
+	})
+	if err != nil {
+		return false, err
+	}
+	return revoked, nil
+}
+
+// leakURL is the reported address as the reason keeps it: one line, at
+// most maxLeakURLLength characters.
+func leakURL(url string) string {
+	url = strings.Join(strings.Fields(url), " ")
+	if utf8.RuneCountInString(url) <= maxLeakURLLength {
+		return url
+	}
+	return string([]rune(url)[:maxLeakURLLength]) + "…"
+}
