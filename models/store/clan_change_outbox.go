@@ -35,6 +35,7 @@ type outboxRow struct {
 // is tried again at the next tick; nothing is lost meanwhile, as the rows
 // stay.
 func (c *Store) followClanChanges(ctx context.Context, tick <-chan time.Time) error {
+	ctx = AsBackground(ctx)
 	cursor, started := int64(0), false
 	for polls := 0; ; polls++ {
 		if !started {
