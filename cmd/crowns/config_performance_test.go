@@ -42,7 +42,7 @@ func TestMemoryLimitSetting(t *testing.T) {
 		want    int64
 		problem string
 	}{
-		{"default", nil, 128 << 20, ""},
+		{"default", nil, 256 << 20, ""},
 		{"set", map[string]string{"CROWNS_MEMORY_LIMIT_MB": "512", "CROWNS_CACHE_MB": "256"}, 512 << 20, ""},
 		{"no room beside the cache", map[string]string{"CROWNS_MEMORY_LIMIT_MB": "100", "CROWNS_CACHE_MB": "80"}, 0,
 			"CROWNS_MEMORY_LIMIT_MB must leave at least 32 MiB beside CROWNS_CACHE_MB"},
