@@ -28,7 +28,7 @@ func TestRequestIDs(t *testing.T) {
 	if got := h.get("/healthz", "X-Request-Id", "caller.id-42").Header.Get("X-Request-Id"); got != "caller.id-42" {
 		t.Fatalf("a plain caller id came back as %q", got)
 	}
-	if got := h.get("/healthz", "X-Request-Id", "bad id\x01").Header.Get("X-Request-Id"); !strings.HasPrefix(got, prefix+"-") {
+	if got := h.get("/healthz", "X-Request-Id", "bad id\t<x>").Header.Get("X-Request-Id"); !strings.HasPrefix(got, prefix+"-") {
 		t.Fatalf("an unsafe caller id was replaced by %q, want one of ours", got)
 	}
 	if !h.logs.contains("requestId=caller.id-42") {

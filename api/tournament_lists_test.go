@@ -169,7 +169,7 @@ func getList(t *testing.T, h *harness, key, path string) []string {
 			t.Fatalf("%s: element keys %v, want %v", path, keys, wantKeys)
 		}
 		for field, want := range fields {
-			if got := jsonTypeOf(element[field]); got != want && !(want == timeOrNull && (got == jsonNumber || got == "null")) {
+			if got := jsonTypeOf(element[field]); got != want && (want != timeOrNull || got != jsonNumber && got != "null") {
 				t.Fatalf("%s: %s of %v is a %s, want a %s", path, field, element["tag"], got, want)
 			}
 		}

@@ -73,7 +73,7 @@ func readSecretFile(path string) ([]byte, error) {
 		}
 		return nil, fmt.Errorf("open secret file: %w", err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	info, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("inspect secret file %s: %w", path, err)
@@ -113,14 +113,14 @@ func createSecretFile(dataDir, path string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create secret file: %w", err)
 	}
-	defer os.Remove(tmp.Name())
+	defer func() { _ = os.Remove(tmp.Name()) }()
 	encoded := base64.StdEncoding.EncodeToString(secret) + "\n"
 	if _, err := tmp.WriteString(encoded); err != nil {
-		tmp.Close()
+		_ = tmp.Close()
 		return nil, fmt.Errorf("write secret file: %w", err)
 	}
 	if err := tmp.Sync(); err != nil {
-		tmp.Close()
+		_ = tmp.Close()
 		return nil, fmt.Errorf("write secret file: %w", err)
 	}
 	if err := tmp.Close(); err != nil {

@@ -118,7 +118,7 @@ func (c *Client) attempt(ctx context.Context, target, token string, attemptsLeft
 	if err != nil {
 		return answer{err: err}
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
 	if err != nil {
 		return answer{status: resp.StatusCode, err: err}

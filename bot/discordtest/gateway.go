@@ -68,7 +68,7 @@ func (s *Server) serveGateway(w http.ResponseWriter, req *http.Request) {
 	if err != nil {
 		return
 	}
-	defer conn.Close()
+	defer func() { _ = conn.Close() }()
 	s.mu.Lock()
 	script := s.gateway
 	user := s.botUser

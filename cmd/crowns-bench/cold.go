@@ -66,12 +66,12 @@ func runCold(ctx context.Context, req request, stdout io.Writer, progress func(s
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dataDir)
+	defer func() { _ = os.RemoveAll(dataDir) }()
 	db, err := openStore(ctx, req.databaseURL, dataDir)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer func() { _ = db.Close() }()
 	clans := db
 	if tracked, err := clans.ListTrackedClans(ctx, true); err != nil || len(tracked) > 0 {
 		return errors.Join(err, errors.New("the database already holds tracked clans: run the bench on an empty database or schema (it fills it)"))

@@ -51,7 +51,7 @@ func startCrowns(ctx context.Context, binary, logPath string, env map[string]str
 	if err != nil {
 		return nil, err
 	}
-	defer log.Close()
+	defer func() { _ = log.Close() }()
 	cmd := exec.Command(binary, "serve")
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "CROWNS_") && !strings.HasPrefix(kv, "GOGC=") {
@@ -159,7 +159,7 @@ func residentBytes(pid int) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	scanner := bufio.NewScanner(f)
 	for scanner.Scan() {
 		value, ok := strings.CutPrefix(scanner.Text(), "VmRSS:")
@@ -188,7 +188,7 @@ func (p *crownsProcess) statements() (statements, error) {
 	if err != nil {
 		return statements{}, err
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	parser := expfmt.NewTextParser(model.UTF8Validation)
 	families, err := parser.TextToMetricFamilies(resp.Body)
 	if err != nil {
@@ -221,6 +221,6 @@ func freeLoopbackAddr() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer ln.Close()
+	defer func() { _ = ln.Close() }()
 	return ln.Addr().String(), nil
 }

@@ -42,7 +42,7 @@ func runHot(ctx context.Context, req request, stdout io.Writer, progress func(st
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	binary := req.crowns
 	if binary == "" {
 		progress("building crowns")

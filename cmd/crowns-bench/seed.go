@@ -30,7 +30,7 @@ func seed(ctx context.Context, req request, dataDir, secret string, r *report) (
 	if err != nil {
 		return out, err
 	}
-	defer store.Close()
+	defer func() { _ = store.Close() }()
 	clans := store
 	lastEvent, err := store.LastKeyEventID(ctx)
 	if err != nil {

@@ -90,7 +90,7 @@ func runClans(ctx context.Context, env cli, args []string) int {
 	if code != exitOK {
 		return code
 	}
-	defer db.Close()
+	defer func() { _ = db.Close() }()
 	clans := db
 	var err error
 	switch req.action {

@@ -121,7 +121,7 @@ func runKeys(ctx context.Context, env cli, args []string) int {
 	if code != exitOK {
 		return code
 	}
-	defer db.Close()
+	defer func() { _ = db.Close() }()
 	service, err := newKeyService(secret, db, log, env.clock)
 	if err != nil {
 		fmt.Fprintf(env.stderr, "crowns keys %s: %v\n", req.action, err)

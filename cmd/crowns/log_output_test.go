@@ -56,29 +56,3 @@ func TestBufferedLogBatchesLinesAndNeverHoldsBackWarnings(t *testing.T) {
 		t.Fatalf("after Close the output has %d of %d request lines (last words: %v)", got, lines, strings.Contains(text, "last words"))
 	}
 }
-
-// heldLines is a lineFeeder: lines it writes into its output when
-// flushed.
-type heldLines struct {
-	mu    sync.Mutex
-	out   *bufferedLog
-	lines []string
-}
-
-func (h *heldLines) add(line string) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.lines = append(h.lines, line)
-}
-
-func (h *heldLines) Flush() error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for _, line := range h.lines {
-		if _, err := h.out.Write([]byte(line + "\n")); err != nil {
-			return err
-		}
-	}
-	h.lines = nil
-	return nil
-}

@@ -23,7 +23,7 @@ func runMigrate(ctx context.Context, env cli, args []string) int {
 	if code != exitOK {
 		return code
 	}
-	defer db.Close()
+	defer func() { _ = db.Close() }()
 	version, err := db.SchemaVersion(ctx)
 	if err != nil {
 		fmt.Fprintf(env.stderr, "crowns migrate: %v\n", err)

@@ -53,7 +53,7 @@ func runServe(ctx context.Context, env cli, args []string) int {
 		return exitUsage
 	}
 	out := newBufferedLog(env.stderr)
-	defer out.Close()
+	defer func() { _ = out.Close() }()
 	log := newBufferedLogger(out, cfg)
 	logConfiguration(out, log, cfg)
 	node, err := startNode(ctx, cfg, env, log)

@@ -98,7 +98,7 @@ func freshSchema(t testing.TB) string {
 	if err != nil {
 		unreachable(t, base, err)
 	}
-	defer conn.Close(context.Background())
+	defer func() { _ = conn.Close(context.Background()) }()
 	schema := "crowns_test_" + randomSuffix(t)
 	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
 		t.Fatalf("create test schema: %v", err)
@@ -127,7 +127,7 @@ func dropSchema(t testing.TB, base, schema string) {
 		t.Logf("drop test schema %s: %v", schema, err)
 		return
 	}
-	defer conn.Close(context.Background())
+	defer func() { _ = conn.Close(context.Background()) }()
 	if _, err := conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
 		t.Logf("drop test schema %s: %v", schema, err)
 	}
