@@ -6,6 +6,7 @@
 package faultproxy
 
 import (
+	"context"
 	"net"
 	"sync"
 )
@@ -64,7 +65,8 @@ func (p *Proxy) accept() {
 }
 
 func (p *Proxy) forward(client net.Conn) {
-	server, err := net.Dial("tcp", p.target)
+	var dialer net.Dialer
+	server, err := dialer.DialContext(context.Background(), "tcp", p.target)
 	if err != nil {
 		_ = client.Close()
 		return
