@@ -69,7 +69,7 @@ func (s *Server) handleLeakReport(c *fiber.Ctx) error {
 	}
 	verdicts := make([]leakVerdict, 0, len(report))
 	for _, leaked := range report {
-		revoked, err := s.deps.Leaks.RevokeLeaked(s.requestCtx(c), strings.TrimSpace(leaked.Token), leaked.URL)
+		revoked, err := s.deps.Leaks.RevokeLeaked(s.databaseCtx(c), strings.TrimSpace(leaked.Token), leaked.URL)
 		if err != nil {
 			return err
 		}

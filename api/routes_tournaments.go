@@ -137,7 +137,10 @@ func (s *Server) tournamentAnswer(ctx context.Context, tag string, gameCall func
 		if err != nil {
 			return nil, err
 		}
-		if err := s.deps.TournamentStore.SaveRequestedTournament(ctx, details, s.clock.Now()); err != nil {
+		saveCtx, cancel := context.WithTimeout(ctx, s.cfg.DatabaseTimeout)
+		err = s.deps.TournamentStore.SaveRequestedTournament(saveCtx, details, s.clock.Now())
+		cancel()
+		if err != nil {
 			s.log.WarnContext(ctx, "could not store a looked-up tournament", "tag", tag, "error", err)
 		}
 		body, err := json.Marshal(legacy.NewTournament(details))

@@ -23,7 +23,9 @@ func (s *Server) handleTrack(c *fiber.Ctx) error {
 	if !ok {
 		return errors.New("track request without a verified identity")
 	}
-	if err := s.deps.Tracker.TrackClan(s.requestCtx(c), tag, identity.KeyID); err != nil {
+	// The game API's answer and the database's writes together within the
+	// request's database bound: no answer waits longer on the database.
+	if err := s.deps.Tracker.TrackClan(s.databaseCtx(c), tag, identity.KeyID); err != nil {
 		return err
 	}
 	return s.sendJSON(c, trackAnswer{Success: true})

@@ -74,7 +74,7 @@ func (s *Server) handleAuthStats(c *fiber.Ctx) error {
 	if !ok {
 		return errors.New("stats request without a verified identity")
 	}
-	report, err := s.deps.UsageReports.KeyUsage(s.requestCtx(c), identity.KeyID, statsDays, s.requestNow(c))
+	report, err := s.deps.UsageReports.KeyUsage(s.databaseCtx(c), identity.KeyID, statsDays, s.requestNow(c))
 	if err != nil {
 		return err
 	}
