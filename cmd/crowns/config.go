@@ -115,8 +115,9 @@ const (
 	// the collector runs harder near it rather than let the heap grow past
 	// it, and gives freed memory back to the system. It leaves the default
 	// 64 MiB of cached answers four times their room, so the collector
-	// does not run hard under load (at 128 MiB the bench's answers were
-	// served 10-20% slower), and keeps a container's memory in bounds.
+	// does not run hard under load (at 128 MiB answers were served 10-20%
+	// slower under the load of docs/performance.md), and keeps a
+	// container's memory in bounds.
 	defaultMemoryLimitMB = 256
 	defaultSupportInfo   = "See the Crowns README for the API reference, or ask in the developer-key channel of the community server."
 )
