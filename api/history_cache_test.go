@@ -226,24 +226,24 @@ func TestHistoryCacheHearsOfChangesInAnotherProcessOnPostgres(t *testing.T) {
 	writerStore, readerStore := storetest.OpenTwins(t, store.DialectPostgres)
 	e := newTrackingEnv(t, readerStore, withHistoryCache)
 	writer := writerStore
-	heard := make(chan store.ClanChange, 64)
+	heard := make(chan models.ClanChange, 64)
 	// Subscribed after the API: called once the API has dropped its answers.
-	t.Cleanup(e.clans.SubscribeClanChanges(func(change store.ClanChange) { heard <- change }))
+	t.Cleanup(e.clans.SubscribeClanChanges(func(change models.ClanChange) { heard <- change }))
 	storetest.ListenForClanChanges(t, e.clans)
-	awaitChange(t, heard, func(c store.ClanChange) bool { return c.All })
+	awaitChange(t, heard, func(c models.ClanChange) bool { return c.All })
 
 	tag := e.withAddress
 	path := "/clan/" + tag + "/history?days=1"
 	if status, body, _ := e.get(t, "/clan/"+tag+"/track"); status != http.StatusOK {
 		t.Fatalf("track: %d %s", status, body)
 	}
-	awaitChange(t, heard, func(c store.ClanChange) bool { return c.Tag == tag }) // this process's own
+	awaitChange(t, heard, func(c models.ClanChange) bool { return c.Tag == tag }) // this process's own
 	e.expectCachedAnswer(t, path, http.StatusOK, string(e.storeAnswer(t, tag, models.SnapshotFourHourly, 1)))
 
 	if _, err := writer.Untrack(ctx, tag, e.clock.Now()); err != nil {
 		t.Fatal(err)
 	}
-	awaitChange(t, heard, func(c store.ClanChange) bool { return c.Tag == tag })
+	awaitChange(t, heard, func(c models.ClanChange) bool { return c.Tag == tag })
 	e.expectCachedAnswer(t, path, http.StatusExpectationFailed, "clan not tracked")
 
 	clan, err := e.world.Clan(ctx, tag)
@@ -253,12 +253,12 @@ func TestHistoryCacheHearsOfChangesInAnotherProcessOnPostgres(t *testing.T) {
 	if _, err := writer.Track(ctx, models.TrackRequest{Tag: tag, Clan: clan, Legible: true, By: models.TrackedByOperator, Now: e.clock.Now()}); err != nil {
 		t.Fatal(err)
 	}
-	awaitChange(t, heard, func(c store.ClanChange) bool { return c.Tag == tag })
+	awaitChange(t, heard, func(c models.ClanChange) bool { return c.Tag == tag })
 	e.expectCachedAnswer(t, path, http.StatusOK, string(e.storeAnswer(t, tag, models.SnapshotFourHourly, 1)))
 }
 
 // awaitChange waits for a change matching want.
-func awaitChange(t *testing.T, heard <-chan store.ClanChange, want func(store.ClanChange) bool) {
+func awaitChange(t *testing.T, heard <-chan models.ClanChange, want func(models.ClanChange) bool) {
 	t.Helper()
 	storetest.AwaitClanChange(t, heard, "expected clan change", want)
 }

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/crownsdev/crowns/models/store"
-
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/crownsdev/crowns/models"
@@ -39,7 +37,7 @@ func (s *Server) handleWeeklyHistory(c *fiber.Ctx) error {
 //
 // Answers, refusals of untracked clans included, are kept rendered per
 // (clan, kind, days, day) until the clan changes (a snapshot lands, its
-// tracking changes: see store.ClanChange) or HistoryCacheTTL passes.
+// tracking changes: see models.ClanChange) or HistoryCacheTTL passes.
 // They are what the database says now, so they carry no x-cached header.
 // Each keeps the fingerprint of the data it was read from: at the end of
 // its TTL, when the database gives the same fingerprint, it is kept for
@@ -125,8 +123,8 @@ func historyCacheKey(dst []byte, tag string, kind models.SnapshotKind, days int,
 const secondsPerDay = 24 * 60 * 60
 
 // clanChanged drops the cached history answers of a changed clan (of
-// every clan for store.ClanChange.All).
-func (s *Server) clanChanged(change store.ClanChange) {
+// every clan for models.ClanChange.All).
+func (s *Server) clanChanged(change models.ClanChange) {
 	if change.All {
 		s.cache.dropAllGroups()
 		return

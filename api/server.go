@@ -10,8 +10,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/crownsdev/crowns/models/store"
-
 	"github.com/gofiber/fiber/v2"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -61,7 +59,7 @@ type ClanHistoryReader interface {
 	FingerprintedClanHistory(ctx context.Context, tag string, kind models.SnapshotKind, from, to time.Time) ([]models.HistorySnapshot, models.HistoryFingerprint, error)
 	ClanHistoryFingerprint(ctx context.Context, tag string, kind models.SnapshotKind, from, to time.Time) (models.HistoryFingerprint, error)
 	TrackingStatus(ctx context.Context, tag string) (models.ClanTracking, error)
-	SubscribeClanChanges(fn func(store.ClanChange)) (unsubscribe func())
+	SubscribeClanChanges(fn func(models.ClanChange)) (unsubscribe func())
 }
 
 // HealthChecker tells whether the database answers.

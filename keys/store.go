@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/crownsdev/crowns/models"
-	"github.com/crownsdev/crowns/models/store"
 )
 
 // Store is what the key lifecycle needs of the database: its transitions,
@@ -15,10 +14,10 @@ import (
 type Store interface {
 	// KeyTransition runs fn in one serialised transaction, trying it
 	// again on a unique violation.
-	KeyTransition(ctx context.Context, fn func(tx *store.KeyTx) error) error
+	KeyTransition(ctx context.Context, fn func(tx models.KeyTransaction) error) error
 	// KeyStandingByDigest tells the state of the key with this digest
 	// and of its owner.
-	KeyStandingByDigest(ctx context.Context, digest []byte) (store.KeyStanding, bool, error)
+	KeyStandingByDigest(ctx context.Context, digest []byte) (models.KeyStanding, bool, error)
 	// MarkKeysUsed stores the latest use of each key, never moving back.
 	MarkKeysUsed(ctx context.Context, uses map[int64]time.Time) error
 	// KeyEventsAfter and LastKeyEventID read the key-event outbox.

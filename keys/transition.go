@@ -5,8 +5,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/crownsdev/crowns/models/store"
-
 	"github.com/crownsdev/crowns/models"
 )
 
@@ -24,7 +22,7 @@ type subject struct {
 // developer's row and the events recorded so far.
 type change struct {
 	ring      *keyring
-	tx        *store.KeyTx
+	tx        models.KeyTransaction
 	now       time.Time
 	developer models.Developer
 	events    []models.KeyEvent
@@ -40,7 +38,7 @@ func (s *Service) transition(ctx context.Context, who subject, apply func(*chang
 		done    *change
 		digests [][]byte
 	)
-	err := s.db.KeyTransition(ctx, func(tx *store.KeyTx) error {
+	err := s.db.KeyTransition(ctx, func(tx models.KeyTransaction) error {
 		done = &change{ring: s.ring, tx: tx, now: s.clock.Now()}
 		if err := done.loadDeveloper(who); err != nil {
 			return err

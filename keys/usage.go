@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/crownsdev/crowns/models/store"
+	"github.com/crownsdev/crowns/models"
 )
 
 // finalFlushTimeout bounds the flush Run makes after its context ends,
@@ -124,7 +124,7 @@ func (s *Service) Flush(ctx context.Context) error {
 // flush stalled on a locked table never holds up the sync, whose success
 // is what keeps cached verdicts trusted.
 func (s *Service) Run(ctx context.Context) {
-	ctx = store.AsBackground(ctx)
+	ctx = models.AsBackground(ctx)
 	syncDone := make(chan struct{})
 	go func() {
 		defer close(syncDone)

@@ -9,8 +9,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/crownsdev/crowns/models/store"
-
 	"golang.org/x/time/rate"
 
 	"github.com/crownsdev/crowns/models"
@@ -20,7 +18,7 @@ import (
 // history. Several Schedulers (in one process or many) may share one
 // database.
 type Scheduler struct {
-	clans   *store.Store
+	clans   SnapshotStore
 	source  ClanSource
 	cfg     Config
 	log     *slog.Logger
@@ -52,7 +50,7 @@ type TickReport struct {
 
 // New builds a scheduler that stores through clans and fetches from
 // source.
-func New(clans *store.Store, source ClanSource, cfg Config) (*Scheduler, error) {
+func New(clans SnapshotStore, source ClanSource, cfg Config) (*Scheduler, error) {
 	if clans == nil || source == nil {
 		return nil, errors.New("scheduler: a clan store and a clan source are required")
 	}

@@ -8,8 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/crownsdev/crowns/models/store"
-
 	"golang.org/x/sync/errgroup"
 
 	"github.com/crownsdev/crowns/models"
@@ -42,8 +40,8 @@ type TournamentSource interface {
 // replica per period, and each lookup is leased to one replica through
 // the database.
 type TournamentRefresher struct {
-	db          *store.Store
-	tournaments *store.Store
+	db          TournamentStore
+	tournaments TournamentStore
 	source      TournamentSource
 	cfg         TournamentRefresherConfig
 	log         *slog.Logger
@@ -68,7 +66,7 @@ type TournamentTickReport struct {
 
 // NewTournamentRefresher builds a refresher that stores through db and
 // looks tournaments up in source.
-func NewTournamentRefresher(db *store.Store, source TournamentSource, cfg TournamentRefresherConfig) (*TournamentRefresher, error) {
+func NewTournamentRefresher(db TournamentStore, source TournamentSource, cfg TournamentRefresherConfig) (*TournamentRefresher, error) {
 	if db == nil || source == nil {
 		return nil, errors.New("tournament refresher: a database and a tournament source are required")
 	}

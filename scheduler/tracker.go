@@ -6,8 +6,6 @@ import (
 	"log/slog"
 	"strings"
 
-	"github.com/crownsdev/crowns/models/store"
-
 	"github.com/crownsdev/crowns/models"
 )
 
@@ -25,7 +23,7 @@ type TrackerConfig struct {
 // say-so. Either way the clan is fetched once and that data is the
 // snapshot of the current 4-hourly slot.
 type Tracker struct {
-	clans   *store.Store
+	clans   TrackingStore
 	source  ClanSource
 	address string
 	clock   models.Clock
@@ -34,7 +32,7 @@ type Tracker struct {
 
 // NewTracker builds a Tracker that stores through clans and fetches from
 // source.
-func NewTracker(clans *store.Store, source ClanSource, cfg TrackerConfig) (*Tracker, error) {
+func NewTracker(clans TrackingStore, source ClanSource, cfg TrackerConfig) (*Tracker, error) {
 	if clans == nil || source == nil {
 		return nil, errors.New("tracker: a clan store and a clan source are required")
 	}

@@ -5,8 +5,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/crownsdev/crowns/models/store"
-
 	"github.com/crownsdev/crowns/models"
 )
 
@@ -27,9 +25,9 @@ func fillWorkerDefaults(clock *models.Clock, logger **slog.Logger, owner *string
 // tickEvery calls tick at once and then every interval until ctx ends. A
 // failed tick is logged (unless ctx ended) and the next one tried; name
 // says whose ticks they are in the log. Ticks are background work: their
-// statements are counted apart (store.AsBackground).
+// statements are counted apart (models.AsBackground).
 func tickEvery(ctx context.Context, interval time.Duration, log *slog.Logger, name string, tick func(context.Context) error) {
-	ctx = store.AsBackground(ctx)
+	ctx = models.AsBackground(ctx)
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
 	for {

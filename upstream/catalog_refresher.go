@@ -10,8 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/crownsdev/crowns/models/store"
-
 	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/upstream/official"
 )
@@ -174,7 +172,7 @@ func (r *CatalogRefresher) install() {
 // Run refreshes at once and then whenever due, looking every CheckEvery,
 // until ctx ends.
 func (r *CatalogRefresher) Run(ctx context.Context) {
-	ctx = store.AsBackground(ctx)
+	ctx = models.AsBackground(ctx)
 	ticker := time.NewTicker(r.checkEvery)
 	defer ticker.Stop()
 	for {

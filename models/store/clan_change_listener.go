@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/crownsdev/crowns/internal/backoff"
+	"github.com/crownsdev/crowns/models"
 )
 
 // listenRetry is the reconnection backoff of the change listener; it
@@ -70,7 +71,7 @@ func (c *Store) listenOnce(ctx context.Context) (listened bool, err error) {
 	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{c.changeChannel}.Sanitize()); err != nil {
 		return false, err
 	}
-	c.changes.announce(ClanChange{All: true})
+	c.changes.announce(models.ClanChange{All: true})
 	for {
 		notification, err := conn.WaitForNotification(ctx)
 		if err != nil {
@@ -81,7 +82,7 @@ func (c *Store) listenOnce(ctx context.Context) (listened bool, err error) {
 		case !ok || tag == "":
 			c.log.Warn("clan change listener: malformed notification ignored", "payload", notification.Payload)
 		case origin != c.changes.origin:
-			c.changes.announce(ClanChange{Tag: tag})
+			c.changes.announce(models.ClanChange{Tag: tag})
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/crownsdev/crowns/models"
 )
 
 // ClanChangePollInterval is how often each process reads the clan_changes
@@ -35,14 +37,14 @@ type outboxRow struct {
 // is tried again at the next tick; nothing is lost meanwhile, as the rows
 // stay.
 func (c *Store) followClanChanges(ctx context.Context, tick <-chan time.Time) error {
-	ctx = AsBackground(ctx)
+	ctx = models.AsBackground(ctx)
 	cursor, started := int64(0), false
 	for polls := 0; ; polls++ {
 		if !started {
 			last, err := c.lastClanChange(ctx)
 			if err == nil {
 				cursor, started = last, true
-				c.changes.announce(ClanChange{All: true})
+				c.changes.announce(models.ClanChange{All: true})
 			} else if ctx.Err() == nil {
 				c.log.Warn("cannot read the clan change outbox; trying again", "error", err)
 			}
@@ -83,7 +85,7 @@ func (c *Store) announceOutbox(ctx context.Context, cursor int64) (int64, error)
 		}
 		for _, row := range rows {
 			if row.Origin != c.changes.origin {
-				c.changes.announce(ClanChange{Tag: row.Tag})
+				c.changes.announce(models.ClanChange{Tag: row.Tag})
 			}
 			cursor = row.ID
 		}

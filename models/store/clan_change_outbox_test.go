@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/models/store"
 	"github.com/crownsdev/crowns/models/store/storetest"
 )
@@ -43,7 +44,7 @@ func TestClanChangesReachAnotherProcessOnSQLite(t *testing.T) {
 	trackFixture(t, reader, "8LLL", trackedAt)
 	writerTick <- time.Now()
 	writerChanges.await(t, "change of 8LLL in the other process", isTag("8LLL"))
-	if own := slices.DeleteFunc(writerChanges.take(), func(c store.ClanChange) bool { return !isTag("2CCCP")(c) }); len(own) != 0 {
+	if own := slices.DeleteFunc(writerChanges.take(), func(c models.ClanChange) bool { return !isTag("2CCCP")(c) }); len(own) != 0 {
 		t.Fatalf("the writer announced its own change again: %v", own)
 	}
 }

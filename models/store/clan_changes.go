@@ -10,17 +10,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/crownsdev/crowns/models"
 	"gorm.io/gorm"
 )
-
-// ClanChange says that the history answers of a clan may have changed: a
-// snapshot of it was stored, or its tracking started, stopped or had its
-// weekly collection switched. All stands for every clan at once: the
-// change listener (re)connected and may have missed notifications.
-type ClanChange struct {
-	Tag string
-	All bool
-}
 
 // clanChanges fans the clan changes of this process (and, through the
 // listener, of other processes) out to subscribers.
@@ -37,7 +29,7 @@ type clanChanges struct {
 // clanSubscriber is one subscription, in the order they were made.
 type clanSubscriber struct {
 	id int
-	fn func(ClanChange)
+	fn func(models.ClanChange)
 }
 
 func newClanChanges() *clanChanges {
@@ -52,7 +44,7 @@ func newClanChanges() *clanChanges {
 // PostgreSQL. Subscribers are called one after the other in the order
 // they subscribed; fn must return quickly. The returned function
 // unsubscribes.
-func (c *Store) SubscribeClanChanges(fn func(ClanChange)) (unsubscribe func()) {
+func (c *Store) SubscribeClanChanges(fn func(models.ClanChange)) (unsubscribe func()) {
 	f := c.changes
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -68,7 +60,7 @@ func (c *Store) SubscribeClanChanges(fn func(ClanChange)) (unsubscribe func()) {
 }
 
 // announce hands a change to every subscriber.
-func (f *clanChanges) announce(change ClanChange) {
+func (f *clanChanges) announce(change models.ClanChange) {
 	f.mu.RLock()
 	subscribers := f.subscribers
 	f.mu.RUnlock()
@@ -78,7 +70,7 @@ func (f *clanChanges) announce(change ClanChange) {
 }
 
 // clanChanged announces, after a committed write, that tag changed.
-func (c *Store) clanChanged(tag string) { c.changes.announce(ClanChange{Tag: tag}) }
+func (c *Store) clanChanged(tag string) { c.changes.announce(models.ClanChange{Tag: tag}) }
 
 // notifyClanChange tells the other processes on the same database,
 // inside the write's transaction (so they hear of it if and only if the

@@ -16,14 +16,14 @@ import (
 // changeRecorder collects the clan changes a ClanStore announces.
 type changeRecorder struct {
 	mu      sync.Mutex
-	changes []store.ClanChange
-	arrived chan store.ClanChange
+	changes []models.ClanChange
+	arrived chan models.ClanChange
 }
 
 func recordChanges(t *testing.T, clans *store.Store) *changeRecorder {
 	t.Helper()
-	r := &changeRecorder{arrived: make(chan store.ClanChange, 1024)}
-	t.Cleanup(clans.SubscribeClanChanges(func(change store.ClanChange) {
+	r := &changeRecorder{arrived: make(chan models.ClanChange, 1024)}
+	t.Cleanup(clans.SubscribeClanChanges(func(change models.ClanChange) {
 		r.mu.Lock()
 		r.changes = append(r.changes, change)
 		r.mu.Unlock()
@@ -33,7 +33,7 @@ func recordChanges(t *testing.T, clans *store.Store) *changeRecorder {
 }
 
 // take returns the changes recorded so far and forgets them.
-func (r *changeRecorder) take() []store.ClanChange {
+func (r *changeRecorder) take() []models.ClanChange {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := r.changes
@@ -45,28 +45,28 @@ func (r *changeRecorder) take() []store.ClanChange {
 }
 
 // await waits for a change matching want.
-func (r *changeRecorder) await(t *testing.T, what string, want func(store.ClanChange) bool) {
+func (r *changeRecorder) await(t *testing.T, what string, want func(models.ClanChange) bool) {
 	t.Helper()
 	storetest.AwaitClanChange(t, r.arrived, what, want)
 }
 
-func isTag(tag string) func(store.ClanChange) bool {
-	return func(c store.ClanChange) bool { return c.Tag == tag }
+func isTag(tag string) func(models.ClanChange) bool {
+	return func(c models.ClanChange) bool { return c.Tag == tag }
 }
 
-func isAll(c store.ClanChange) bool { return c.All }
+func isAll(c models.ClanChange) bool { return c.All }
 
 func TestWritesAnnounceClanChangesInProcess(t *testing.T) {
 	eachClanStore(t, func(t *testing.T, ctx context.Context, clans *store.Store) {
 		changes := recordChanges(t, clans)
-		changed := []store.ClanChange{{Tag: "2CCCP"}}
+		changed := []models.ClanChange{{Tag: "2CCCP"}}
 		clanID := trackFixture(t, clans, "2CCCP", trackedAt).Clan.ID
 		slot := at("2026-03-10T12:00:00Z")
 		job := claimOne(t, ctx, clans, "2CCCP", slot)
 		steps := []struct {
 			name string
 			run  func() error
-			want []store.ClanChange
+			want []models.ClanChange
 		}{
 			{"track again, same slot", func() error {
 				_, err := clans.Track(ctx, models.TrackRequest{Tag: "2CCCP", Clan: clanFixture("2CCCP", 50, 0), By: models.TrackedByOperator, Now: trackedAt})
@@ -139,7 +139,7 @@ func TestClanChangesReachAnotherProcessOnPostgres(t *testing.T) {
 	trackFixture(t, reader, "8LLL", trackedAt)
 	writerChanges.await(t, "change of 8LLL in the other process", isTag("8LLL"))
 	got := writerChanges.take()
-	if own := slices.DeleteFunc(slices.Clone(got), func(c store.ClanChange) bool { return !isTag("2CCCP")(c) }); len(own) != 1 {
+	if own := slices.DeleteFunc(slices.Clone(got), func(c models.ClanChange) bool { return !isTag("2CCCP")(c) }); len(own) != 1 {
 		t.Fatalf("the writer announced its own change %d times, want once: %v", len(own), got)
 	}
 }

@@ -22,10 +22,10 @@ const keyTransitionLockID = 0x63726f776e6b // "crownk"
 // unique violation (a racing writer outside the lock, a digest collision).
 const maxKeyTransitionAttempts = 3
 
-// KeyTx is one key transition's transaction: the reads and writes of
-// developer, key and key-event rows it may make. It is valid only inside
-// the function given to KeyTransition.
-type KeyTx struct {
+// keyTx is one key transition's transaction (models.KeyTransaction): the
+// reads and writes of developer, key and key-event rows it may make. It
+// is valid only inside the function given to KeyTransition.
+type keyTx struct {
 	tx *gorm.DB
 }
 
@@ -33,7 +33,7 @@ type KeyTx struct {
 // transition, and tries fn again (up to three tries in all) when the
 // transaction hits a unique violation: fn must start afresh on each call.
 // Driver errors are translated (a missing row is models.ErrNotFound).
-func (s *Store) KeyTransition(ctx context.Context, fn func(tx *KeyTx) error) error {
+func (s *Store) KeyTransition(ctx context.Context, fn func(tx models.KeyTransaction) error) error {
 	var err error
 	for attempt := 1; ; attempt++ {
 		err = s.session(ctx).Transaction(func(tx *gorm.DB) error {
@@ -42,7 +42,7 @@ func (s *Store) KeyTransition(ctx context.Context, fn func(tx *KeyTx) error) err
 					return err
 				}
 			}
-			return fn(&KeyTx{tx: tx})
+			return fn(&keyTx{tx: tx})
 		})
 		if err == nil || !IsUniqueViolation(err) || attempt == maxKeyTransitionAttempts {
 			return s.translate(err)
@@ -52,7 +52,7 @@ func (s *Store) KeyTransition(ctx context.Context, fn func(tx *KeyTx) error) err
 
 // Developer reads the developer with this Discord user id
 // (models.ErrNotFound when there is none).
-func (k *KeyTx) Developer(discordUserID string) (models.Developer, error) {
+func (k *keyTx) Developer(discordUserID string) (models.Developer, error) {
 	var developer models.Developer
 	err := k.tx.Where("discord_user_id = ?", discordUserID).Take(&developer).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
@@ -62,17 +62,17 @@ func (k *KeyTx) Developer(discordUserID string) (models.Developer, error) {
 }
 
 // CreateDeveloper records a new developer and sets its ID.
-func (k *KeyTx) CreateDeveloper(developer *models.Developer) error {
+func (k *keyTx) CreateDeveloper(developer *models.Developer) error {
 	return k.tx.Create(developer).Error
 }
 
 // UpdateDeveloper writes these columns of the developer's row.
-func (k *KeyTx) UpdateDeveloper(developer *models.Developer, columns map[string]any) error {
+func (k *keyTx) UpdateDeveloper(developer *models.Developer, columns map[string]any) error {
 	return k.tx.Model(developer).Updates(columns).Error
 }
 
 // CurrentKey returns the developer's active or disabled key, or nil.
-func (k *KeyTx) CurrentKey(developerID int64) (*models.APIKey, error) {
+func (k *keyTx) CurrentKey(developerID int64) (*models.APIKey, error) {
 	var key models.APIKey
 	err := k.tx.Where("developer_id = ? AND state IN ?", developerID, []models.KeyState{models.KeyActive, models.KeyDisabled}).
 		Take(&key).Error
@@ -86,7 +86,7 @@ func (k *KeyTx) CurrentKey(developerID int64) (*models.APIKey, error) {
 }
 
 // KeyByDigest returns the key with this lookup digest, or nil.
-func (k *KeyTx) KeyByDigest(digest []byte) (*models.APIKey, error) {
+func (k *keyTx) KeyByDigest(digest []byte) (*models.APIKey, error) {
 	var key models.APIKey
 	err := k.tx.Where("digest = ?", digest).Take(&key).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
@@ -99,13 +99,13 @@ func (k *KeyTx) KeyByDigest(digest []byte) (*models.APIKey, error) {
 }
 
 // CreateKey stores a new key and sets its ID.
-func (k *KeyTx) CreateKey(key *models.APIKey) error {
+func (k *keyTx) CreateKey(key *models.APIKey) error {
 	return k.tx.Create(key).Error
 }
 
 // SetKeyState moves key to state at `at`, saying why, in the database and
 // in key.
-func (k *KeyTx) SetKeyState(key *models.APIKey, state models.KeyState, reason string, at time.Time) error {
+func (k *keyTx) SetKeyState(key *models.APIKey, state models.KeyState, reason string, at time.Time) error {
 	err := k.tx.Model(key).Updates(map[string]any{
 		"state": state, "state_reason": reason, "state_changed_at": at,
 	}).Error
@@ -117,13 +117,13 @@ func (k *KeyTx) SetKeyState(key *models.APIKey, state models.KeyState, reason st
 }
 
 // CreateKeyEvent records event and sets its ID.
-func (k *KeyTx) CreateKeyEvent(event *models.KeyEvent) error {
+func (k *keyTx) CreateKeyEvent(event *models.KeyEvent) error {
 	return k.tx.Create(event).Error
 }
 
 // KeyDigests returns the lookup digests of every key of the developer, in
 // any state.
-func (k *KeyTx) KeyDigests(developerID int64) ([][]byte, error) {
+func (k *keyTx) KeyDigests(developerID int64) ([][]byte, error) {
 	var digests [][]byte
 	err := k.tx.Model(&models.APIKey{}).Where("developer_id = ?", developerID).Pluck("digest", &digests).Error
 	return digests, err

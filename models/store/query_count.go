@@ -1,10 +1,10 @@
 package store
 
 import (
-	"context"
 	"database/sql"
 	"fmt"
 
+	"github.com/crownsdev/crowns/models"
 	"gorm.io/gorm"
 )
 
@@ -17,7 +17,7 @@ const queryCounterName = "crowns:count_queries"
 func (s *Store) countQueries() error {
 	count := func(db *gorm.DB) {
 		s.queries.Add(1)
-		if ctx := db.Statement.Context; ctx != nil && ctx.Value(backgroundWork{}) != nil {
+		if models.IsBackground(db.Statement.Context) {
 			s.backgroundQueries.Add(1)
 		}
 	}
@@ -44,18 +44,8 @@ func (s *Store) countQueries() error {
 // read it to prove a path costs no query.
 func (s *Store) QueryCount() int64 { return s.queries.Load() }
 
-// backgroundWork marks the context of work no request waits on.
-type backgroundWork struct{}
-
-// AsBackground marks ctx as background work (the key-event sync, the
-// last-use flush, the scheduler): its statements are counted in
-// BackgroundQueryCount as well, so what requests cost can be told apart.
-func AsBackground(ctx context.Context) context.Context {
-	return context.WithValue(ctx, backgroundWork{}, true)
-}
-
 // BackgroundQueryCount is the part of QueryCount sent with contexts
-// marked by AsBackground.
+// marked by models.AsBackground.
 func (s *Store) BackgroundQueryCount() int64 { return s.backgroundQueries.Load() }
 
 // PoolStats are the statistics of the store's connection pool (open, in

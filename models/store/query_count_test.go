@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/models/store"
 
 	"github.com/crownsdev/crowns/models/store/storetest"
@@ -13,7 +14,7 @@ func TestBackgroundStatementsAreCountedApart(t *testing.T) {
 	db := storetest.Open(t, store.DialectSQLite)
 	ctx := context.Background()
 	all, background := db.QueryCount(), db.BackgroundQueryCount()
-	if _, err := db.LastKeyEventID(store.AsBackground(ctx)); err != nil {
+	if _, err := db.LastKeyEventID(models.AsBackground(ctx)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.LastKeyEventID(ctx); err != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/crownsdev/crowns/models"
 )
 
 // replicaForgetAfter is how long a replica that stopped heartbeating
@@ -16,7 +18,7 @@ const replicaForgetAfter = time.Hour
 // three short statements, made every few seconds in the background,
 // never per request. Times are kept in Unix milliseconds.
 func (s *Store) ReplicaHeartbeat(ctx context.Context, id string, now, liveSince time.Time) (int, error) {
-	db := s.session(AsBackground(ctx))
+	db := s.session(models.AsBackground(ctx))
 	err := db.Exec(`INSERT INTO replicas (id, last_seen) VALUES (?, ?)
 		ON CONFLICT (id) DO UPDATE SET last_seen = excluded.last_seen`, id, now.UnixMilli()).Error
 	if err != nil {

@@ -25,7 +25,7 @@ func TestSaveSnapshotsStoresABatchAsSavedOneByOne(t *testing.T) {
 		if err != nil || stored != len(batch) {
 			t.Fatalf("SaveSnapshots = %d, %v; want %d stored", stored, err, len(batch))
 		}
-		if got := changes.take(); !reflect.DeepEqual(got, []store.ClanChange{{Tag: "2CCCP"}}) {
+		if got := changes.take(); !reflect.DeepEqual(got, []models.ClanChange{{Tag: "2CCCP"}}) {
 			t.Fatalf("a batch announced %v, want one change", got)
 		}
 		again, err := clans.SaveSnapshots(ctx, clanID, models.SnapshotFourHourly, append(batch[:2:2], models.SnapshotOf(clanFixture("2CCCP", 3, 1), at("2026-03-10T12:00:00Z"))))

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/models/store"
 )
 
@@ -63,7 +64,7 @@ func ListenForClanChanges(t testing.TB, clans *store.Store) {
 
 // AwaitClanChange waits for a change matching want on heard, at most
 // ChangeDeadline; what names it in the failure.
-func AwaitClanChange(t testing.TB, heard <-chan store.ClanChange, what string, want func(store.ClanChange) bool) {
+func AwaitClanChange(t testing.TB, heard <-chan models.ClanChange, what string, want func(models.ClanChange) bool) {
 	t.Helper()
 	deadline := time.After(ChangeDeadline)
 	for {
