@@ -28,7 +28,7 @@ func (r *TournamentRefresher) discoverIfDue(ctx context.Context, report *Tournam
 		}
 		found = append(found, results...)
 	}
-	if err := r.tournaments.SaveDiscoveredTournaments(ctx, found, r.cfg.Clock.Now()); err != nil {
+	if err := r.db.SaveDiscoveredTournaments(ctx, found, r.cfg.Clock.Now()); err != nil {
 		return err
 	}
 	report.Discovered = len(uniqueTags(found))
@@ -54,7 +54,7 @@ func (r *TournamentRefresher) pruneIfDue(ctx context.Context, report *Tournament
 	if err != nil || !claimed {
 		return err
 	}
-	report.Pruned, err = r.tournaments.PruneTournaments(ctx, now.Add(-r.cfg.Retention))
+	report.Pruned, err = r.db.PruneTournaments(ctx, now.Add(-r.cfg.Retention))
 	if report.Pruned > 0 {
 		r.log.Info("ended tournaments pruned", "count", report.Pruned, "retention", r.cfg.Retention)
 	}

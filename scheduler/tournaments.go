@@ -40,12 +40,11 @@ type TournamentSource interface {
 // replica per period, and each lookup is leased to one replica through
 // the database.
 type TournamentRefresher struct {
-	db          TournamentStore
-	tournaments TournamentStore
-	source      TournamentSource
-	cfg         TournamentRefresherConfig
-	log         *slog.Logger
-	tickMu      sync.Mutex // one Tick at a time
+	db     TournamentStore
+	source TournamentSource
+	cfg    TournamentRefresherConfig
+	log    *slog.Logger
+	tickMu sync.Mutex // one Tick at a time
 	// metrics counts lookups; nil without Config.Metrics.
 	metrics *refreshMetrics
 }
@@ -79,12 +78,11 @@ func NewTournamentRefresher(db TournamentStore, source TournamentSource, cfg Tou
 		return nil, fmt.Errorf("tournament refresher: metrics: %w", err)
 	}
 	return &TournamentRefresher{
-		db:          db,
-		tournaments: db,
-		source:      source,
-		cfg:         cfg,
-		log:         cfg.Logger.With("component", "tournament-refresher", "owner", cfg.Owner),
-		metrics:     metrics,
+		db:      db,
+		source:  source,
+		cfg:     cfg,
+		log:     cfg.Logger.With("component", "tournament-refresher", "owner", cfg.Owner),
+		metrics: metrics,
 	}, nil
 }
 
@@ -122,7 +120,7 @@ func (r *TournamentRefresher) Tick(ctx context.Context) (TournamentTickReport, e
 
 // refreshDue claims due tournaments and looks them up, a few at a time.
 func (r *TournamentRefresher) refreshDue(ctx context.Context, report *TournamentTickReport) error {
-	tags, err := r.tournaments.ClaimTournamentRefreshes(ctx, models.TournamentRefreshClaim{
+	tags, err := r.db.ClaimTournamentRefreshes(ctx, models.TournamentRefreshClaim{
 		Owner:      r.cfg.Owner,
 		Now:        r.cfg.Clock.Now(),
 		StaleAfter: r.cfg.RefreshInterval,
@@ -160,7 +158,7 @@ func (r *TournamentRefresher) refresh(ctx context.Context, tag string) refreshOu
 	defer cancelWrite()
 	switch {
 	case errors.Is(err, models.ErrNotFound):
-		if err := r.tournaments.DeleteTournament(writeCtx, tag); err != nil {
+		if err := r.db.DeleteTournament(writeCtx, tag); err != nil {
 			r.log.Warn("could not forget a tournament gone upstream", "tag", tag, "error", err)
 			return refreshFailed
 		}
@@ -172,7 +170,7 @@ func (r *TournamentRefresher) refresh(ctx context.Context, tag string) refreshOu
 		}
 		return refreshFailed
 	}
-	if err := r.tournaments.SaveLookedUpTournament(writeCtx, details, r.cfg.Clock.Now()); err != nil {
+	if err := r.db.SaveLookedUpTournament(writeCtx, details, r.cfg.Clock.Now()); err != nil {
 		r.log.Warn("could not store a refreshed tournament", "tag", tag, "error", err)
 		return refreshFailed
 	}
