@@ -42,6 +42,11 @@ func (s *Server) handleClanSearch(c *fiber.Ctx) error {
 	}
 	key := searchCacheKey(q)
 	now := s.requestNow(c)
+	// A cached answer needs neither the request's context nor a game call.
+	if answer, hit := s.cache.getString(key, now); hit {
+		s.metrics.cacheLookup(cacheClanSearch, true)
+		return s.sendAnswer(c, answer, true, key)
+	}
 	answer, hit, err := s.cache.fetch(s.requestCtx(c), now, key, s.cfg.RequestTimeout, s.gameCallOf(c, now),
 		func(ctx context.Context) (*cachedAnswer, error) {
 			page, err := s.deps.Game.SearchClans(ctx, q)
