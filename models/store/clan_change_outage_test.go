@@ -37,10 +37,10 @@ func TestClanChangesSeenSoonAfterAnOutage(t *testing.T) {
 	storetest.ListenForClanChanges(t, reader)
 	changes.await(t, "first announcement of the listener", isAll)
 
-	// An outage of 4 s: the reconnections fail, their backoff doubles
-	// from 100 ms to its cap.
+	// An outage of 2 s: the reconnections fail, their backoff doubles
+	// from 100 ms to its 1 s cap.
 	proxy.Refuse()
-	time.Sleep(4 * time.Second)
+	time.Sleep(2 * time.Second)
 	changes.take()
 	proxy.Accept()
 	back := time.Now()
