@@ -281,7 +281,10 @@ func (s *Server) App() *fiber.App { return s.app }
 // holding at most Config.MaxConnsPerAddress connections.
 func (s *Server) Serve(ln net.Listener) error {
 	refusal := s.errorBodies[errorKey{http.StatusTooManyRequests, textRateLimited}]
-	return s.app.Listener(newConnectionLimit(ln, s.cfg.MaxConnsPerAddress, refusal))
+	limit := newConnectionLimit(ln, s.cfg.MaxConnsPerAddress, refusal)
+	server := s.app.Server()
+	server.ConnState = limit.connectionStateHook(server.ConnState)
+	return s.app.Listener(limit)
 }
 
 // Shutdown stops taking requests and waits for those in flight, at most

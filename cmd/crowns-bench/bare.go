@@ -57,32 +57,32 @@ const bareCommand = "bare-server"
 // startBareProcess runs the bare server as a process of its own, like
 // Crowns, so that neither shares the load generator's Go runtime: it
 // writes replay to a file in dir and starts this executable with
-// bareCommand on a free loopback port, and returns that address and the
-// function that stops it.
-func startBareProcess(ctx context.Context, dir string, replay answers) (addr string, stop func(), err error) {
+// bareCommand on a free loopback port, and returns that address, the
+// process's id and the function that stops it.
+func startBareProcess(ctx context.Context, dir string, replay answers) (addr string, pid int, stop func(), err error) {
 	path := filepath.Join(dir, "bare-answers.gob")
 	f, err := os.Create(path)
 	if err != nil {
-		return "", nil, err
+		return "", 0, nil, err
 	}
 	err = gob.NewEncoder(f).Encode(replay)
 	if closeErr := f.Close(); err == nil {
 		err = closeErr
 	}
 	if err != nil {
-		return "", nil, fmt.Errorf("bare answers: %w", err)
+		return "", 0, nil, fmt.Errorf("bare answers: %w", err)
 	}
 	self, err := os.Executable()
 	if err != nil {
-		return "", nil, err
+		return "", 0, nil, err
 	}
 	if addr, err = freeLoopbackAddr(); err != nil {
-		return "", nil, err
+		return "", 0, nil, err
 	}
 	cmd := exec.Command(self, bareCommand, path, addr)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
-		return "", nil, fmt.Errorf("start the bare server: %w", err)
+		return "", 0, nil, fmt.Errorf("start the bare server: %w", err)
 	}
 	stop = func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
@@ -91,14 +91,14 @@ func startBareProcess(ctx context.Context, dir string, replay answers) (addr str
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if conn, err := net.Dial("tcp", addr); err == nil {
 			_ = conn.Close()
-			return addr, stop, nil
+			return addr, cmd.Process.Pid, stop, nil
 		}
 		if ctx.Err() != nil {
 			break
 		}
 	}
 	stop()
-	return "", nil, errors.New("the bare server did not listen within 30s")
+	return "", 0, nil, errors.New("the bare server did not listen within 30s")
 }
 
 // serveBare is the bare server's process: it serves the answers of path

@@ -166,7 +166,7 @@ func (b *hotBench) measure(ctx context.Context, row rowSpec) error {
 	if err != nil {
 		return err
 	}
-	bareAddr, stopBare, err := startBareProcess(ctx, b.dir, replay)
+	bareAddr, barePID, stopBare, err := startBareProcess(ctx, b.dir, replay)
 	if err != nil {
 		return err
 	}
@@ -180,13 +180,18 @@ func (b *hotBench) measure(ctx context.Context, row rowSpec) error {
 	b.progress("%s, %s client: %d distinct answers; %d rounds of %s against bare and crowns", row.name, row.clientName(), len(replay[clientIndex(row.gzip)]), rounds, slice)
 	var crownsOut, bareOut loadOutcome
 	var spent statements
+	var crownsCPU, bareCPU cpuSpent
 	for range rounds {
-		bareOut.add(bareClient.drive(ctx, bareRequests, row.want, slice, 0))
+		out, cpu := measureCPU(barePID, func() loadOutcome { return bareClient.drive(ctx, bareRequests, row.want, slice, 0) })
+		bareOut.add(out)
+		bareCPU.add(cpu)
 		before, err := b.crowns.statements()
 		if err != nil {
 			return err
 		}
-		crownsOut.add(b.client.drive(ctx, crownsRequests, row.want, slice, 0))
+		out, cpu = measureCPU(b.crowns.cmd.Process.Pid, func() loadOutcome { return b.client.drive(ctx, crownsRequests, row.want, slice, 0) })
+		crownsOut.add(out)
+		crownsCPU.add(cpu)
 		after, err := b.crowns.statements()
 		if err != nil {
 			return err
@@ -198,8 +203,8 @@ func (b *hotBench) measure(ctx context.Context, row rowSpec) error {
 		}
 	}
 	example := row.draws[0].uri
-	baseline := b.report.row(row.name, row.clientName(), "bare", example, bareOut, statements{})
-	b.report.row(row.name, row.clientName(), "crowns", example, crownsOut, spent).compare(baseline)
+	baseline := b.report.row(row.name, row.clientName(), "bare", example, bareOut, statements{}, bareCPU)
+	b.report.row(row.name, row.clientName(), "crowns", example, crownsOut, spent, crownsCPU).compare(baseline)
 	return nil
 }
 

@@ -32,6 +32,12 @@ type row struct {
 	RequestStatements    int64   `json:"requestStatements"`
 	BackgroundStatements int64   `json:"backgroundStatements"`
 	StatementsPerRequest float64 `json:"statementsPerRequest"`
+	// ServerCPUMicros and ClientCPUMicros are the CPU time, in
+	// microseconds per request, the server process and the load generator
+	// spent (user and system, from /proc; 10 ms resolution over the run):
+	// where a ratio's gap goes.
+	ServerCPUMicros float64 `json:"serverCpuMicrosPerRequest"`
+	ClientCPUMicros float64 `json:"clientCpuMicrosPerRequest"`
 	// RatioToBare is requests/s against those of the bare row of the same
 	// route and client; TargetRatio what it should reach (by body size).
 	RatioToBare float64 `json:"ratioToBare,omitempty"`
@@ -108,7 +114,7 @@ func databaseName(url string) string {
 }
 
 // row records a row's outcome.
-func (r *report) row(route, client, server, example string, outcome loadOutcome, spent statements) *row {
+func (r *report) row(route, client, server, example string, outcome loadOutcome, spent statements, cpu cpuSpent) *row {
 	out := &row{
 		Route:                route,
 		Client:               client,
@@ -127,6 +133,8 @@ func (r *report) row(route, client, server, example string, outcome loadOutcome,
 	}
 	if outcome.requests > 0 {
 		out.StatementsPerRequest = spent.request / float64(outcome.requests)
+		out.ServerCPUMicros = float64(cpu.server.Microseconds()) / float64(outcome.requests)
+		out.ClientCPUMicros = float64(cpu.client.Microseconds()) / float64(outcome.requests)
 	}
 	r.Rows = append(r.Rows, out)
 	return out
@@ -188,7 +196,7 @@ func (r *report) print(w io.Writer) {
 		r.Database, r.CPUs, r.Connections, r.Duration, r.Keys, r.Clans)
 	fmt.Fprintf(w, "(%s)\n\n", r.Note)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "route\tclient\tserver\tbody\treq/s\tp50 ms\tp99 ms\terrors\tdb st/req\tvs bare\ttarget\t")
+	fmt.Fprintln(tw, "route\tclient\tserver\tbody\treq/s\tp50 ms\tp99 ms\terrors\tcpu µs/req server+client\tdb st/req\tvs bare\ttarget\t")
 	for _, rw := range r.Rows {
 		statementsPerRequest, ratio, verdict := "", "", ""
 		if rw.Server == "crowns" {
@@ -199,8 +207,9 @@ func (r *report) print(w io.Writer) {
 				verdict = "MISSED " + strings.Join(rw.Missed, ",")
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.0f\t%.2f\t%.2f\t%d\t%s\t%s\t%s\t\n",
-			rw.Route, rw.Client, rw.Server, sizeLabel(rw.BodyBytes), rw.RequestsPerSecond, rw.P50Ms, rw.P99Ms, rw.Errors, statementsPerRequest, ratio, verdict)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.0f\t%.2f\t%.2f\t%d\t%.1f+%.1f\t%s\t%s\t%s\t\n",
+			rw.Route, rw.Client, rw.Server, sizeLabel(rw.BodyBytes), rw.RequestsPerSecond, rw.P50Ms, rw.P99Ms, rw.Errors,
+			rw.ServerCPUMicros, rw.ClientCPUMicros, statementsPerRequest, ratio, verdict)
 	}
 	_ = tw.Flush()
 	var background int64
