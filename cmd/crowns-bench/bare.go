@@ -17,12 +17,16 @@ import (
 )
 
 // answer is one answer of Crowns as a client received it: what the bare
-// server replays.
+// server replays, headers included, so that a client reads the same bytes
+// from either server.
 type answer struct {
 	Status          int
 	ContentType     string
 	ContentEncoding string
-	Body            []byte
+	// Headers are the answer's other headers (rate-limit, ETag, Vary,
+	// request id...), as replayedHeaders keeps them.
+	Headers [][2]string
+	Body    []byte
 }
 
 // answers are the answers of a row by the request's path and query: [0]
@@ -39,9 +43,8 @@ func clientIndex(gzip bool) int {
 }
 
 // bareServer is the ceiling the bench compares Crowns with: a Fiber app
-// with Crowns' route patterns that answers each request with the bytes,
-// Content-Type and Content-Encoding Crowns answered it with, and does
-// nothing else.
+// with Crowns' route patterns that answers each request with the status,
+// headers and body Crowns answered it with, and does nothing else.
 type bareServer struct {
 	app *fiber.App
 }
@@ -136,6 +139,9 @@ func startBareServer(replay answers, addr string) (*bareServer, error) {
 		c.Set(fiber.HeaderContentType, a.ContentType)
 		if a.ContentEncoding != "" {
 			c.Set(fiber.HeaderContentEncoding, a.ContentEncoding)
+		}
+		for _, h := range a.Headers {
+			c.Set(h[0], h[1])
 		}
 		return c.Send(a.Body)
 	}

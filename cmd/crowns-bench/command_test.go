@@ -106,6 +106,14 @@ func TestBenchRunsEndToEndInATinyConfiguration(t *testing.T) {
 					}
 				}
 			}
+			var serverCPU, clientCPU float64
+			for _, rw := range r.Rows {
+				serverCPU += rw.ServerCPUMicros
+				clientCPU += rw.ClientCPUMicros
+			}
+			if serverCPU <= 0 || clientCPU <= 0 {
+				t.Errorf("CPU per request of the servers %v, of the load generator %v: not measured", serverCPU, clientCPU)
+			}
 			if !slices.Equal(names, rowNames) {
 				t.Fatalf("rows %q, want %q", names, rowNames)
 			}

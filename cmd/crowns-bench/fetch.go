@@ -42,10 +42,28 @@ func fetchAll(ctx context.Context, addr string, draws []draw, gzip bool) ([]answ
 				Status:          resp.StatusCode(),
 				ContentType:     string(resp.Header.ContentType()),
 				ContentEncoding: string(resp.Header.ContentEncoding()),
+				Headers:         replayedHeaders(&resp.Header),
 				Body:            append([]byte(nil), resp.Body()...),
 			}
 			return nil
 		})
 	}
 	return out, g.Wait()
+}
+
+// replayedHeaders are the headers of an answer the bare server sends
+// again: all but those its own server sets for every answer (Date,
+// Server, Content-Length, Connection) and Content-Type and
+// Content-Encoding, kept apart.
+func replayedHeaders(h *fasthttp.ResponseHeader) [][2]string {
+	var out [][2]string
+	for name, value := range h.All() {
+		switch string(name) {
+		case fasthttp.HeaderDate, fasthttp.HeaderServer, fasthttp.HeaderContentLength, fasthttp.HeaderConnection,
+			fasthttp.HeaderContentType, fasthttp.HeaderContentEncoding:
+			continue
+		}
+		out = append(out, [2]string{string(name), string(value)})
+	}
+	return out
 }

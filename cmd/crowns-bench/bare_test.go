@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"net/http"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/valyala/fasthttp"
+)
+
+// TestBareServerReplaysTheWholeAnswer: a client reads from the bare
+// server the status, headers and body Crowns answered, so that both cost
+// the client the same.
+func TestBareServerReplaysTheWholeAnswer(t *testing.T) {
+	addr, err := freeLoopbackAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var replay answers
+	replay[0] = map[string]answer{}
+	replay[1] = map[string]answer{"/player/2PP/battles": {
+		Status: http.StatusOK, ContentType: "application/json", ContentEncoding: "gzip",
+		Headers: [][2]string{{"X-Ratelimit-Remaining", "19"}, {"Etag", `"1-2"`}, {"Vary", "auth, Authorization, Accept-Encoding"}},
+		Body:    []byte("compressed"),
+	}}
+	bare, err := startBareServer(replay, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = bare.app.Shutdown() }()
+	fetched, err := fetchAll(t.Context(), addr, []draw{{uri: "/player/2PP/battles", key: "k"}}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := fetched[0], replay[1]["/player/2PP/battles"]
+	if got.Status != want.Status || got.ContentType != want.ContentType || got.ContentEncoding != want.ContentEncoding || !bytes.Equal(got.Body, want.Body) {
+		t.Fatalf("replayed %+v, want %+v", got, want)
+	}
+	if len(got.Headers) != len(want.Headers) {
+		t.Fatalf("replayed headers %q, want %q", got.Headers, want.Headers)
+	}
+	for i := range want.Headers {
+		if got.Headers[i] != want.Headers[i] {
+			t.Fatalf("replayed headers %q, want %q", got.Headers, want.Headers)
+		}
+	}
+}
+
+func TestReplayedHeadersLeaveOutWhatEveryServerSets(t *testing.T) {
+	var h fasthttp.ResponseHeader
+	h.Set(fasthttp.HeaderDate, "today")
+	h.Set(fasthttp.HeaderServer, "crowns")
+	h.SetContentLength(10)
+	h.SetContentType("application/json")
+	h.Set(fasthttp.HeaderContentEncoding, "gzip")
+	h.Set("X-Cached", "true")
+	got := replayedHeaders(&h)
+	if len(got) != 1 || got[0] != [2]string{"X-Cached", "true"} {
+		t.Fatalf("replayed %q, want only X-Cached", got)
+	}
+}
+
+// TestProcessCPUReadsTheTimeSpent: the CPU time of a process that works
+// grows, as /proc tells it.
+func TestProcessCPUReadsTheTimeSpent(t *testing.T) {
+	start := processCPU(os.Getpid())
+	deadline := time.Now().Add(10 * time.Second)
+	worked := 0
+	for processCPU(os.Getpid()) <= start {
+		if time.Now().After(deadline) {
+			t.Fatal("the CPU time of a busy process never grew")
+		}
+		worked ^= spin()
+	}
+	t.Logf("worked %d", worked)
+	if ownCPU() <= 0 {
+		t.Fatal("the load generator's own CPU time is zero")
+	}
+}
+
+// spin keeps a core busy for a while.
+func spin() int {
+	x := 0
+	for i := range 10_000_000 {
+		x ^= i * i
+	}
+	return x
+}
