@@ -111,15 +111,21 @@ const (
 	// goal of 1.5 times the live heap instead of Go's 2 keeps resident
 	// memory about a quarter lower for a little more collector work.
 	defaultGCPercent = 50
-	// defaultMemoryLimitMB is the soft limit of the Go runtime's memory:
-	// the collector runs harder near it rather than let the heap grow past
-	// it, and gives freed memory back to the system. It leaves the default
-	// 64 MiB of cached answers four times their room, so the collector
-	// does not run hard under load (at 128 MiB answers were served 10-20%
-	// slower under the load of docs/performance.md), and keeps a
-	// container's memory in bounds.
-	defaultMemoryLimitMB = 256
-	defaultSupportInfo   = "See the Crowns README for the API reference, or ask in the developer-key channel of the community server."
+	// defaultCacheMB is the memory budget of cached answers. 40 MiB hold
+	// the compressed forms of every hot answer of the full-size load of
+	// docs/performance.md (1,000 players' battles and 1,000 clans'
+	// histories, about 15 MiB each) with room for the plain forms asked
+	// most, and keep the whole process within 150 MB resident.
+	defaultCacheMB = 40
+	// memoryLimitBesideCacheMB is what the Go runtime's soft memory limit
+	// leaves beside the cache budget when CROWNS_MEMORY_LIMIT_MB is not
+	// set: the rest of the live heap (key verdicts, the player dictionary,
+	// usage counts: about 20 MiB at 10,000 keys) and the collector's room.
+	// Near the limit the collector runs harder rather than let the heap
+	// grow past it, and gives freed memory back to the system; derived
+	// from the cache budget, the limit grows with it.
+	memoryLimitBesideCacheMB = 64
+	defaultSupportInfo       = "See the Crowns README for the API reference, or ask in the developer-key channel of the community server."
 )
 
 // loadConfig reads the configuration from getenv and validates it; every
@@ -146,7 +152,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		GameCallsPerKey:      r.float("CROWNS_GAME_CALLS_PER_KEY", api.DefaultGameCallsPerKey),
 		CacheTTL:             r.duration("CROWNS_CACHE_TTL", 3*time.Minute),
 		HistoryCacheTTL:      r.duration("CROWNS_HISTORY_CACHE_TTL", time.Minute),
-		CacheBytes:           int64(r.integer("CROWNS_CACHE_MB", 64, 1, 1<<20)) << 20,
+		CacheBytes:           int64(r.integer("CROWNS_CACHE_MB", defaultCacheMB, 1, 1<<20)) << 20,
 		Roles:                r.roles("CROWNS_ROLES", "api,bot,scheduler"),
 		Tournaments:          r.onOff("CROWNS_TOURNAMENTS", false),
 		TournamentRefresh:    r.tournamentRefresh(),
@@ -160,12 +166,12 @@ func loadConfig(getenv func(string) string) (config, error) {
 		LogFormat:            r.oneOf("CROWNS_LOG_FORMAT", "text", "text", "json"),
 		AccessLog:            r.onOff("CROWNS_ACCESS_LOG", true),
 		GCPercent:            r.integer("CROWNS_GC_PERCENT", defaultGCPercent, 10, 1000),
-		MemoryLimit:          int64(r.integer("CROWNS_MEMORY_LIMIT_MB", defaultMemoryLimitMB, 32, 1<<20)) << 20,
 		ShutdownTimeout:      r.duration("CROWNS_SHUTDOWN_TIMEOUT", 20*time.Second),
 
 		SnapshotRatePerSecond: r.float("CROWNS_SNAPSHOT_RATE_PER_SECOND", scheduler.DefaultSnapshotRatePerSecond),
 		SnapshotConcurrency:   r.integer("CROWNS_SNAPSHOT_CONCURRENCY", scheduler.DefaultSnapshotConcurrency, 1, 256),
 	}
+	cfg.MemoryLimit = int64(r.integer("CROWNS_MEMORY_LIMIT_MB", int(cfg.CacheBytes>>20)+memoryLimitBesideCacheMB, 32, 1<<20)) << 20
 	cfg.Secret = r.secret("CROWNS_SECRET", cfg.SecretFile)
 	r.check(cfg.MetricsAddr == metricsOff || !sameListenAddress(cfg.MetricsAddr, cfg.Addr), "CROWNS_METRICS_ADDR must differ from CROWNS_ADDR: metrics are never served on the public API address")
 	r.check(cfg.MemoryLimit >= cfg.CacheBytes+32<<20, "CROWNS_MEMORY_LIMIT_MB must leave at least 32 MiB beside CROWNS_CACHE_MB")

@@ -42,7 +42,8 @@ func TestMemoryLimitSetting(t *testing.T) {
 		want    int64
 		problem string
 	}{
-		{"default", nil, 256 << 20, ""},
+		{"default: the cache budget and 64 MiB", nil, (40 + 64) << 20, ""},
+		{"default beside a larger cache", map[string]string{"CROWNS_CACHE_MB": "512"}, (512 + 64) << 20, ""},
 		{"set", map[string]string{"CROWNS_MEMORY_LIMIT_MB": "512", "CROWNS_CACHE_MB": "256"}, 512 << 20, ""},
 		{"no room beside the cache", map[string]string{"CROWNS_MEMORY_LIMIT_MB": "100", "CROWNS_CACHE_MB": "80"}, 0,
 			"CROWNS_MEMORY_LIMIT_MB must leave at least 32 MiB beside CROWNS_CACHE_MB"},
