@@ -11,11 +11,20 @@ import (
 	"time"
 
 	"github.com/crownsdev/crowns/api"
+	"github.com/crownsdev/crowns/bot"
 	"github.com/crownsdev/crowns/scheduler"
+	"github.com/crownsdev/crowns/upstream"
 )
 
 // config is every setting of the crowns binary, read from CROWNS_*
 // environment variables with defaults, validated once at start-up.
+//
+// Defaults are filled one way: here, as each variable is read. A setting
+// that a package also takes on its own has that package's exported
+// Default constant as its default (upstream.DefaultTimeout,
+// scheduler.DefaultTournamentRefreshInterval...), so each default value
+// is written once; a package treats a zero field as that same constant
+// only for callers that do not go through this reader (tests, embedding).
 type config struct {
 	Addr string
 	// MetricsAddr is where /metrics is served, never on Addr; "off" serves
@@ -140,8 +149,8 @@ func loadConfig(getenv func(string) string) (config, error) {
 		SecretFile:           r.str("CROWNS_SECRET_FILE", ""),
 		UpstreamURL:          strings.TrimRight(r.str("CROWNS_UPSTREAM_URL", defaultUpstreamURL), "/"),
 		UpstreamToken:        r.str("CROWNS_UPSTREAM_TOKEN", ""),
-		UpstreamTimeout:      r.duration("CROWNS_UPSTREAM_TIMEOUT", 10*time.Second),
-		UpstreamConcurrency:  r.integer("CROWNS_UPSTREAM_CONCURRENCY", 16, 1, 1024),
+		UpstreamTimeout:      r.duration("CROWNS_UPSTREAM_TIMEOUT", upstream.DefaultTimeout),
+		UpstreamConcurrency:  r.integer("CROWNS_UPSTREAM_CONCURRENCY", upstream.DefaultConcurrency, 1, 1024),
 		TrackAddress:         r.str("CROWNS_TRACK_ADDRESS", defaultTrackAddress),
 		SupportInfo:          r.str("CROWNS_SUPPORT_INFO", defaultSupportInfo),
 		LeakReportKeysFile:   r.str("CROWNS_LEAK_REPORT_KEYS_FILE", ""),
@@ -161,7 +170,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		DiscordGuildID:       r.str("CROWNS_DISCORD_GUILD_ID", ""),
 		DiscordKeyChannelID:  r.str("CROWNS_DISCORD_KEY_CHANNEL_ID", ""),
 		DiscordLogChannelID:  r.str("CROWNS_DISCORD_LOG_CHANNEL_ID", ""),
-		DiscordPrefix:        r.str("CROWNS_DISCORD_PREFIX", "!key"),
+		DiscordPrefix:        r.str("CROWNS_DISCORD_PREFIX", bot.DefaultPrefix),
 		LogLevel:             r.oneOf("CROWNS_LOG_LEVEL", "info", "debug", "info", "warn", "error"),
 		LogFormat:            r.oneOf("CROWNS_LOG_FORMAT", "text", "text", "json"),
 		AccessLog:            r.onOff("CROWNS_ACCESS_LOG", true),

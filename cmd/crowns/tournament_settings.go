@@ -14,15 +14,16 @@ import (
 
 // tournamentRefresh reads the CROWNS_TOURNAMENT_* variables into the
 // tournament refresher's configuration, each into the field of the same
-// name (CROWNS_TOURNAMENT_REFRESH_INTERVAL is RefreshInterval), and
+// name (CROWNS_TOURNAMENT_REFRESH_INTERVAL is RefreshInterval), an unset
+// one taking the scheduler's exported default as every setting does, and
 // reports the problems the refresher finds with them.
 func (r *envReader) tournamentRefresh() scheduler.TournamentRefresherConfig {
 	c := scheduler.TournamentRefresherConfig{
-		SearchTerms:       r.list("CROWNS_TOURNAMENT_SEARCH_TERMS", nil),
-		RefreshInterval:   r.duration("CROWNS_TOURNAMENT_REFRESH_INTERVAL", 0),
+		SearchTerms:       r.list("CROWNS_TOURNAMENT_SEARCH_TERMS", scheduler.DefaultTournamentSearchTerms()),
+		RefreshInterval:   r.duration("CROWNS_TOURNAMENT_REFRESH_INTERVAL", scheduler.DefaultTournamentRefreshInterval),
 		RefreshPerMinute:  r.integer("CROWNS_TOURNAMENT_REFRESH_PER_MINUTE", scheduler.DefaultTournamentRefreshPerMinute, 1, scheduler.MaxTournamentRefreshPerMinute),
-		DiscoveryInterval: r.duration("CROWNS_TOURNAMENT_DISCOVERY_INTERVAL", 0),
-		Retention:         r.duration("CROWNS_TOURNAMENT_RETENTION", 0),
+		DiscoveryInterval: r.duration("CROWNS_TOURNAMENT_DISCOVERY_INTERVAL", scheduler.DefaultTournamentDiscoveryInterval),
+		Retention:         r.duration("CROWNS_TOURNAMENT_RETENTION", scheduler.DefaultTournamentRetention),
 	}
 	checked, err := c.Checked()
 	if err != nil {
