@@ -399,6 +399,10 @@ func TestPlainFormsGoBeforeEntries(t *testing.T) {
 		cache.put(cacheSlot{key: key, ttl: time.Hour}, filler, 0)
 	}
 	cache.replace("b1", first, first.withPlain(firstPlain))
+	// b2, asked for more often than b1, takes the room of b1's plain form.
+	for range 2 {
+		cache.getString("b2", clock.Now())
+	}
 	cache.replace("b2", second, second.withPlain(secondPlain))
 	for key, wantPlain := range map[string]bool{"b1": false, "b2": true} {
 		got, ok := cache.getString(key, clock.Now())
@@ -421,6 +425,47 @@ func TestPlainFormsGoBeforeEntries(t *testing.T) {
 	}
 	if got, _ := cache.getString("b2", clock.Now()); got.plain != nil {
 		t.Fatal("the plain form was kept and an entry made room instead")
+	}
+	if cache.used() > budget {
+		t.Fatalf("used %d of %d", cache.used(), budget)
+	}
+}
+
+// TestAPlainFormTakesTheRoomOfAnotherOnlyWhenAskedMoreOften: with room
+// for one plain form, the answer asked for most keeps it; one asked for
+// as often or less is served inflated and not kept.
+func TestAPlainFormTakesTheRoomOfAnotherOnlyWhenAskedMoreOften(t *testing.T) {
+	clock := models.NewManualClock(time.Unix(1000, 0))
+	popular, popularPlain := largeAnswer(1)
+	rare, rarePlain := largeAnswer(2)
+	budget := popular.size() + rare.size() + int64(max(len(popularPlain), len(rarePlain))) + 64
+	cache := newResponseCache(time.Hour, budget, clock)
+	cache.put(cacheSlot{key: "popular", ttl: time.Hour}, popular, 0)
+	cache.put(cacheSlot{key: "rare", ttl: time.Hour}, rare, 0)
+	hit := func(key string, times int) {
+		for range times {
+			if _, ok := cache.getString(key, clock.Now()); !ok {
+				t.Fatalf("%s is not cached", key)
+			}
+		}
+	}
+	hit("popular", 5)
+	cache.replace("popular", popular, popular.withPlain(popularPlain))
+	hit("rare", 5)
+	cache.replace("rare", rare, rare.withPlain(rarePlain))
+	plainKept := func(key string) bool {
+		got, ok := cache.getString(key, clock.Now())
+		return ok && got.plain != nil
+	}
+	if !plainKept("popular") || plainKept("rare") {
+		t.Fatal("an answer asked for as often took the room of another's plain form")
+	}
+	// The two lookups above counted once each; three more for rare and it
+	// is asked for more often.
+	hit("rare", 3)
+	cache.replace("rare", rare, rare.withPlain(rarePlain))
+	if plainKept("popular") || !plainKept("rare") {
+		t.Fatal("the answer asked for more often did not take the room of the other's plain form")
 	}
 	if cache.used() > budget {
 		t.Fatalf("used %d of %d", cache.used(), budget)
