@@ -140,30 +140,42 @@ type inflaters struct {
 }
 
 // plainBody returns the plain body of a: as it is kept, or inflated from
-// its compressed form.
+// its compressed form into a new slice of its own (to be kept).
 func (p *inflaters) plainBody(a *cachedAnswer) ([]byte, error) {
 	if a.plain != nil || a.gzipped == nil {
 		return a.plain, nil
 	}
+	var plain bytes.Buffer
+	plain.Grow(a.length)
+	if err := p.inflateInto(&plain, a); err != nil {
+		return nil, err
+	}
+	return plain.Bytes(), nil
+}
+
+// inflateInto writes the plain body of a, kept compressed only, to w: the
+// answer's own body buffer (pooled by fasthttp) when the plain form is not
+// to be kept, so that serving it allocates nothing.
+func (p *inflaters) inflateInto(w io.Writer, a *cachedAnswer) error {
 	src := bytes.NewReader(a.gzipped)
 	zr, _ := p.pool.Get().(*gzip.Reader)
 	if zr == nil {
 		var err error
 		if zr, err = gzip.NewReader(src); err != nil {
-			return nil, fmt.Errorf("inflate answer: %w", err)
+			return fmt.Errorf("inflate answer: %w", err)
 		}
 	} else if err := zr.Reset(src); err != nil {
-		return nil, fmt.Errorf("inflate answer: %w", err)
+		return fmt.Errorf("inflate answer: %w", err)
 	}
 	defer p.pool.Put(zr)
-	plain := make([]byte, a.length)
-	if _, err := io.ReadFull(zr, plain); err != nil {
-		return nil, fmt.Errorf("inflate answer: %w", err)
+	n, err := zr.WriteTo(w)
+	if err != nil {
+		return fmt.Errorf("inflate answer: %w", err)
 	}
-	if n, _ := zr.Read(make([]byte, 1)); n != 0 {
-		return nil, errors.New("inflate answer: longer than the rendered body")
+	if n != int64(a.length) {
+		return errors.New("inflate answer: not the length of the rendered body")
 	}
-	return plain, nil
+	return nil
 }
 
 // withoutPlain is a kept compressed only.

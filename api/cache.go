@@ -144,6 +144,16 @@ func (c *responseCache) replace(key string, previous, completed *cachedAnswer) {
 	c.shardOfString(key).replace(key, previous, completed)
 }
 
+// wouldKeepPlain tells whether replace would keep the plain form of
+// previous, the answer under key kept compressed only (see
+// cacheShard.admitsPlainLocked); the plain form is made only then.
+func (c *responseCache) wouldKeepPlain(key string, previous *cachedAnswer) bool {
+	if c.budget <= 0 || key == "" {
+		return false
+	}
+	return c.shardOfString(key).wouldKeepPlain(key, previous)
+}
+
 // generation is the current generation of group; 0 for no group.
 func (c *responseCache) generation(group string) uint64 {
 	if group == "" {

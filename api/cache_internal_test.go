@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -145,6 +146,17 @@ func TestLargeAnswersAreKeptCompressedOnly(t *testing.T) {
 		if err != nil || !bytes.Equal(got, plain) {
 			t.Fatalf("inflated body differs from the rendered one (%v)", err)
 		}
+	}
+	for range 2 {
+		var into bytes.Buffer
+		if err := p.inflateInto(&into, answer); err != nil || !bytes.Equal(into.Bytes(), plain) {
+			t.Fatalf("body inflated into a buffer differs from the rendered one (%v)", err)
+		}
+	}
+	cut := *answer
+	cut.gzipped = answer.gzipped[:len(answer.gzipped)/2]
+	if err := p.inflateInto(io.Discard, &cut); err == nil {
+		t.Fatal("a truncated compressed answer was inflated without an error")
 	}
 	small := newCachedAnswer(plain[:2000])
 	if small.plain == nil || small.gzipped == nil {

@@ -147,14 +147,9 @@ func (sh *cacheShard) replace(key string, previous, completed *cachedAnswer) {
 		return
 	}
 	entry := element.Value.(*cacheEntry)
-	if entry.answer != previous || entry.extra != nil {
-		return
-	}
 	grown := completed.size() - previous.size()
-	if sh.used+grown > sh.budget {
-		if victim := sh.extras.Back(); victim == nil || victim.Value.(*cacheEntry).hits >= entry.hits {
-			return
-		}
+	if !sh.admitsPlainLocked(entry, previous, grown) {
+		return
 	}
 	for sh.used+grown > sh.budget {
 		if !sh.dropExtraLocked() {
@@ -166,6 +161,33 @@ func (sh *cacheShard) replace(key string, previous, completed *cachedAnswer) {
 	entry.size += grown
 	sh.used += grown
 	entry.extra = sh.extras.PushFront(entry)
+}
+
+// wouldKeepPlain tells whether replace would keep a plain form beside
+// previous, the answer under key: what admitsPlainLocked says of it now.
+func (sh *cacheShard) wouldKeepPlain(key string, previous *cachedAnswer) bool {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	element := sh.entries[key]
+	if element == nil {
+		return false
+	}
+	return sh.admitsPlainLocked(element.Value.(*cacheEntry), previous, int64(previous.length))
+}
+
+// admitsPlainLocked tells whether entry, still holding previous and no
+// plain form, may keep a plain form that grows it by grown bytes: when it
+// fits the budget, or when the least recently used plain form of another
+// entry, which goes first to make room, was asked for less often.
+func (sh *cacheShard) admitsPlainLocked(entry *cacheEntry, previous *cachedAnswer, grown int64) bool {
+	if entry.answer != previous || entry.extra != nil {
+		return false
+	}
+	if sh.used+grown <= sh.budget {
+		return true
+	}
+	victim := sh.extras.Back()
+	return victim != nil && victim.Value.(*cacheEntry).hits < entry.hits
 }
 
 // dropExtraLocked takes the least recently used extra plain form out of

@@ -115,6 +115,29 @@ func TestIdentityClientsGetTheSameAnswerBeforeAndAfterGzipClients(t *testing.T) 
 	expectHeader(t, again, "Content-Encoding", "gzip")
 }
 
+// TestIdentityClientsGetTheWholeAnswerWhenItsPlainFormIsNotKept: with a
+// budget that holds the compressed battles answer but not its plain form,
+// each identity client is served the answer inflated, whole, every time.
+func TestIdentityClientsGetTheWholeAnswerWhenItsPlainFormIsNotKept(t *testing.T) {
+	h := newHarness(t, harnessOptions{config: func(c *api.Config) { c.CacheBytes = 64 << 10 }})
+	key := h.issue("24")
+	path := "/player/" + h.world.PlayerTags()[2] + "/battles"
+	want := gunzipBody(t, h.get(path, "auth", key, "Accept-Encoding", "gzip"))
+	if len(want) <= 64<<10 {
+		t.Fatalf("the plain answer is %d bytes: it would fit the budget", len(want))
+	}
+	for i := range 3 {
+		resp := h.get(path, "auth", key)
+		expectHeader(t, resp, "x-cached", "true")
+		if resp.Header.Get("Content-Encoding") != "" || resp.ContentLength != int64(len(want)) {
+			t.Fatalf("request %d: Content-Encoding %q, Content-Length %d, want none and %d", i, resp.Header.Get("Content-Encoding"), resp.ContentLength, len(want))
+		}
+		if got := readBody(t, resp); !bytes.Equal(got, want) {
+			t.Fatalf("request %d: the plain body differs from the inflated gzip body", i)
+		}
+	}
+}
+
 func TestCacheCanBeSwitchedOff(t *testing.T) {
 	h := newHarness(t, harnessOptions{config: func(c *api.Config) { c.CacheTTL = 0 }})
 	key := h.issue("24")

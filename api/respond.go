@@ -61,6 +61,12 @@ func (s *Server) sendAnswer(c *fiber.Ctx, answer *cachedAnswer, fromCache bool, 
 	if answer.plain != nil || answer.gzipped == nil {
 		return c.Send(answer.plain)
 	}
+	if !s.cache.wouldKeepPlain(key, answer) {
+		// Served inflated and not kept: inflated straight into the
+		// response's pooled body buffer.
+		c.Response().ResetBody()
+		return s.inflaters.inflateInto(c.Response().BodyWriter(), answer)
+	}
 	plain, err := s.inflaters.plainBody(answer)
 	if err != nil {
 		return err
