@@ -186,6 +186,9 @@ type Server struct {
 	unsubscribe func()
 	// metrics records every answered request; nil without Config.Metrics.
 	metrics *requestMetrics
+	// connections bounds the connections of each client address (see
+	// Serve).
+	connections *connectionLimit
 }
 
 // New builds the API server; it does not listen yet.
@@ -247,6 +250,8 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 	s.app = fiber.New(fiberCfg)
 	server := s.app.Server()
 	server.Handler = knownMethodsOnly(server.Handler, fiberCfg.RequestMethods)
+	s.connections = newConnectionLimit(cfg.MaxConnsPerAddress, s.errorBodies[errorKey{http.StatusTooManyRequests, textRateLimited}])
+	server.ConnState = s.connections.connectionStateHook(server.ConnState)
 	// Answers given while draining say Connection: close, so a keep-alive
 	// client does not send another request on a connection about to close.
 	server.CloseOnShutdown = true
@@ -280,11 +285,7 @@ func (s *Server) App() *fiber.App { return s.app }
 // Serve answers requests on ln until Shutdown, each client address
 // holding at most Config.MaxConnsPerAddress connections.
 func (s *Server) Serve(ln net.Listener) error {
-	refusal := s.errorBodies[errorKey{http.StatusTooManyRequests, textRateLimited}]
-	limit := newConnectionLimit(ln, s.cfg.MaxConnsPerAddress, refusal)
-	server := s.app.Server()
-	server.ConnState = limit.connectionStateHook(server.ConnState)
-	return s.app.Listener(limit)
+	return s.app.Listener(s.connections.listener(ln))
 }
 
 // Shutdown stops taking requests and waits for those in flight, at most
