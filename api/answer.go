@@ -145,9 +145,9 @@ func (p *inflaters) plainBody(a *cachedAnswer) ([]byte, error) {
 	if a.plain != nil || a.gzipped == nil {
 		return a.plain, nil
 	}
-	var plain bytes.Buffer
-	plain.Grow(a.length)
-	if err := p.inflateInto(&plain, a); err != nil {
+	// Exactly the body's length: the cache counts what it keeps by it.
+	plain := bytes.NewBuffer(make([]byte, 0, a.length))
+	if err := p.inflateInto(plain, a); err != nil {
 		return nil, err
 	}
 	return plain.Bytes(), nil
