@@ -62,6 +62,10 @@ type harnessOptions struct {
 	// proxy); keys adjusts the key service's config.
 	db   *store.Store
 	keys func(*keys.Config)
+	// directAccessLog has the server write its INFO access lines to the
+	// captured logs itself (Config.AccessLog), as crowns serve does,
+	// instead of through the logger.
+	directAccessLog bool
 }
 
 func newHarness(t testing.TB, opts harnessOptions) *harness {
@@ -121,6 +125,9 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 		CacheBytes:    8 << 20,
 		Clock:         clock,
 		Logger:        log,
+	}
+	if opts.directAccessLog {
+		cfg.AccessLog = h.logs
 	}
 	if opts.config != nil {
 		opts.config(&cfg)

@@ -14,6 +14,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/valyala/fasthttp"
 
+	"github.com/crownsdev/crowns/api/internal/accesslog"
 	"github.com/crownsdev/crowns/keys"
 )
 
@@ -109,9 +110,6 @@ func requestStart(ctx *fasthttp.RequestCtx) time.Time {
 	return time.Now()
 }
 
-// accessLogMessage is the message of every access-log line.
-const accessLogMessage = "request"
-
 // requestContext gives the request an id, a deadline (its context, see
 // requestCtx) and an access-log line with route, status, latency and key
 // id (never the key itself).
@@ -163,7 +161,16 @@ func (s *Server) requestContext(c *fiber.Ctx) error {
 			return nil
 		}
 	}
-	record := slog.NewRecord(end, level, accessLogMessage, 0)
+	if s.accessLog != nil && level == slog.LevelInfo && skipped == 0 {
+		line := accesslog.Line{
+			Time: end, RequestID: st.id, Method: methodOf(c), Route: routeOf(c), Status: status, Latency: latency,
+			KeyID: st.identity.KeyID, HasKey: st.authenticated,
+		}
+		if s.accessLog.Write(&line) {
+			return nil
+		}
+	}
+	record := slog.NewRecord(end, level, accesslog.Message, 0)
 	record.AddAttrs(
 		slog.String("requestId", string(st.id)),
 		slog.String("method", methodOf(c)),

@@ -36,12 +36,23 @@ func TestRequestIDs(t *testing.T) {
 	}
 }
 
+// accessLogModes are the two ways the server writes its INFO access
+// lines: through the logger, or itself (Config.AccessLog); both must
+// write the same lines.
+var accessLogModes = map[string]bool{"through the logger": false, "written directly": true}
+
 func TestAccessLogCanBeSwitchedOff(t *testing.T) {
+	for mode, direct := range accessLogModes {
+		t.Run(mode, func(t *testing.T) { testAccessLogCanBeSwitchedOff(t, direct) })
+	}
+}
+
+func testAccessLogCanBeSwitchedOff(t *testing.T, direct bool) {
 	down := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		_, _ = w.Write([]byte(`{"reason":"inMaintenance"}`))
 	})
-	h := newHarness(t, harnessOptions{upstream: down, config: func(c *api.Config) { c.DisableAccessLog = true }})
+	h := newHarness(t, harnessOptions{upstream: down, directAccessLog: direct, config: func(c *api.Config) { c.DisableAccessLog = true }})
 	key := h.issue("31")
 	if resp := h.get("/healthz"); resp.StatusCode != http.StatusOK {
 		t.Fatalf("healthz: %d", resp.StatusCode)
@@ -61,11 +72,17 @@ func TestAccessLogCanBeSwitchedOff(t *testing.T) {
 // answered request has its route, status and latency and the key id of an
 // authenticated request, never the key; a 5xx answer's line is a WARN.
 func TestAccessLinesCarryTheKeyIDAndNeverTheKey(t *testing.T) {
+	for mode, direct := range accessLogModes {
+		t.Run(mode, func(t *testing.T) { testAccessLinesCarryTheKeyIDAndNeverTheKey(t, direct) })
+	}
+}
+
+func testAccessLinesCarryTheKeyIDAndNeverTheKey(t *testing.T, direct bool) {
 	down := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		_, _ = w.Write([]byte(`{"reason":"inMaintenance"}`))
 	})
-	h := newHarness(t, harnessOptions{upstream: down})
+	h := newHarness(t, harnessOptions{upstream: down, directAccessLog: direct})
 	key := h.issue("32")
 	if resp := h.get("/clan/2PPGG/history", "auth", key, "X-Request-Id", "info-1"); resp.StatusCode != http.StatusExpectationFailed {
 		t.Fatalf("history of an untracked clan: %d", resp.StatusCode)
@@ -83,5 +100,34 @@ func TestAccessLinesCarryTheKeyIDAndNeverTheKey(t *testing.T) {
 	}
 	if !h.logs.contains("level=WARN msg=request requestId=warn-1") {
 		t.Fatalf("the 503 line is not a warning:\n%s", h.logs.String())
+	}
+}
+
+// TestDirectAccessLinesAreTheLoggersLines: the lines the server writes
+// itself are those the logger writes for the same requests, and a line
+// whose path slog would quote is left to the logger, quoted.
+func TestDirectAccessLinesAreTheLoggersLines(t *testing.T) {
+	lines := map[bool][]string{}
+	for _, direct := range []bool{false, true} {
+		h := newHarness(t, harnessOptions{directAccessLog: direct})
+		key := h.issue("33")
+		for _, path := range []string{"/healthz", "/clan/2PPGG/history", "/no/such/path", "/no/such=path"} {
+			h.get(path, "auth", key, "X-Request-Id", "same-1")
+		}
+		h.get("/clan/2PPGG/history", "X-Request-Id", "same-2") // no key: 401
+		for _, line := range strings.Split(strings.TrimSpace(h.logs.String()), "\n") {
+			if strings.Contains(line, " msg=request ") {
+				// The latency differs from run to run.
+				line, _, _ = strings.Cut(line, " latency=")
+				_, line, _ = strings.Cut(line, " ") // and so does the time
+				lines[direct] = append(lines[direct], line)
+			}
+		}
+	}
+	if strings.Join(lines[false], "\n") != strings.Join(lines[true], "\n") {
+		t.Fatalf("through the logger:\n%s\nwritten directly:\n%s", strings.Join(lines[false], "\n"), strings.Join(lines[true], "\n"))
+	}
+	if len(lines[true]) != 5 || !strings.Contains(lines[true][3], `route="/no/such=path"`) {
+		t.Fatalf("want five lines, the fourth with its path quoted:\n%s", strings.Join(lines[true], "\n"))
 	}
 }

@@ -1,10 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"log/slog"
+	"math/rand/v2"
+	"runtime"
 	"sync"
 	"time"
 )
@@ -13,44 +14,102 @@ import (
 // memory before it is written out.
 const logFlushInterval = 100 * time.Millisecond
 
-// logBufferSize is the memory of the log buffer; a full buffer is written
-// out at once.
-const logBufferSize = 64 << 10
+// logBufferBytes is the size at which a log buffer is written out at once.
+const logBufferBytes = 16 << 10
 
-// bufferedLog is the log output of crowns serve. One access-log line per
-// request written straight to stderr would cost a system call each;
-// lines are gathered here and written out every logFlushInterval, when
-// the buffer is full, at once after a line at WARN or above (the
-// flushingHandler sees to it), and at shutdown. A crash loses at most the
-// INFO lines of the last interval.
+// bufferedLog is the log output of crowns serve. One access line per
+// request written straight to stderr would cost a system call each, and
+// one buffer behind one lock would make the cores of a busy server take
+// turns at it for every line. So each Write, a whole line, goes into one
+// of several buffers, the first one free (see lockBuffer), and the
+// buffers are written out every logFlushInterval, when one holds
+// logBufferBytes, at once after a line at WARN or above (the
+// flushingHandler sees to it, with every line before it), and at Close.
+//
+// Lines written into different buffers may reach the output out of
+// order, by at most logFlushInterval; each carries its time. A crash
+// loses at most the INFO lines of the last interval.
 type bufferedLog struct {
-	mu   sync.Mutex
-	buf  *bufio.Writer
-	stop context.CancelFunc
-	done chan struct{}
+	// outMu serializes the writes to out.
+	outMu   sync.Mutex
+	out     io.Writer
+	buffers []logBuffer
+	stop    context.CancelFunc
+	done    chan struct{}
 }
 
-// newBufferedLog buffers out and flushes it every logFlushInterval until
-// Close.
+// logBuffer is lines not yet written out, behind a lock of their own.
+type logBuffer struct {
+	mu    sync.Mutex
+	lines []byte
+	// The padding keeps each buffer's lock on a cache line of its own, so
+	// that cores writing to different buffers do not slow each other.
+	_ [64]byte
+}
+
+// newBufferedLog buffers out and writes it out every logFlushInterval
+// until Close. It keeps twice as many buffers as the processors Go uses,
+// so that a line nearly always finds one free at the first try.
 func newBufferedLog(out io.Writer) *bufferedLog {
 	ctx, stop := context.WithCancel(context.Background())
-	b := &bufferedLog{buf: bufio.NewWriterSize(out, logBufferSize), stop: stop, done: make(chan struct{})}
+	b := &bufferedLog{out: out, buffers: make([]logBuffer, 2*runtime.GOMAXPROCS(0)), stop: stop, done: make(chan struct{})}
 	go b.flushEvery(ctx, logFlushInterval)
 	return b
 }
 
-// Write takes one log line (slog handlers write a record at a time).
+// Write takes whole lines (slog handlers and the API's access log write a
+// line at a time) into a free buffer, writing that buffer out once it
+// holds logBufferBytes.
 func (b *bufferedLog) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
+	buffer := b.lockBuffer()
+	defer buffer.mu.Unlock()
+	buffer.lines = append(buffer.lines, p...)
+	if len(buffer.lines) >= logBufferBytes {
+		if err := b.writeOutLocked(buffer); err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
+}
+
+// lockBuffer locks and returns the first free buffer from a random one
+// on, or waits for that one when none is free.
+func (b *bufferedLog) lockBuffer() *logBuffer {
+	start := rand.N(len(b.buffers))
+	for i := range b.buffers {
+		if buffer := &b.buffers[(start+i)%len(b.buffers)]; buffer.mu.TryLock() {
+			return buffer
+		}
+	}
+	buffer := &b.buffers[start]
+	buffer.mu.Lock()
+	return buffer
 }
 
 // Flush writes out what is buffered.
 func (b *bufferedLog) Flush() error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Flush()
+	var err error
+	for i := range b.buffers {
+		buffer := &b.buffers[i]
+		buffer.mu.Lock()
+		if writeErr := b.writeOutLocked(buffer); err == nil {
+			err = writeErr
+		}
+		buffer.mu.Unlock()
+	}
+	return err
+}
+
+// writeOutLocked writes the lines of buffer, locked by the caller, out.
+func (b *bufferedLog) writeOutLocked(buffer *logBuffer) error {
+	if len(buffer.lines) == 0 {
+		return nil
+	}
+	b.outMu.Lock()
+	_, err := b.out.Write(buffer.lines)
+	b.outMu.Unlock()
+	buffer.lines = buffer.lines[:0]
+	return err
 }
 
 // Close stops the periodic flush and writes out what is left.
@@ -76,7 +135,7 @@ func (b *bufferedLog) flushEvery(ctx context.Context, interval time.Duration) {
 
 // flushingHandler writes a record through its handler and, for WARN and
 // above, flushes the buffered output at once: warnings and errors are
-// never left waiting in memory.
+// never left waiting in memory, nor are the lines before them.
 type flushingHandler struct {
 	slog.Handler
 	out *bufferedLog

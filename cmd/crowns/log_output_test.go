@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -54,5 +56,49 @@ func TestBufferedLogBatchesLinesAndNeverHoldsBackWarnings(t *testing.T) {
 	text, _ = real.read()
 	if got := strings.Count(text, "msg=request "); got != lines || !strings.Contains(text, "last words") {
 		t.Fatalf("after Close the output has %d of %d request lines (last words: %v)", got, lines, strings.Contains(text, "last words"))
+	}
+}
+
+// TestBufferedLogKeepsEveryLineWholeUnderConcurrentWriters: lines written
+// at once from many goroutines land in different buffers; each reaches
+// the output whole, none is lost, and a warning brings every line
+// written before it out with it.
+func TestBufferedLogKeepsEveryLineWholeUnderConcurrentWriters(t *testing.T) {
+	real := &countingWriter{}
+	out := newBufferedLog(real)
+	log := newBufferedLogger(out, config{LogLevel: "info", LogFormat: "json"})
+	const writers, lines = 8, 500
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := range lines {
+				log.Info("request", "writer", w, "n", i)
+			}
+		})
+	}
+	wg.Wait()
+	log.Warn("dependency unavailable")
+	text, _ := real.read()
+	got := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	if len(got) != writers*lines+1 {
+		t.Fatalf("after a warning the output has %d lines, want every one of the %d written before it and the warning", len(got), writers*lines+1)
+	}
+	seen := map[string]bool{}
+	for _, line := range got {
+		var record struct {
+			Msg    string `json:"msg"`
+			Writer int    `json:"writer"`
+			N      int    `json:"n"`
+		}
+		if err := json.Unmarshal([]byte(line), &record); err != nil {
+			t.Fatalf("a torn line: %q: %v", line, err)
+		}
+		seen[fmt.Sprint(record.Msg, record.Writer, record.N)] = true
+	}
+	if len(seen) != writers*lines+1 {
+		t.Fatalf("%d distinct lines, want %d", len(seen), writers*lines+1)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"runtime/debug"
@@ -56,7 +57,7 @@ func runServe(ctx context.Context, env cli, args []string) int {
 	defer func() { _ = out.Close() }()
 	log := newBufferedLogger(out, cfg)
 	logConfiguration(out, log, cfg)
-	node, err := startNode(ctx, cfg, env, log)
+	node, err := startNode(ctx, cfg, env, log, out)
 	if err != nil {
 		log.Error("cannot start", "error", err)
 		return startFailureCode(err)
@@ -90,18 +91,22 @@ type node struct {
 	// failures carries errors that end the process early (the listener
 	// failing).
 	failures chan error
+	// logOutput is where the log lines go: the API writes its access
+	// lines there itself.
+	logOutput io.Writer
 }
 
 // startNode opens the database, builds every part of the selected roles
-// and starts them. On failure it undoes what it started.
-func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger) (n *node, err error) {
+// and starts them, logging to log, whose output is logOutput (the API's
+// access lines go there too). On failure it undoes what it started.
+func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger, logOutput io.Writer) (n *node, err error) {
 	if env.getenv("GOGC") == "" {
 		debug.SetGCPercent(cfg.GCPercent)
 	}
 	if env.getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(cfg.MemoryLimit)
 	}
-	n = &node{failures: make(chan error, 4)}
+	n = &node{failures: make(chan error, 4), logOutput: logOutput}
 	backgroundCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	n.background = cancel
 	defer func() {
@@ -213,6 +218,8 @@ func (n *node) startAPI(ctx context.Context, cfg config, env cli, log *slog.Logg
 		CacheBytes:        cfg.CacheBytes,
 		Tournaments:       cfg.Tournaments,
 		DisableAccessLog:  !cfg.AccessLog,
+		AccessLog:         n.logOutput,
+		AccessLogJSON:     cfg.LogFormat == "json",
 		Metrics:           n.metricsRegisterer(),
 		LeakReportKeys:    leakKeys,
 		Clock:             env.clock,
