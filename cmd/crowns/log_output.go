@@ -20,14 +20,16 @@ const logBufferBytes = 16 << 10
 // bufferedLog is the log output of crowns serve. One access line per
 // request written straight to stderr would cost a system call each, and
 // one buffer behind one lock would make the cores of a busy server take
-// turns at it for every line. So each Write, a whole line, goes into one
-// of several buffers, the first one free (see lockBuffer), and the
-// buffers are written out every logFlushInterval, when one holds
-// logBufferBytes, at once after a line at WARN or above (the
-// flushingHandler sees to it, with every line before it), and at Close.
+// turns at it for every line. So lines wait in buffers, written out every
+// logFlushInterval, when one holds logBufferBytes, at once after a line
+// at WARN or above (the flushingHandler sees to it, with every line
+// before it), and at Close. Log records (Write) all go into the first
+// buffer, in order; the API's access lines (accessLines) each into the
+// first buffer free (see lockBuffer), so that cores do not wait for each
+// other.
 //
-// Lines written into different buffers may reach the output out of
-// order, by at most logFlushInterval; each carries its time. A crash
+// An access line may therefore reach the output out of order with other
+// lines, by at most logFlushInterval; each carries its time. A crash
 // loses at most the INFO lines of the last interval.
 type bufferedLog struct {
 	// outMu serializes the writes to out.
@@ -57,12 +59,31 @@ func newBufferedLog(out io.Writer) *bufferedLog {
 	return b
 }
 
-// Write takes whole lines (slog handlers and the API's access log write a
-// line at a time) into a free buffer, writing that buffer out once it
-// holds logBufferBytes.
+// Write takes a whole line (slog handlers write a record at a time) into
+// the first buffer, where log records keep their order.
 func (b *bufferedLog) Write(p []byte) (int, error) {
-	buffer := b.lockBuffer()
+	buffer := &b.buffers[0]
+	buffer.mu.Lock()
 	defer buffer.mu.Unlock()
+	return b.appendLocked(buffer, p)
+}
+
+// accessLines is the writer of the API's access lines: each, a whole
+// line, goes into the first free buffer.
+func (b *bufferedLog) accessLines() io.Writer { return anyFreeBuffer{b} }
+
+// anyFreeBuffer writes a line into the first free buffer of its log.
+type anyFreeBuffer struct{ log *bufferedLog }
+
+func (w anyFreeBuffer) Write(p []byte) (int, error) {
+	buffer := w.log.lockBuffer()
+	defer buffer.mu.Unlock()
+	return w.log.appendLocked(buffer, p)
+}
+
+// appendLocked adds p to buffer, locked by the caller, writing the buffer
+// out once it holds logBufferBytes.
+func (b *bufferedLog) appendLocked(buffer *logBuffer, p []byte) (int, error) {
 	buffer.lines = append(buffer.lines, p...)
 	if len(buffer.lines) >= logBufferBytes {
 		if err := b.writeOutLocked(buffer); err != nil {

@@ -59,44 +59,58 @@ func TestBufferedLogBatchesLinesAndNeverHoldsBackWarnings(t *testing.T) {
 	}
 }
 
-// TestBufferedLogKeepsEveryLineWholeUnderConcurrentWriters: lines written
-// at once from many goroutines land in different buffers; each reaches
-// the output whole, none is lost, and a warning brings every line
-// written before it out with it.
+// TestBufferedLogKeepsEveryLineWholeUnderConcurrentWriters: access lines
+// written at once from many goroutines land in different buffers; each
+// reaches the output whole and none is lost; log records written beside
+// them keep their order; a warning brings every line written before it
+// out with it.
 func TestBufferedLogKeepsEveryLineWholeUnderConcurrentWriters(t *testing.T) {
 	real := &countingWriter{}
 	out := newBufferedLog(real)
 	log := newBufferedLogger(out, config{LogLevel: "info", LogFormat: "json"})
-	const writers, lines = 8, 500
+	access := out.accessLines()
+	const writers, lines, records = 8, 500, 300
 	var wg sync.WaitGroup
 	for w := range writers {
 		wg.Go(func() {
 			for i := range lines {
-				log.Info("request", "writer", w, "n", i)
+				_, _ = fmt.Fprintf(access, `{"msg":"request","writer":%d,"n":%d}`+"\n", w, i)
 			}
 		})
 	}
+	wg.Go(func() {
+		for i := range records {
+			log.Info("record", "n", i)
+		}
+	})
 	wg.Wait()
 	log.Warn("dependency unavailable")
 	text, _ := real.read()
 	got := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
-	if len(got) != writers*lines+1 {
-		t.Fatalf("after a warning the output has %d lines, want every one of the %d written before it and the warning", len(got), writers*lines+1)
+	if want := writers*lines + records + 1; len(got) != want {
+		t.Fatalf("after a warning the output has %d lines, want every one of the %d written before it and the warning", len(got), want)
 	}
 	seen := map[string]bool{}
+	next := 0
 	for _, line := range got {
-		var record struct {
+		var entry struct {
 			Msg    string `json:"msg"`
 			Writer int    `json:"writer"`
 			N      int    `json:"n"`
 		}
-		if err := json.Unmarshal([]byte(line), &record); err != nil {
+		if err := json.Unmarshal([]byte(line), &entry); err != nil {
 			t.Fatalf("a torn line: %q: %v", line, err)
 		}
-		seen[fmt.Sprint(record.Msg, record.Writer, record.N)] = true
+		seen[fmt.Sprint(entry.Msg, entry.Writer, entry.N)] = true
+		if entry.Msg == "record" {
+			if entry.N != next {
+				t.Fatalf("log record %d came after record %d", entry.N, next-1)
+			}
+			next++
+		}
 	}
-	if len(seen) != writers*lines+1 {
-		t.Fatalf("%d distinct lines, want %d", len(seen), writers*lines+1)
+	if want := writers*lines + records + 1; len(seen) != want {
+		t.Fatalf("%d distinct lines, want %d", len(seen), want)
 	}
 	if err := out.Close(); err != nil {
 		t.Fatal(err)

@@ -57,7 +57,7 @@ func runServe(ctx context.Context, env cli, args []string) int {
 	defer func() { _ = out.Close() }()
 	log := newBufferedLogger(out, cfg)
 	logConfiguration(out, log, cfg)
-	node, err := startNode(ctx, cfg, env, log, out)
+	node, err := startNode(ctx, cfg, env, log, out.accessLines())
 	if err != nil {
 		log.Error("cannot start", "error", err)
 		return startFailureCode(err)
@@ -91,22 +91,22 @@ type node struct {
 	// failures carries errors that end the process early (the listener
 	// failing).
 	failures chan error
-	// logOutput is where the log lines go: the API writes its access
-	// lines there itself.
-	logOutput io.Writer
+	// accessLines is where the API writes its access lines (see
+	// bufferedLog).
+	accessLines io.Writer
 }
 
 // startNode opens the database, builds every part of the selected roles
-// and starts them, logging to log, whose output is logOutput (the API's
-// access lines go there too). On failure it undoes what it started.
-func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger, logOutput io.Writer) (n *node, err error) {
+// and starts them, logging to log; the API writes its access lines to
+// accessLines itself. On failure it undoes what it started.
+func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger, accessLines io.Writer) (n *node, err error) {
 	if env.getenv("GOGC") == "" {
 		debug.SetGCPercent(cfg.GCPercent)
 	}
 	if env.getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(cfg.MemoryLimit)
 	}
-	n = &node{failures: make(chan error, 4), logOutput: logOutput}
+	n = &node{failures: make(chan error, 4), accessLines: accessLines}
 	backgroundCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	n.background = cancel
 	defer func() {
@@ -218,7 +218,7 @@ func (n *node) startAPI(ctx context.Context, cfg config, env cli, log *slog.Logg
 		CacheBytes:        cfg.CacheBytes,
 		Tournaments:       cfg.Tournaments,
 		DisableAccessLog:  !cfg.AccessLog,
-		AccessLog:         n.logOutput,
+		AccessLog:         n.accessLines,
 		AccessLogJSON:     cfg.LogFormat == "json",
 		Metrics:           n.metricsRegisterer(),
 		LeakReportKeys:    leakKeys,
