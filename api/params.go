@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/utils"
 
 	"github.com/crownsdev/crowns/models"
 )
@@ -27,13 +28,15 @@ func transientPathTag(c *fiber.Ctx, param string) (string, error) {
 	return models.NormalizeTag(c.Params(param))
 }
 
-// queryValue returns a query parameter, copied, and whether it was given.
-func queryValue(c *fiber.Ctx, name string) (string, bool) {
+// transientQueryValue returns a query parameter and whether it was given.
+// Like transientPathTag's tag, the value shares the request's memory: it
+// is valid during the request only, and whatever keeps it must clone it.
+func transientQueryValue(c *fiber.Ctx, name string) (string, bool) {
 	raw := c.Context().QueryArgs().Peek(name)
 	if raw == nil {
 		return "", false
 	}
-	return string(raw), true
+	return utils.UnsafeString(raw), true
 }
 
 // queryInt reads an optional whole-number query parameter within

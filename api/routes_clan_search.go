@@ -40,14 +40,17 @@ func (s *Server) handleClanSearch(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	key := searchCacheKey(q)
+	var buf [128]byte
+	key := searchCacheKey(buf[:0], q)
 	now := s.requestNow(c)
-	// A cached answer needs neither the request's context nor a game call.
-	if answer, hit := s.cache.getString(key, now); hit {
+	// A cached answer needs neither the request's context nor a game call,
+	// nor a copy of the query's strings.
+	if answer, hit := s.cache.get(key, now); hit {
 		s.metrics.cacheLookup(cacheClanSearch, true)
-		return s.sendAnswer(c, answer, true, key)
+		return s.sendAnswer(c, answer, true, string(key))
 	}
-	answer, hit, err := s.cache.fetch(s.requestCtx(c), now, key, s.cfg.RequestTimeout, s.gameCallOf(c, now),
+	q = ownedSearchQuery(q)
+	answer, hit, err := s.cache.fetch(s.requestCtx(c), now, string(key), s.cfg.RequestTimeout, s.gameCallOf(c, now),
 		func(ctx context.Context) (*cachedAnswer, error) {
 			page, err := s.deps.Game.SearchClans(ctx, q)
 			if errors.Is(err, models.ErrInvalid) {
@@ -62,7 +65,7 @@ func (s *Server) handleClanSearch(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return s.sendAnswer(c, answer, hit, key)
+	return s.sendAnswer(c, answer, hit, string(key))
 }
 
 func renderSearchPage(q legacy.ClanSearchQuery, page legacy.ClanSearchPage) (*cachedAnswer, error) {
@@ -87,11 +90,13 @@ func renderSearchPage(q legacy.ClanSearchQuery, page legacy.ClanSearchPage) (*ca
 	return newCachedAnswer(body, [2]string{fiber.HeaderLink, strings.Join(links, ", ")}), nil
 }
 
-// parseClanSearch validates the query of a clan search.
+// parseClanSearch validates the query of a clan search. Its strings share
+// the request's memory (see transientQueryValue): ownedSearchQuery makes
+// a query that may be kept.
 func parseClanSearch(c *fiber.Ctx) (legacy.ClanSearchQuery, error) {
 	q := legacy.ClanSearchQuery{MinScore: -1}
 	counting := false
-	if name, ok := queryValue(c, "name"); ok {
+	if name, ok := transientQueryValue(c, "name"); ok {
 		name = strings.TrimSpace(name)
 		switch n := utf8.RuneCountInString(name); {
 		case n < searchNameMin:
@@ -140,7 +145,7 @@ func parseClanSearch(c *fiber.Ctx) (legacy.ClanSearchQuery, error) {
 
 // cursorParam reads a paging cursor: opaque, but printable and short.
 func cursorParam(c *fiber.Ctx, name string) (string, error) {
-	raw, ok := queryValue(c, name)
+	raw, ok := transientQueryValue(c, name)
 	if !ok {
 		return "", nil
 	}
@@ -191,17 +196,24 @@ func rejectedSearch(q legacy.ClanSearchQuery) error {
 	return errSearchNeedsFilter
 }
 
-// searchCacheKey names the cached answer of a validated search: its
-// fields in a fixed order, separated by a byte no parameter contains.
-func searchCacheKey(q legacy.ClanSearchQuery) string {
-	key := make([]byte, 0, 64+len(q.Name)+len(q.After)+len(q.Before))
+// ownedSearchQuery is q with strings of its own, safe to keep after the
+// request.
+func ownedSearchQuery(q legacy.ClanSearchQuery) legacy.ClanSearchQuery {
+	q.Name, q.After, q.Before = strings.Clone(q.Name), strings.Clone(q.After), strings.Clone(q.Before)
+	return q
+}
+
+// searchCacheKey appends to key the name of the cached answer of a
+// validated search: its fields in a fixed order, separated by a byte no
+// parameter contains.
+func searchCacheKey(key []byte, q legacy.ClanSearchQuery) []byte {
 	key = append(key, "clan/search\x00"...)
 	key = append(append(key, q.Name...), 0)
-	for _, n := range []int{q.MinScore, q.MinMembers, q.MaxMembers, q.LocationID, q.Limit} {
+	for _, n := range [...]int{q.MinScore, q.MinMembers, q.MaxMembers, q.LocationID, q.Limit} {
 		key = append(strconv.AppendInt(key, int64(n), 10), 0)
 	}
 	key = append(append(key, q.After...), 0)
-	return string(append(key, q.Before...))
+	return append(key, q.Before...)
 }
 
 // searchParams renders a validated search back to query parameters, in a

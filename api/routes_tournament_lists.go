@@ -52,7 +52,7 @@ func (s *Server) tournamentListHandler(list tournamentList) fiber.Handler {
 func parseTournamentFilters(c *fiber.Ctx) ([]models.TournamentPredicate, error) {
 	var active []models.TournamentPredicate
 	for _, p := range models.TournamentFilters() {
-		raw, given := queryValue(c, string(p))
+		raw, given := transientQueryValue(c, string(p))
 		switch {
 		case !given, raw == "0":
 		case raw == "1":

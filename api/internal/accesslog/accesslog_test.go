@@ -133,15 +133,3 @@ func TestEachLineIsOneWholeWrite(t *testing.T) {
 		}
 	}
 }
-
-func TestWritingALineAllocatesNothing(t *testing.T) {
-	for _, json := range []bool{false, true} {
-		var out bytes.Buffer
-		w := New(&out, json)
-		l := &Line{Time: time.Now(), RequestID: []byte("7365844b-2s-55u"), Method: "GET", Route: "/player/:tag/battles", Status: 200, Latency: 3025 * time.Nanosecond, KeyID: 7, HasKey: true}
-		w.Write(l) // the pool's first buffer
-		if allocs := testing.AllocsPerRun(100, func() { out.Reset(); w.Write(l) }); allocs > 0 {
-			t.Errorf("json %v: %.1f allocations per line", json, allocs)
-		}
-	}
-}
