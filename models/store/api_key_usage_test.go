@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"testing"
 	"time"
 
@@ -101,6 +102,41 @@ func TestMarkKeysUsedWritesLatestUseAndNeverMovesBack(t *testing.T) {
 		}
 		if err := db.MarkKeysUsed(ctx, nil); err != nil {
 			t.Fatalf("mark no keys used: %v", err)
+		}
+	})
+}
+
+// TestAddKeyUsageAddsAllOrNothing: counts spread over several statements
+// are added in one transaction; when one statement fails (a key that does
+// not exist) none is added, so that the caller, which keeps the counts
+// for the next flush, does not count them twice.
+func TestAddKeyUsageAddsAllOrNothing(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		ctx := context.Background()
+		start := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
+		_, ids := insertDeveloperWithKeys(t, db, "71", start, models.KeyActive)
+		counts := map[models.KeyUsageSlot]models.KeyUsageCount{}
+		for h := range 450 { // more statements than one
+			counts[models.KeyUsageSlot{KeyID: ids[0], Hour: start.Add(time.Duration(h) * time.Hour), Route: "/clan/search"}] = models.KeyUsageCount{Requests: 1}
+		}
+		// Sorted last: the last statement fails.
+		withMissingKey := maps.Clone(counts)
+		withMissingKey[models.KeyUsageSlot{KeyID: ids[0] + 1000, Hour: start, Route: "/clan/search"}] = models.KeyUsageCount{Requests: 1}
+		if err := db.AddKeyUsage(ctx, withMissingKey); err == nil {
+			t.Fatal("usage of a key that does not exist was added")
+		}
+		report, err := db.KeyUsageReport(ctx, ids[0], start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := report.Total().Requests; got != 0 {
+			t.Fatalf("a failed flush added %d requests, want none", got)
+		}
+		if err := db.AddKeyUsage(ctx, counts); err != nil {
+			t.Fatal(err)
+		}
+		if report, err = db.KeyUsageReport(ctx, ids[0], start); err != nil || report.Total().Requests != 450 {
+			t.Fatalf("after the retry: %d requests (%v), want 450", report.Total().Requests, err)
 		}
 	})
 }

@@ -6,17 +6,23 @@ import (
 	"strings"
 	"time"
 
+	"gorm.io/gorm"
+
 	"github.com/crownsdev/crowns/models"
 )
 
 // keyUsageRowsPerStatement bounds one batched upsert of key usage (seven
-// parameters a row).
-const keyUsageRowsPerStatement = 200
+// parameters a row). The SQLite driver binds a statement's parameters in
+// time that grows with the square of their count: 10,000 rows took 126 ms
+// in statements of 200 rows, 82–89 ms in statements of 50, 115 ms of 25
+// (BenchmarkAddKeyUsage).
+const keyUsageRowsPerStatement = 50
 
-// AddKeyUsage adds counts to the stored usage, one upsert statement per
-// keyUsageRowsPerStatement counters: each row's numbers are added to the
-// stored row of the same key, hour and route, so the counts of several
-// processes sum. Hours are truncated to the UTC hour.
+// AddKeyUsage adds counts to the stored usage, in one transaction of
+// upserts of keyUsageRowsPerStatement rows: each row's numbers are added
+// to the stored row of the same key, hour and route, so the counts of
+// several processes sum. Hours are truncated to the UTC hour. On failure
+// nothing is added, so that the caller may add the same counts again.
 func (s *Store) AddKeyUsage(ctx context.Context, counts map[models.KeyUsageSlot]models.KeyUsageCount) error {
 	slots := make([]models.KeyUsageSlot, 0, len(counts))
 	for slot := range counts {
@@ -32,27 +38,33 @@ func (s *Store) AddKeyUsage(ctx context.Context, counts map[models.KeyUsageSlot]
 		}
 		return strings.Compare(a.Route, b.Route)
 	})
-	for batch := range slices.Chunk(slots, keyUsageRowsPerStatement) {
-		var stmt strings.Builder
-		stmt.WriteString(`INSERT INTO key_usage (key_id, hour, route, requests, rate_limited, client_errors, server_errors) VALUES `)
-		args := make([]any, 0, 7*len(batch))
-		for i, slot := range batch {
-			if i > 0 {
-				stmt.WriteString(", ")
+	err := s.session(ctx).Transaction(func(tx *gorm.DB) error {
+		for batch := range slices.Chunk(slots, keyUsageRowsPerStatement) {
+			var stmt strings.Builder
+			stmt.WriteString(`INSERT INTO key_usage (key_id, hour, route, requests, rate_limited, client_errors, server_errors) VALUES `)
+			args := make([]any, 0, 7*len(batch))
+			for i, slot := range batch {
+				if i > 0 {
+					stmt.WriteString(", ")
+				}
+				stmt.WriteString("(?, ?, ?, ?, ?, ?, ?)")
+				c := counts[slot]
+				args = append(args, slot.KeyID, slot.Hour.Truncate(time.Hour).Unix(), slot.Route,
+					c.Requests, c.RateLimited, c.ClientErrors, c.ServerErrors)
 			}
-			stmt.WriteString("(?, ?, ?, ?, ?, ?, ?)")
-			c := counts[slot]
-			args = append(args, slot.KeyID, slot.Hour.Truncate(time.Hour).Unix(), slot.Route,
-				c.Requests, c.RateLimited, c.ClientErrors, c.ServerErrors)
-		}
-		stmt.WriteString(` ON CONFLICT (key_id, hour, route) DO UPDATE SET
+			stmt.WriteString(` ON CONFLICT (key_id, hour, route) DO UPDATE SET
 			requests = key_usage.requests + excluded.requests,
 			rate_limited = key_usage.rate_limited + excluded.rate_limited,
 			client_errors = key_usage.client_errors + excluded.client_errors,
 			server_errors = key_usage.server_errors + excluded.server_errors`)
-		if err := s.session(ctx).Exec(stmt.String(), args...).Error; err != nil {
-			return s.translate(err)
+			if err := tx.Exec(stmt.String(), args...).Error; err != nil {
+				return err
+			}
 		}
+		return nil
+	})
+	if err != nil {
+		return s.translate(err)
 	}
 	return nil
 }
