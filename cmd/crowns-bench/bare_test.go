@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"net/http"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -38,13 +39,8 @@ func TestBareServerReplaysTheWholeAnswer(t *testing.T) {
 	if got.Status != want.Status || got.ContentType != want.ContentType || got.ContentEncoding != want.ContentEncoding || !bytes.Equal(got.Body, want.Body) {
 		t.Fatalf("replayed %+v, want %+v", got, want)
 	}
-	if len(got.Headers) != len(want.Headers) {
+	if !slices.Equal(got.Headers, want.Headers) {
 		t.Fatalf("replayed headers %q, want %q", got.Headers, want.Headers)
-	}
-	for i := range want.Headers {
-		if got.Headers[i] != want.Headers[i] {
-			t.Fatalf("replayed headers %q, want %q", got.Headers, want.Headers)
-		}
 	}
 }
 

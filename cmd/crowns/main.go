@@ -110,7 +110,7 @@ func newLogger(w io.Writer, cfg config) *slog.Logger { return slog.New(logHandle
 // Durations read as durations ("3m0s") in both formats: the text handler
 // writes them so itself; the JSON handler, which would write nanoseconds,
 // is given durationAsText. The text handler is not, as a ReplaceAttr
-// doubles the cost of every line (about 0.5 µs more per access line).
+// doubles the cost of every line (about 0.5 µs more per line).
 func logHandler(w io.Writer, cfg config) slog.Handler {
 	var level slog.Level
 	_ = level.UnmarshalText([]byte(cfg.LogLevel))
