@@ -2,7 +2,6 @@ package models
 
 import (
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -18,38 +17,35 @@ type SystemClock struct{}
 // Now returns the current time in UTC.
 func (SystemClock) Now() time.Time { return time.Now().UTC() }
 
-// ManualClock is a Clock that only moves when told to. Tests, benchmarks and
-// the sandbox's replay mode use it; it is safe for concurrent use. Reading
-// it takes no lock, so parallel benchmarks measure their own contention,
-// not the clock's. Make one with NewManualClock.
+// ManualClock is a Clock that only moves when told to: tests use it to move
+// time by hand. It is safe for concurrent use. Make one with NewManualClock.
 type ManualClock struct {
-	// moving serializes Set and Advance.
-	moving sync.Mutex
-	now    atomic.Pointer[time.Time]
+	mu  sync.Mutex
+	now time.Time
 }
 
 // NewManualClock returns a ManualClock set to start (converted to UTC).
 func NewManualClock(start time.Time) *ManualClock {
-	c := &ManualClock{}
-	c.Set(start)
-	return c
+	return &ManualClock{now: start.UTC()}
 }
 
 // Now returns the clock's current time.
-func (c *ManualClock) Now() time.Time { return *c.now.Load() }
+func (c *ManualClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
 
 // Set moves the clock to t (converted to UTC).
 func (c *ManualClock) Set(t time.Time) {
-	c.moving.Lock()
-	defer c.moving.Unlock()
-	t = t.UTC()
-	c.now.Store(&t)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = t.UTC()
 }
 
 // Advance moves the clock forward by d.
 func (c *ManualClock) Advance(d time.Duration) {
-	c.moving.Lock()
-	defer c.moving.Unlock()
-	t := c.now.Load().Add(d)
-	c.now.Store(&t)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
 }

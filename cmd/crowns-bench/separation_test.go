@@ -12,7 +12,7 @@ import (
 // benchMarks are what production code carrying something for the load
 // benchmark says of it: the old command, the bench by name, a hook
 // "compared fairly" or "as in benchmarks".
-var benchMarks = regexp.MustCompile(`(?i)crowns[ -]bench|bench command|the bench\b|compared fairly|as in benchmarks|cmd/crowns-bench`)
+var benchMarks = regexp.MustCompile(`(?i)crowns[ -]bench|\bbench\b|compared fairly|as in benchmarks|parallel benchmarks|cmd/crowns-bench`)
 
 // TestNoProductionPackageReferencesTheBench: nothing of the benchmark
 // is in the packages the crowns binary is made of (their tests aside:

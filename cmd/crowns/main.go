@@ -1,7 +1,7 @@
 // Command crowns is the one binary of Crowns: the HTTP API, the Discord key
 // desk and the snapshot scheduler (crowns serve), plus the operator
 // commands around them (keys, clans, sandbox, migrate, healthcheck,
-// bench, version). crowns --help lists them.
+// version). crowns --help lists them.
 package main
 
 import (
