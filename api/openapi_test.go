@@ -423,7 +423,7 @@ func TestOpenAPIDocumentAnswer(t *testing.T) {
 const leakReportPath = "/security/leaked-keys"
 
 // The answers of the leak-report route match the document: the verdicts,
-// and the refusal of an unsigned report.
+// the refusal of an unsigned report and of a compressed one.
 func TestLeakReportAnswersMatchTheOpenAPIDocument(t *testing.T) {
 	github := newLeakSigner(t, "github-key-1")
 	h := newLeakHarness(t, github)
@@ -436,6 +436,7 @@ func TestLeakReportAnswersMatchTheOpenAPIDocument(t *testing.T) {
 	}{
 		{"signed", github.signed(t, body), http.StatusOK},
 		{"badly signed", []string{"Github-Public-Key-Identifier", github.id, "Github-Public-Key-Signature", "AAAA"}, http.StatusUnauthorized},
+		{"compressed", append(github.signed(t, body), "Content-Encoding", "gzip"), http.StatusUnsupportedMediaType},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

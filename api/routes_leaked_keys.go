@@ -52,14 +52,25 @@ type leakVerdict struct {
 	Label     string `json:"label"`
 }
 
+// errLeakReportEncoded answers a leak report sent with a Content-Encoding:
+// its body is never inflated (a few compressed bytes can hold gigabytes),
+// and the signature is of the body as sent.
+var errLeakReportEncoded = fiber.NewError(http.StatusUnsupportedMediaType)
+
 // handleLeakReport verifies a report's signature over the raw body (at
-// most the app's 16 KiB body limit, which bounds the tokens too), then
+// most the app's 16 KiB body limit, which bounds the tokens too; a body
+// with a Content-Encoding is refused unread, see errLeakReportEncoded), then
 // revokes every live Crowns key it names and says, per token, whether it
 // was one (true_positive) or not (false_positive: not a key, unknown,
 // already revoked). A replayed report is harmless: its keys are revoked
 // already, so it changes nothing and answers false_positive.
 func (s *Server) handleLeakReport(c *fiber.Ctx) error {
-	body := c.Body()
+	if encoding := c.Get(fiber.HeaderContentEncoding); encoding != "" && !strings.EqualFold(encoding, "identity") {
+		return errLeakReportEncoded
+	}
+	// The raw body: fiber's Ctx.Body would inflate it by its
+	// Content-Encoding.
+	body := c.Request().Body()
 	if s.deps.Leaks == nil || !s.cfg.LeakReportKeys.verify(c.Get(headerLeakKeyID), c.Get(headerLeakSignature), body) {
 		return errLeakReportUnsigned
 	}

@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -255,6 +256,51 @@ func TestSignedLeakReportThatIsNotAReportIsRefused(t *testing.T) {
 	if raw := readBody(t, resp); resp.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Errorf("a body over 16 KiB: status %d, want 413; body %s", resp.StatusCode, raw)
 	}
+}
+
+// TestCompressedLeakReportIsRefusedUnread: a report with a
+// Content-Encoding is a 415 whether signed or not, and never inflated (a
+// gzip bomb of a few hundred bytes, 64 MiB of zeros twice compressed, is
+// refused like the rest); nothing changes.
+func TestCompressedLeakReportIsRefusedUnread(t *testing.T) {
+	github := newLeakSigner(t, "github-key-1")
+	h := newLeakHarness(t, github)
+	key := h.issue("1")
+	report := reportOf(t, key)
+	bomb := gzipped(t, gzipped(t, bytes.Repeat([]byte{0}, 64<<20)))
+	tests := []struct {
+		name     string
+		body     []byte
+		encoding string
+	}{
+		{"a signed report, gzipped", gzipped(t, report), "gzip"},
+		{"a bomb", bomb, "gzip, gzip"},
+		{"an unknown encoding", report, "br"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			headers := append(github.signed(t, tt.body), "Content-Encoding", tt.encoding)
+			expectError(t, h.postReport(tt.body, headers...), http.StatusUnsupportedMediaType, "Unsupported Media Type")
+			expectStatus(t, h.get("/clan/search?name=royal", "auth", key), http.StatusOK)
+		})
+	}
+	// "identity" is no encoding at all.
+	expectStatus(t, h.postReport(report, append(github.signed(t, report), "Content-Encoding", "identity")...), http.StatusOK)
+	expectStatus(t, h.get("/clan/search?name=royal", "auth", key), http.StatusUnauthorized)
+}
+
+// gzipped is b compressed.
+func gzipped(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	zw := gzip.NewWriter(&out)
+	if _, err := zw.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
 }
 
 func TestLeakReportRouteTakesOnlyPost(t *testing.T) {
