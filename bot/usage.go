@@ -21,9 +21,9 @@ type UsageReader interface {
 	DeveloperUsage(ctx context.Context, discordUserID string, days int) (models.KeyUsageReport, error)
 	// TopKeys lists the limit keys with the most requests since since.
 	TopKeys(ctx context.Context, since time.Time, limit int) ([]models.KeyUsageTotal, error)
-	// UsageHours lists the hourly usage since since of the keys used
-	// since activeSince, by key and hour.
-	UsageHours(ctx context.Context, since, activeSince time.Time) ([]models.KeyUsageHour, error)
+	// UsageWindows sums the usage of each key used since recentFrom: since
+	// then, and from since to recentFrom; a row a key, by key.
+	UsageWindows(ctx context.Context, since, recentFrom time.Time) ([]models.KeyUsageWindows, error)
 }
 
 // Usage commands' names, periods and sizes.

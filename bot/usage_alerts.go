@@ -17,8 +17,8 @@ import (
 const (
 	// alertCheckInterval is how often stored usage is checked.
 	alertCheckInterval = time.Minute
-	// alertCoolDown is how long after an alert the same key's same kind
-	// of alert stays quiet.
+	// alertCoolDown is how long after an alert the same key's alerts stay
+	// quiet.
 	alertCoolDown = 6 * time.Hour
 	// A key stays rate-limited when, in the current and the previous UTC
 	// hour, at least alertLimitedMin of its requests were refused and
@@ -37,66 +37,56 @@ const (
 	blacklistReasonID = "reason"
 )
 
-// alertKind names what an alert is about.
-type alertKind string
-
-const (
-	alertRateLimited alertKind = "rate-limited"
-	alertVolumeJump  alertKind = "volume jump"
-)
-
-// usageAlerts remembers when each key's alert of each kind was posted.
+// usageAlerts remembers when each key's alert was posted.
 type usageAlerts struct {
 	mu     sync.Mutex
-	posted map[alertSubject]time.Time
+	posted map[int64]time.Time
 }
 
-type alertSubject struct {
-	keyID int64
-	kind  alertKind
-}
-
-// due reports whether subject may be alerted at now.
-func (a *usageAlerts) due(subject alertSubject, now time.Time) bool {
+// due reports whether the key of keyID may be alerted at now.
+func (a *usageAlerts) due(keyID int64, now time.Time) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	at, ok := a.posted[subject]
+	at, ok := a.posted[keyID]
 	return !ok || now.Sub(at) >= alertCoolDown
 }
 
-func (a *usageAlerts) record(subject alertSubject, now time.Time) {
+func (a *usageAlerts) record(keyID int64, now time.Time) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.posted == nil {
-		a.posted = make(map[alertSubject]time.Time)
+		a.posted = make(map[int64]time.Time)
 	}
-	a.posted[subject] = now
+	a.posted[keyID] = now
 }
 
-// usageAlert is one alert to post, with its evidence.
+// usageAlert is one key's alert, with all its evidence: the key stays
+// rate-limited, its volume jumped, or both.
 type usageAlert struct {
-	subject       alertSubject
+	keyID         int64
 	discordUserID string
-	evidence      string
+	rateLimited   bool
+	jumped        bool
+	evidence      []string
 }
 
 // CheckUsageAlerts reads the stored usage of the keys used in the current
-// or previous UTC hour and posts an alert to the log channel for each key
-// that stays rate-limited or whose volume jumped, unless the same alert
-// was posted within the cool-down (on the bot's clock). Without a log
-// channel or usage it does nothing.
+// or previous UTC hour and posts one alert to the log channel for each key
+// that stays rate-limited or whose volume jumped (both said in one post),
+// unless the key was alerted within the cool-down (on the bot's clock).
+// Without a log channel or usage it does nothing.
 func (b *Bot) CheckUsageAlerts(ctx context.Context) (posted int, err error) {
 	if b.cfg.LogChannelID == "" || b.deps.Usage == nil {
 		return 0, nil
 	}
 	now := b.clock.Now()
 	recentFrom := now.Truncate(time.Hour).Add(-time.Hour)
-	hours, err := b.deps.Usage.UsageHours(ctx, recentFrom.Add(-alertBaselineDays*24*time.Hour), recentFrom)
+	windows, err := b.deps.Usage.UsageWindows(ctx, recentFrom.Add(-alertBaselineDays*24*time.Hour), recentFrom)
 	if err != nil {
 		return 0, fmt.Errorf("read key usage: %w", err)
 	}
-	for _, alert := range usageAlertsOf(hours, recentFrom) {
-		if !b.alerts.due(alert.subject, now) {
+	for _, alert := range usageAlertsOf(windows, recentFrom) {
+		if !b.alerts.due(alert.keyID, now) {
 			continue
 		}
 		_, err := b.session.ChannelMessageSendComplex(b.cfg.LogChannelID, &discordgo.MessageSend{
@@ -109,39 +99,34 @@ func (b *Bot) CheckUsageAlerts(ctx context.Context) (posted int, err error) {
 		if err != nil {
 			return posted, fmt.Errorf("post a usage alert: %s", describeDiscordError(err))
 		}
-		b.alerts.record(alert.subject, now)
+		b.alerts.record(alert.keyID, now)
 		posted++
 	}
 	return posted, nil
 }
 
-// usageAlertsOf finds the alerts in hourly usage ordered by key: hours
-// from recentFrom on are recent, earlier ones the baseline.
-func usageAlertsOf(hours []models.KeyUsageHour, recentFrom time.Time) []usageAlert {
+// usageAlertsOf finds the alerts in keys' usage: recent hours (from
+// recentFrom on) against the baseline of the days before.
+func usageAlertsOf(windows []models.KeyUsageWindows, recentFrom time.Time) []usageAlert {
 	var alerts []usageAlert
-	for start := 0; start < len(hours); {
-		end := start
-		var recent, baseline models.KeyUsageCount
-		for ; end < len(hours) && hours[end].KeyID == hours[start].KeyID; end++ {
-			if hours[end].Hour.Before(recentFrom) {
-				baseline.Add(hours[end].KeyUsageCount)
-			} else {
-				recent.Add(hours[end].KeyUsageCount)
-			}
-		}
-		keyID, user := hours[start].KeyID, hours[start].DiscordUserID
+	since := recentFrom.Format("15:04 MST")
+	for _, w := range windows {
+		alert := usageAlert{keyID: w.KeyID, discordUserID: w.DiscordUserID}
+		recent := w.Recent
 		if recent.RateLimited >= alertLimitedMin && 2*recent.RateLimited >= recent.Requests {
-			alerts = append(alerts, usageAlert{subject: alertSubject{keyID, alertRateLimited}, discordUserID: user,
-				evidence: fmt.Sprintf("%d of its %d requests since %s were refused with 429 (%s).",
-					recent.RateLimited, recent.Requests, recentFrom.Format("15:04 MST"), share(recent.RateLimited, recent.Requests))})
+			alert.rateLimited = true
+			alert.evidence = append(alert.evidence, fmt.Sprintf("%d of its %d requests since %s were refused with 429 (%s).",
+				recent.RateLimited, recent.Requests, since, share(recent.RateLimited, recent.Requests)))
 		}
-		hourly := float64(baseline.Requests) / (alertBaselineDays * 24)
+		hourly := float64(w.Baseline.Requests) / (alertBaselineDays * 24)
 		if recent.Requests >= alertJumpMin && float64(recent.Requests)/2 >= alertJumpFactor*max(hourly, 1) {
-			alerts = append(alerts, usageAlert{subject: alertSubject{keyID, alertVolumeJump}, discordUserID: user,
-				evidence: fmt.Sprintf("%d requests since %s, against %.1f an hour over the %d days before.",
-					recent.Requests, recentFrom.Format("15:04 MST"), hourly, alertBaselineDays)})
+			alert.jumped = true
+			alert.evidence = append(alert.evidence, fmt.Sprintf("%d requests since %s, against %.1f an hour over the %d days before.",
+				recent.Requests, since, hourly, alertBaselineDays))
 		}
-		start = end
+		if alert.rateLimited || alert.jumped {
+			alerts = append(alerts, alert)
+		}
 	}
 	return alerts
 }
@@ -149,15 +134,18 @@ func usageAlertsOf(hours []models.KeyUsageHour, recentFrom time.Time) []usageAle
 // alertEmbed shows one alert.
 func alertEmbed(a usageAlert) *discordgo.MessageEmbed {
 	title := "Key keeps being rate-limited"
-	if a.subject.kind == alertVolumeJump {
+	switch {
+	case a.rateLimited && a.jumped:
+		title = "Key usage jumped, and it keeps being rate-limited"
+	case a.jumped:
 		title = "Key usage jumped"
 	}
 	return &discordgo.MessageEmbed{
 		Title: title, Color: colourWarning,
-		Description: a.evidence,
+		Description: strings.Join(a.evidence, "\n"),
 		Fields: []*discordgo.MessageEmbedField{
 			{Name: "Developer", Value: "<@" + a.discordUserID + ">", Inline: true},
-			{Name: "Key", Value: fmt.Sprint(a.subject.keyID), Inline: true},
+			{Name: "Key", Value: fmt.Sprint(a.keyID), Inline: true},
 		},
 		Footer: &discordgo.MessageEmbedFooter{Text: "Blacklist asks for a reason; /keyadmin info shows the key's usage."},
 	}

@@ -36,8 +36,9 @@ type Store interface {
 	// time.
 	AddKeyUsage(ctx context.Context, counts map[models.KeyUsageSlot]models.KeyUsageCount) error
 	DeleteKeyUsageBefore(ctx context.Context, before time.Time) (int64, error)
-	// KeyUsageReport, TopKeyUsage and KeyUsageHours read the stored usage.
+	// KeyUsageReport, TopKeyUsage and KeyUsageWindows read the stored
+	// usage.
 	KeyUsageReport(ctx context.Context, keyID int64, since time.Time) (models.KeyUsageReport, error)
 	TopKeyUsage(ctx context.Context, since time.Time, limit int) ([]models.KeyUsageTotal, error)
-	KeyUsageHours(ctx context.Context, since, activeSince time.Time) ([]models.KeyUsageHour, error)
+	KeyUsageWindows(ctx context.Context, since, recentFrom time.Time) ([]models.KeyUsageWindows, error)
 }

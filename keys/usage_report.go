@@ -43,8 +43,9 @@ func (s *Service) TopKeys(ctx context.Context, since time.Time, limit int) ([]mo
 	return s.db.TopKeyUsage(ctx, since, limit)
 }
 
-// UsageHours returns the hourly usage since since of every key used since
-// activeSince, ordered by key and hour (see store.KeyUsageHours).
-func (s *Service) UsageHours(ctx context.Context, since, activeSince time.Time) ([]models.KeyUsageHour, error) {
-	return s.db.KeyUsageHours(ctx, since, activeSince)
+// UsageWindows sums the usage of every key used since recentFrom: since
+// then (recent), and from since to recentFrom (baseline); a row a key,
+// ordered by key.
+func (s *Service) UsageWindows(ctx context.Context, since, recentFrom time.Time) ([]models.KeyUsageWindows, error) {
+	return s.db.KeyUsageWindows(ctx, since, recentFrom)
 }

@@ -35,12 +35,13 @@ type KeyUsageSlot struct {
 	Route string
 }
 
-// KeyUsageHour is one key's usage in one UTC hour, all routes together.
-type KeyUsageHour struct {
+// KeyUsageWindows is one key's usage, all routes together, in two
+// windows of hours: recent ones, and the baseline before them.
+type KeyUsageWindows struct {
 	KeyID         int64
 	DiscordUserID string
-	Hour          time.Time
-	KeyUsageCount
+	Recent        KeyUsageCount
+	Baseline      KeyUsageCount
 }
 
 // KeyUsageDay is one key's usage in one UTC day.

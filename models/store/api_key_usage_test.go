@@ -140,3 +140,46 @@ func TestAddKeyUsageAddsAllOrNothing(t *testing.T) {
 		}
 	})
 }
+
+// TestKeyUsageWindowsSumsRecentAndBaselinePerKey: one row a key used in
+// the recent hours, its recent and baseline hours summed apart over every
+// route, hours before the baseline left out, keys not used recently left
+// out.
+func TestKeyUsageWindowsSumsRecentAndBaselinePerKey(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		ctx := context.Background()
+		at := time.Date(2025, 3, 8, 12, 30, 0, 0, time.UTC)
+		_, active := insertDeveloperWithKeys(t, db, "100", at, models.KeyActive)
+		_, quiet := insertDeveloperWithKeys(t, db, "200", at, models.KeyActive)
+		recentFrom := at.Truncate(time.Hour).Add(-time.Hour)
+		since := recentFrom.Add(-7 * 24 * time.Hour)
+		slot := func(keyID int64, hour time.Time, route string) models.KeyUsageSlot {
+			return models.KeyUsageSlot{KeyID: keyID, Hour: hour, Route: route}
+		}
+		counts := map[models.KeyUsageSlot]models.KeyUsageCount{
+			slot(active[0], at, "/clan/search"):                                   {Requests: 10, RateLimited: 4},
+			slot(active[0], at, "/player/:tag/battles"):                           {Requests: 5, ClientErrors: 1},
+			slot(active[0], recentFrom, "/clan/search"):                           {Requests: 20, ServerErrors: 2},
+			slot(active[0], recentFrom.Add(-time.Hour), "/clan/search"):           {Requests: 7, RateLimited: 1},
+			slot(active[0], since, "/clan/search"):                                {Requests: 3},
+			slot(active[0], since.Add(-time.Hour), "/clan/search"):                {Requests: 1000},
+			slot(quiet[0], recentFrom.Add(-2*time.Hour), "/clan/search"):          {Requests: 50},
+			slot(quiet[0], recentFrom.Add(-24*time.Hour), "/player/:tag/battles"): {Requests: 50},
+		}
+		if err := db.AddKeyUsage(ctx, counts); err != nil {
+			t.Fatal(err)
+		}
+		got, err := db.KeyUsageWindows(ctx, since, recentFrom)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []models.KeyUsageWindows{{
+			KeyID: active[0], DiscordUserID: "100",
+			Recent:   models.KeyUsageCount{Requests: 35, RateLimited: 4, ClientErrors: 1, ServerErrors: 2},
+			Baseline: models.KeyUsageCount{Requests: 10, RateLimited: 1},
+		}}
+		if len(got) != len(want) || got[0] != want[0] {
+			t.Fatalf("windows %+v, want %+v", got, want)
+		}
+	})
+}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"slices"
 	"strings"
 	"time"
@@ -146,24 +147,42 @@ func (s *Store) TopKeyUsage(ctx context.Context, since time.Time, limit int) ([]
 	return out, nil
 }
 
-// KeyUsageHours returns the hourly usage (all routes together) from since
-// on of every key used in an hour from activeSince on, with its owner,
-// ordered by key and hour.
-func (s *Store) KeyUsageHours(ctx context.Context, since, activeSince time.Time) ([]models.KeyUsageHour, error) {
-	var rows []usageRow
-	err := s.session(ctx).Raw(`SELECT u.key_id, d.discord_user_id, u.hour, u.requests, u.rate_limited, u.client_errors, u.server_errors
-		FROM (SELECT key_id, hour, `+sumColumns+` FROM key_usage
-			WHERE hour >= ? AND key_id IN (SELECT key_id FROM key_usage WHERE hour >= ?)
-			GROUP BY key_id, hour) AS u
-		JOIN api_keys k ON k.id = u.key_id JOIN developers d ON d.id = k.developer_id
-		ORDER BY u.key_id, u.hour`,
-		since.Truncate(time.Hour).Unix(), activeSince.Truncate(time.Hour).Unix()).Scan(&rows).Error
+// KeyUsageWindows sums, for every key used in an hour from recentFrom on,
+// its usage in the hours from recentFrom on (recent) and in those from
+// since to recentFrom (baseline), with its owner, ordered by key: one row
+// a key, summed by the database.
+func (s *Store) KeyUsageWindows(ctx context.Context, since, recentFrom time.Time) ([]models.KeyUsageWindows, error) {
+	var rows []struct {
+		KeyID                                                                     int64
+		DiscordUserID                                                             string
+		RecentRequests, RecentRateLimited, RecentClientErrors, RecentServerErrors int64
+		BaseRequests, BaseRateLimited, BaseClientErrors, BaseServerErrors         int64
+	}
+	recent := recentFrom.Truncate(time.Hour).Unix()
+	err := s.session(ctx).Raw(`SELECT u.key_id, d.discord_user_id,
+			SUM(CASE WHEN u.hour >= @recent THEN u.requests ELSE 0 END) AS recent_requests,
+			SUM(CASE WHEN u.hour >= @recent THEN u.rate_limited ELSE 0 END) AS recent_rate_limited,
+			SUM(CASE WHEN u.hour >= @recent THEN u.client_errors ELSE 0 END) AS recent_client_errors,
+			SUM(CASE WHEN u.hour >= @recent THEN u.server_errors ELSE 0 END) AS recent_server_errors,
+			SUM(CASE WHEN u.hour < @recent THEN u.requests ELSE 0 END) AS base_requests,
+			SUM(CASE WHEN u.hour < @recent THEN u.rate_limited ELSE 0 END) AS base_rate_limited,
+			SUM(CASE WHEN u.hour < @recent THEN u.client_errors ELSE 0 END) AS base_client_errors,
+			SUM(CASE WHEN u.hour < @recent THEN u.server_errors ELSE 0 END) AS base_server_errors
+		FROM key_usage u JOIN api_keys k ON k.id = u.key_id JOIN developers d ON d.id = k.developer_id
+		WHERE u.hour >= @since AND u.key_id IN (SELECT key_id FROM key_usage WHERE hour >= @recent)
+		GROUP BY u.key_id, d.discord_user_id
+		ORDER BY u.key_id`,
+		sql.Named("since", since.Truncate(time.Hour).Unix()), sql.Named("recent", recent)).Scan(&rows).Error
 	if err != nil {
 		return nil, s.translate(err)
 	}
-	out := make([]models.KeyUsageHour, len(rows))
+	out := make([]models.KeyUsageWindows, len(rows))
 	for i, r := range rows {
-		out[i] = models.KeyUsageHour{KeyID: r.KeyID, DiscordUserID: r.DiscordUserID, Hour: time.Unix(r.Hour, 0).UTC(), KeyUsageCount: r.count()}
+		out[i] = models.KeyUsageWindows{
+			KeyID: r.KeyID, DiscordUserID: r.DiscordUserID,
+			Recent:   models.KeyUsageCount{Requests: r.RecentRequests, RateLimited: r.RecentRateLimited, ClientErrors: r.RecentClientErrors, ServerErrors: r.RecentServerErrors},
+			Baseline: models.KeyUsageCount{Requests: r.BaseRequests, RateLimited: r.BaseRateLimited, ClientErrors: r.BaseClientErrors, ServerErrors: r.BaseServerErrors},
+		}
 	}
 	return out, nil
 }
