@@ -16,8 +16,9 @@ import (
 // UsageReader is what the bot reads of key usage; *keys.Service
 // implements it. Counts are as of each API process's latest flush.
 type UsageReader interface {
-	// DeveloperUsage reports a developer's current key over the last days
-	// UTC days; models.ErrNotFound without a developer or current key.
+	// DeveloperUsage reports a developer's current key (or else latest
+	// key) over the last days UTC days; models.ErrNotFound without a
+	// developer or any key.
 	DeveloperUsage(ctx context.Context, discordUserID string, days int) (models.KeyUsageReport, error)
 	// TopKeys lists the limit keys with the most requests since since.
 	TopKeys(ctx context.Context, since time.Time, limit int) ([]models.KeyUsageTotal, error)

@@ -70,6 +70,12 @@ func TestKeyAdminInfoAndTopShowUsage(t *testing.T) {
 	if text := d.answerText(d.keyadmin(0, "top")); !strings.Contains(text, "Only moderators") {
 		t.Errorf("/keyadmin top by a member: %q", text)
 	}
+
+	// Blacklisted, the developer's usage is still the evidence.
+	d.keyadmin(moderatorPerms, "blacklist", userOption(developerID), stringOption("reason", "scraping"))
+	if _, embeds, _ := d.answerOf(d.keyadmin(moderatorPerms, "info", userOption(developerID))); !strings.Contains(embeds, "Usage, last 30 days: 40 requests") {
+		t.Errorf("/keyadmin info of a blacklisted developer: %s", embeds)
+	}
 }
 
 func TestUsageAlertIsPostedOnceAndItsButtonBlacklists(t *testing.T) {

@@ -1,7 +1,9 @@
 package keys
 
 import (
+	"cmp"
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/crownsdev/crowns/models"
@@ -23,19 +25,26 @@ func (s *Service) KeyUsage(ctx context.Context, keyID int64, days int, now time.
 	return s.db.KeyUsageReport(ctx, keyID, daysSince(now, days))
 }
 
-// DeveloperUsage reports the usage of a developer's current key over the
-// last days UTC days. A developer unknown or without a current key is
-// models.ErrNotFound.
+// DeveloperUsage reports the usage over the last days UTC days of a
+// developer's current key or, without one, of their latest key (revoked
+// or blacklisted): a blacklisted abuser's usage stays the evidence. A
+// developer unknown is models.ErrNotFound, and so is one who never had a
+// key (ErrNeverHadKey tells them apart).
 func (s *Service) DeveloperUsage(ctx context.Context, discordUserID string, days int) (models.KeyUsageReport, error) {
 	info, err := s.Info(ctx, discordUserID)
 	if err != nil {
 		return models.KeyUsageReport{}, err
 	}
-	if info.CurrentKeyID == 0 {
-		return models.KeyUsageReport{}, models.ErrNotFound
+	keyID := cmp.Or(info.CurrentKeyID, info.LatestKeyID)
+	if keyID == 0 {
+		return models.KeyUsageReport{}, ErrNeverHadKey
 	}
-	return s.KeyUsage(ctx, info.CurrentKeyID, days, s.clock.Now())
+	return s.KeyUsage(ctx, keyID, days, s.clock.Now())
 }
+
+// ErrNeverHadKey is DeveloperUsage's answer for a known developer who
+// never had a key: a models.ErrNotFound.
+var ErrNeverHadKey = fmt.Errorf("developer never had a key: %w", models.ErrNotFound)
 
 // TopKeys returns the limit keys with the most requests since since, most
 // first, with their owners.

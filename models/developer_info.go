@@ -35,6 +35,9 @@ type DeveloperInfo struct {
 	// disabled) key; zero and nil when there is none.
 	CurrentKeyID int64
 	KeyCreatedAt *time.Time
+	// LatestKeyID is the developer's newest key whatever its state (the
+	// current one, or a revoked or blacklisted one); zero when none.
+	LatestKeyID int64
 	// LastUsedAt is the latest use of any of the developer's keys, as of
 	// the last flush of usage; nil when never used.
 	LastUsedAt      *time.Time

@@ -197,6 +197,8 @@ func keysFailure(err error, req keysRequest) string {
 	switch {
 	case errors.Is(err, models.ErrDeveloperBlacklisted):
 		return fmt.Sprintf("developer %s is blacklisted: no key issued (crowns keys unblacklist lifts it)", req.discordUserID)
+	case errors.Is(err, keys.ErrNeverHadKey):
+		return fmt.Sprintf("developer %s has never had a key: no usage to show", req.discordUserID)
 	case errors.Is(err, models.ErrNotFound):
 		return fmt.Sprintf("no developer with Discord user id %s", req.discordUserID)
 	}

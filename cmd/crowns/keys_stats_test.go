@@ -61,4 +61,22 @@ func TestKeysStatsPrintsTheCurrentKeysUsage(t *testing.T) {
 	if code, _, stderr := c.run("stats", "--discord-user", "43"); code != exitFailure || !strings.Contains(stderr, "no developer") {
 		t.Errorf("stats of an unknown developer: exit %d, stderr %q", code, stderr)
 	}
+
+	// A developer who never had a key (blacklisted before asking) has no
+	// usage, and is told apart from an unknown one.
+	if code, _, stderr := c.run("blacklist", "--discord-user", "44", "--reason", "spam"); code != exitOK {
+		t.Fatalf("blacklist: exit %d, stderr %s", code, stderr)
+	}
+	if code, _, stderr := c.run("stats", "--discord-user", "44"); code != exitFailure || !strings.Contains(stderr, "developer 44 has never had a key") {
+		t.Errorf("stats of a developer without keys: exit %d, stderr %q", code, stderr)
+	}
+
+	// A revoked key's usage stays what stats shows of its developer.
+	if code, _, stderr := c.run("revoke", "--discord-user", "42", "--reason", "leaked"); code != exitOK {
+		t.Fatalf("revoke: exit %d, stderr %s", code, stderr)
+	}
+	code, stdout, stderr = c.run("stats", "--discord-user", "42", "--json")
+	if code != exitOK || json.Unmarshal([]byte(stdout), &stats) != nil || stats.ID != info.CurrentKeyID || stats.RequestCount[day] != 11 {
+		t.Errorf("stats after a revoke: exit %d, %+v, stderr %s", code, stats, stderr)
+	}
 }

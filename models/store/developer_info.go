@@ -67,8 +67,9 @@ func summarise(developer models.Developer, keys []models.APIKey) models.Develope
 		BlacklistedAt:   developer.BlacklistedAt,
 		KeyCounts:       make(map[models.KeyState]int),
 	}
-	for _, key := range keys {
+	for _, key := range keys { // by id: the newest last
 		info.KeyCounts[key.State]++
+		info.LatestKeyID = key.ID
 		if key.State.Current() {
 			info.CurrentKeyID = key.ID
 			created := key.CreatedAt
