@@ -156,6 +156,9 @@ func (s *Server) handleError(c *fiber.Ctx, err error) error {
 	}
 	if answer.retryAfter > 0 {
 		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(ceilSeconds(answer.retryAfter)))
+		if answer.status == http.StatusTooManyRequests {
+			c.Set(headerRateRetryAfter, strconv.FormatInt(ceilMilliseconds(answer.retryAfter), 10))
+		}
 	}
 	if answer.status == http.StatusMethodNotAllowed {
 		allow := "GET, HEAD"
@@ -207,6 +210,11 @@ func (s *Server) renderFixedErrors() map[errorKey][]byte {
 		}
 	}
 	return bodies
+}
+
+// ceilMilliseconds rounds a duration up to whole milliseconds.
+func ceilMilliseconds(d time.Duration) int64 {
+	return d.Milliseconds() + boolToInt(d%time.Millisecond != 0)
 }
 
 // ceilSeconds rounds a positive duration up to whole seconds (at least 1).

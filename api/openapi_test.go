@@ -287,6 +287,23 @@ func TestOpenAPIErrorsOfOtherServers(t *testing.T) {
 		{name: "rate limited", path: "/player/" + limited.world.PlayerTags()[0] + "/battles", headers: []string{"auth", key}, status: 429},
 	})
 
+	// The other 429s carry the retry headers too: the key lookups of one
+	// client address (refused before the key is known) and the game-API
+	// calls of one key.
+	lookups := newHarness(t, harnessOptions{config: func(c *api.Config) { c.LookupsPerAddress = 1.0 / 3600 }})
+	lookups.check(t, v, []contractCase{
+		{name: "first unknown key", path: "/clan/search?name=royal", headers: []string{"auth", newUnknownKey(t)}, status: 401},
+		{name: "lookups of one address spent", path: "/clan/search?name=royal", headers: []string{"auth", newUnknownKey(t)}, status: 429},
+		{name: "stats, lookups spent", path: "/auth/stats", headers: []string{"auth", newUnknownKey(t)}, status: 429},
+	})
+	calls := newHarness(t, harnessOptions{config: func(c *api.Config) { c.GameCallsPerKey = 1.0 / 3600 }})
+	key = calls.issue("915")
+	players := calls.world.PlayerTags()
+	calls.check(t, v, []contractCase{
+		{name: "first game call", path: "/player/" + players[0] + "/battles", headers: []string{"auth", key}, status: 200},
+		{name: "game calls of the key spent", path: "/player/" + players[1] + "/battles", headers: []string{"auth", key}, status: 429},
+	})
+
 	maintenance := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusServiceUnavailable)
@@ -317,6 +334,16 @@ func TestOpenAPIErrorsOfOtherServers(t *testing.T) {
 		{name: "history database down", path: "/clan/2PP/history", headers: []string{"auth", key}, status: 503},
 		{name: "tracking database down", path: "/clan/2PP/tracking", headers: []string{"auth", key}, status: 503},
 	})
+}
+
+// newUnknownKey is a well-formed key no database knows.
+func newUnknownKey(t *testing.T) string {
+	t.Helper()
+	raw, err := keys.NewKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
 }
 
 // documentModel is the document the server answers, as a model.

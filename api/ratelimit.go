@@ -183,13 +183,13 @@ func newRateHeaders(rate float64) rateHeaders {
 
 // rateLimit spends a token of the request's key, verified at now, and
 // writes the rate-limit headers on every authenticated answer; without a
-// token it answers 429. Called by authenticate, which has the identity
+// token it answers 429 (whose retry headers handleError writes, as for
+// every 429). Called by authenticate, which has the identity
 // and the time at hand.
 func (s *Server) rateLimit(c *fiber.Ctx, identity keys.Identity, now time.Time) error {
 	d := s.limiter.take(identity.KeyID, now)
 	s.setRateHeaders(c, d)
 	if !d.allowed {
-		c.Set(headerRateRetryAfter, strconv.FormatInt(d.retryAfter.Milliseconds()+boolToInt(d.retryAfter%time.Millisecond != 0), 10))
 		s.metrics.refusedBy(limitKey)
 		return &rateLimitedError{retryAfter: d.retryAfter}
 	}
