@@ -166,8 +166,14 @@ type composeService struct {
 	Healthcheck struct {
 		Test []string `yaml:"test"`
 	} `yaml:"healthcheck"`
-	Restart  string `yaml:"restart"`
-	ReadOnly bool   `yaml:"read_only"`
+	Restart  string   `yaml:"restart"`
+	ReadOnly bool     `yaml:"read_only"`
+	Ports    []string `yaml:"ports"`
+	Expose   []string `yaml:"expose"`
+	Logging  struct {
+		Driver  string            `yaml:"driver"`
+		Options map[string]string `yaml:"options"`
+	} `yaml:"logging"`
 	Deploy   struct {
 		Resources struct {
 			Limits struct {
@@ -211,6 +217,9 @@ func TestComposeStartsFromItsOwnSteps(t *testing.T) {
 		if service.Restart == "" || service.Deploy.Resources.Limits.Memory == "" || len(service.Healthcheck.Test) == 0 {
 			t.Errorf("%s: restart %q, memory limit %q, health check %v; want all three", name, service.Restart, service.Deploy.Resources.Limits.Memory, service.Healthcheck.Test)
 		}
+		if logs := service.Logging; logs.Driver == "" || logs.Options["max-size"] == "" || logs.Options["max-file"] == "" {
+			t.Errorf("%s: logging %+v, want a driver with rotated files (max-size, max-file)", name, logs)
+		}
 	}
 	if crowns.EnvFile == "" || !madeBySteps("docker/"+crowns.EnvFile) {
 		t.Errorf("no step makes the env_file docker/%s", crowns.EnvFile)
@@ -229,6 +238,11 @@ func TestComposeStartsFromItsOwnSteps(t *testing.T) {
 	}
 	if crowns.Build.Args["VERSION"] == "" {
 		t.Error("the crowns build passes no VERSION")
+	}
+	// Metrics reach the compose network, never the host.
+	_, metricsPort, _ := strings.Cut(crowns.Environment["CROWNS_METRICS_ADDR"], ":")
+	if metricsPort == "" || !slices.Contains(crowns.Expose, metricsPort) || slices.ContainsFunc(crowns.Ports, func(p string) bool { return strings.Contains(p, metricsPort) }) {
+		t.Errorf("metrics address %q, expose %v, ports %v: want metrics exposed to the network, not published", crowns.Environment["CROWNS_METRICS_ADDR"], crowns.Expose, crowns.Ports)
 	}
 
 	// The key secret is required: it comes from a compose secret (a file

@@ -122,7 +122,7 @@ func TestMetricsAddressDefaultsToLoopback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.MetricsAddr != "127.0.0.1:9090" {
-		t.Fatalf("default metrics address %q, want loopback 127.0.0.1:9090", cfg.MetricsAddr)
+	if cfg.MetricsAddr != "127.0.0.1:9181" {
+		t.Fatalf("default metrics address %q, want loopback 127.0.0.1:9181", cfg.MetricsAddr)
 	}
 }

@@ -46,7 +46,7 @@ func recordOf(t *testing.T, records []map[string]any, msg string) map[string]any
 func TestServeWithJSONLogsWritesOnlyJSON(t *testing.T) {
 	addr := freeAddr(t)
 	stdout, stderr := newWatchedBuffer(welcomeMessage), newWatchedBuffer(`"msg":"scheduler started"`)
-	env := map[string]string{"CROWNS_DATA_DIR": t.TempDir(), "CROWNS_ADDR": addr, "CROWNS_LOG_FORMAT": "json"}
+	env := map[string]string{"CROWNS_DATA_DIR": t.TempDir(), "CROWNS_ADDR": addr, "CROWNS_METRICS_ADDR": "127.0.0.1:0", "CROWNS_LOG_FORMAT": "json"}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	exit := make(chan int, 1)
