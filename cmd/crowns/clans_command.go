@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strconv"
 	"text/tabwriter"
 	"time"
@@ -54,6 +55,14 @@ func parseClansArgs(args []string) (clansRequest, error) {
 			return clansRequest{}, err
 		}
 		return req, nil
+	case "track", "untrack", "weekly":
+		// Positional arguments only: a request for help among them is
+		// one (no clan tag reads "help").
+		if slices.ContainsFunc(rest, isHelpRequest) {
+			return clansRequest{}, flag.ErrHelp
+		}
+	}
+	switch req.action {
 	case "track", "untrack":
 		if len(rest) != 1 {
 			return clansRequest{}, fmt.Errorf("%s takes one clan tag", req.action)

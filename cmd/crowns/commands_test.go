@@ -33,6 +33,9 @@ func TestHelpIsPrintedForEveryWayOfAsking(t *testing.T) {
 		{[]string{"keys", "issue", "--help"}, keysUsageText},
 		{[]string{"keys", "list", "-h"}, keysUsageText},
 		{[]string{"clans", "list", "--help"}, clansUsageText},
+		{[]string{"clans", "track", "--help"}, clansUsageText},
+		{[]string{"clans", "untrack", "GG9922JY", "-h"}, clansUsageText},
+		{[]string{"clans", "weekly", "help"}, clansUsageText},
 		{[]string{"sandbox", "--addr", "127.0.0.1:1", "-h"}, sandboxUsageText},
 	}
 	for _, c := range commands() {
