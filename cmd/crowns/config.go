@@ -110,10 +110,10 @@ func (r roles) String() string {
 
 // Defaults of the configuration, as documented in the README.
 const (
-	defaultAddr         = ":8080"
+	defaultAddr = ":8080"
 	// defaultMetricsAddr is loopback, on a port no common neighbour takes
 	// by default (Prometheus itself listens on 9090).
-	defaultMetricsAddr = "127.0.0.1:9181"
+	defaultMetricsAddr  = "127.0.0.1:9181"
 	defaultDataDir      = "./crowns-data"
 	defaultUpstreamURL  = "https://api.clashroyale.com/v1"
 	defaultTrackAddress = "crowns.example"

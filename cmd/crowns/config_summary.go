@@ -6,90 +6,102 @@ import (
 	"io"
 	"log/slog"
 	"strings"
-	"unicode"
 )
 
 // configMessage is the message of the start-up configuration record.
 const configMessage = "crowns configuration"
 
 // logConfiguration writes the configuration once at start-up, secrets
-// masked: in JSON one record whose "config" group holds every setting, in
-// text a table a person reads (out is where log lines go).
+// masked, each setting under the name of its environment variable: in
+// JSON one record whose "config" group holds every variable, in text a
+// table a person reads (out is where log lines go).
 func logConfiguration(out io.Writer, log *slog.Logger, c config) {
 	settings := c.summary()
 	if c.LogFormat == "json" {
 		log.LogAttrs(context.Background(), slog.LevelInfo, configMessage, slog.Attr{Key: "config", Value: slog.GroupValue(settings...)})
 		return
 	}
+	width := 0
+	for _, s := range settings {
+		width = max(width, len(s.Key))
+	}
 	var b strings.Builder
 	b.WriteString(configMessage + ":\n")
 	for _, s := range settings {
-		fmt.Fprintf(&b, "  %-22s %s\n", spacedWords(s.Key), textValue(s.Value))
+		fmt.Fprintf(&b, "  %-*s  %s\n", width, s.Key, s.Value)
 	}
 	_, _ = io.WriteString(out, b.String())
 }
 
-// summary is every setting as log attributes, secrets masked. Durations
-// stay durations: the log handlers print them as "3m0s".
+// summary is every variable the configuration reads, by its name, with
+// the value in use (its default when unset) and, where a value alone
+// would not say it, what it means; secrets masked. Durations stay
+// durations: the log handlers print them as "3m0s".
 func (c config) summary() []slog.Attr {
-	database := "sqlite (" + c.DataDir + ")"
+	database := "unset: SQLite in the data dir"
 	if c.DatabaseURL != "" {
 		database = maskDatabaseURL(c.DatabaseURL)
 	}
-	upstream := c.UpstreamURL + " (token " + mask(c.UpstreamToken) + ")"
+	upstreamURL, upstreamToken := c.UpstreamURL, mask(c.UpstreamToken)
 	if c.usesSandbox() {
-		upstream = "in-process sandbox (CROWNS_UPSTREAM_TOKEN unset)"
+		upstreamURL, upstreamToken = "unused: the in-process sandbox serves game data", "unset: the in-process sandbox serves game data"
 	}
+	discordToken := mask(c.DiscordToken)
+	switch {
+	case c.DiscordToken == "":
+		discordToken = "unset: the bot is off"
+	case !c.Roles.Bot:
+		discordToken += ", but the bot role is not selected: the bot is off"
+	}
+	tournaments := onOff(c.Tournaments)
+	if c.Tournaments && !c.Roles.Scheduler {
+		tournaments += " (no refresh here: the scheduler role is not selected)"
+	}
+	refresh := c.TournamentRefresh
 	return []slog.Attr{
-		slog.String("addr", c.Addr),
-		slog.String("dataDir", c.DataDir),
-		slog.String("database", database),
-		slog.String("secret", secretSource(c)),
-		slog.String("upstream", upstream),
-		slog.Duration("upstreamTimeout", c.UpstreamTimeout),
-		slog.Int("upstreamConcurrency", c.UpstreamConcurrency),
-		slog.String("trackAddress", c.TrackAddress),
-		slog.String("leakReportKeysFile", orNone(c.LeakReportKeysFile)),
-		slog.Group("rateLimit", slog.Float64("perSecond", c.RatePerSecond), slog.Int("burst", c.RateBurst)),
-		slog.Float64("gameCallsPerKey", c.GameCallsPerKey),
-		slog.Group("keyLookups", slog.Float64("perAddressPerSecond", c.KeyLookupsPerAddress), slog.Float64("perSecond", c.KeyLookupsPerSecond)),
-		slog.Group("cache", slog.Duration("ttl", c.CacheTTL), slog.Duration("historyTtl", c.HistoryCacheTTL), slog.Int64("mib", c.CacheBytes>>20)),
-		slog.String("roles", c.Roles.String()),
-		slog.String("tournaments", onOff(c.Tournaments)),
-		{Key: "tournamentRefresh", Value: c.tournamentRefreshSummary()},
-		slog.Int("historyRetentionDays", c.HistoryRetentionDays),
-		slog.Group("snapshotFetches", slog.Float64("perSecond", c.SnapshotRatePerSecond), slog.Int("concurrency", c.SnapshotConcurrency)),
-		{Key: "discord", Value: discordSummary(c)},
-		slog.Group("log", slog.String("level", c.LogLevel), slog.String("format", c.LogFormat), slog.String("accessLog", onOff(c.AccessLog))),
-		slog.Int("gcPercent", c.GCPercent),
-		slog.Int64("memoryLimitMiB", c.MemoryLimit>>20),
-		slog.Duration("shutdownTimeout", c.ShutdownTimeout),
+		slog.String("CROWNS_ADDR", c.Addr),
+		slog.String("CROWNS_METRICS_ADDR", c.MetricsAddr),
+		slog.String("CROWNS_DATA_DIR", c.DataDir),
+		slog.String("CROWNS_DATABASE_URL", database),
+		slog.String("CROWNS_SECRET", secretSource(c)),
+		slog.String("CROWNS_SECRET_FILE", orNone(c.SecretFile)),
+		slog.String("CROWNS_UPSTREAM_URL", upstreamURL),
+		slog.String("CROWNS_UPSTREAM_TOKEN", upstreamToken),
+		slog.Duration("CROWNS_UPSTREAM_TIMEOUT", c.UpstreamTimeout),
+		slog.Int("CROWNS_UPSTREAM_CONCURRENCY", c.UpstreamConcurrency),
+		slog.String("CROWNS_TRACK_ADDRESS", c.TrackAddress),
+		slog.String("CROWNS_SUPPORT_INFO", c.SupportInfo),
+		slog.String("CROWNS_LEAK_REPORT_KEYS_FILE", orNone(c.LeakReportKeysFile)),
+		slog.Float64("CROWNS_RATE_LIMIT_PER_SECOND", c.RatePerSecond),
+		slog.Int("CROWNS_RATE_LIMIT_BURST", c.RateBurst),
+		slog.Float64("CROWNS_KEY_LOOKUPS_PER_ADDRESS", c.KeyLookupsPerAddress),
+		slog.Float64("CROWNS_KEY_LOOKUPS_PER_SECOND", c.KeyLookupsPerSecond),
+		slog.Float64("CROWNS_GAME_CALLS_PER_KEY", c.GameCallsPerKey),
+		slog.Duration("CROWNS_CACHE_TTL", c.CacheTTL),
+		slog.Duration("CROWNS_HISTORY_CACHE_TTL", c.HistoryCacheTTL),
+		slog.Int64("CROWNS_CACHE_MB", c.CacheBytes>>20),
+		slog.String("CROWNS_ROLES", c.Roles.String()),
+		slog.String("CROWNS_TOURNAMENTS", tournaments),
+		slog.String("CROWNS_TOURNAMENT_SEARCH_TERMS", strings.Join(refresh.SearchTerms, ",")),
+		slog.Duration("CROWNS_TOURNAMENT_REFRESH_INTERVAL", refresh.RefreshInterval),
+		slog.Int("CROWNS_TOURNAMENT_REFRESH_PER_MINUTE", refresh.RefreshPerMinute),
+		slog.Duration("CROWNS_TOURNAMENT_DISCOVERY_INTERVAL", refresh.DiscoveryInterval),
+		slog.Duration("CROWNS_TOURNAMENT_RETENTION", refresh.Retention),
+		slog.Int("CROWNS_HISTORY_RETENTION_DAYS", c.HistoryRetentionDays),
+		slog.Float64("CROWNS_SNAPSHOT_RATE_PER_SECOND", c.SnapshotRatePerSecond),
+		slog.Int("CROWNS_SNAPSHOT_CONCURRENCY", c.SnapshotConcurrency),
+		slog.String("CROWNS_DISCORD_TOKEN", discordToken),
+		slog.String("CROWNS_DISCORD_GUILD_ID", orNone(c.DiscordGuildID)),
+		slog.String("CROWNS_DISCORD_KEY_CHANNEL_ID", orNone(c.DiscordKeyChannelID)),
+		slog.String("CROWNS_DISCORD_LOG_CHANNEL_ID", orNone(c.DiscordLogChannelID)),
+		slog.String("CROWNS_DISCORD_PREFIX", c.DiscordPrefix),
+		slog.String("CROWNS_LOG_LEVEL", c.LogLevel),
+		slog.String("CROWNS_LOG_FORMAT", c.LogFormat),
+		slog.String("CROWNS_ACCESS_LOG", onOff(c.AccessLog)),
+		slog.Int("CROWNS_GC_PERCENT", c.GCPercent),
+		slog.Int64("CROWNS_MEMORY_LIMIT_MB", c.MemoryLimit>>20),
+		slog.Duration("CROWNS_SHUTDOWN_TIMEOUT", c.ShutdownTimeout),
 	}
-}
-
-// textValue is v as the text table shows it: a group as key=value pairs.
-func textValue(v slog.Value) string {
-	if v.Kind() != slog.KindGroup {
-		return v.String()
-	}
-	parts := make([]string, 0, len(v.Group()))
-	for _, a := range v.Group() {
-		parts = append(parts, a.Key+"="+textValue(a.Value))
-	}
-	return strings.Join(parts, " ")
-}
-
-// spacedWords turns a camelCase key into lower-case words: "upstreamTimeout"
-// reads "upstream timeout".
-func spacedWords(key string) string {
-	var b strings.Builder
-	for _, r := range key {
-		if unicode.IsUpper(r) {
-			b.WriteByte(' ')
-		}
-		b.WriteRune(unicode.ToLower(r))
-	}
-	return b.String()
 }
 
 func secretSource(c config) string {
@@ -105,16 +117,4 @@ func secretName(c config) string {
 		return "CROWNS_SECRET_FILE"
 	}
 	return "CROWNS_SECRET"
-}
-
-func discordSummary(c config) slog.Value {
-	if c.DiscordToken == "" {
-		return slog.StringValue("off (CROWNS_DISCORD_TOKEN unset)")
-	}
-	if !c.Roles.Bot {
-		return slog.StringValue("off (role bot not selected)")
-	}
-	return slog.GroupValue(slog.String("token", mask(c.DiscordToken)), slog.String("guild", c.DiscordGuildID),
-		slog.String("keyChannel", c.DiscordKeyChannelID), slog.String("logChannel", orNone(c.DiscordLogChannelID)),
-		slog.String("prefix", c.DiscordPrefix))
 }

@@ -73,23 +73,24 @@ func TestServeWithJSONLogsWritesOnlyJSON(t *testing.T) {
 		t.Fatalf("the first record is %v, want the configuration", logged[0])
 	}
 	cfg, _ := logged[0]["config"].(map[string]any)
-	cache, _ := cfg["cache"].(map[string]any)
-	rateLimit, _ := cfg["rateLimit"].(map[string]any)
-	logSettings, _ := cfg["log"].(map[string]any)
-	for name, tt := range map[string]struct{ got, want any }{
-		"addr":             {cfg["addr"], addr},
-		"upstreamTimeout":  {cfg["upstreamTimeout"], "10s"},
-		"shutdownTimeout":  {cfg["shutdownTimeout"], "20s"},
-		"cache.ttl":        {cache["ttl"], "3m0s"},
-		"cache.historyTtl": {cache["historyTtl"], "1m0s"},
-		"rateLimit.burst":  {rateLimit["burst"], 20.0},
-		"log.format":       {logSettings["format"], "json"},
-		"secret":           {cfg["secret"], "generated file in the data dir"},
-		"upstream":         {cfg["upstream"], "in-process sandbox (CROWNS_UPSTREAM_TOKEN unset)"},
+	for name, want := range map[string]any{
+		"CROWNS_ADDR":              addr,
+		"CROWNS_UPSTREAM_TIMEOUT":  "10s",
+		"CROWNS_SHUTDOWN_TIMEOUT":  "20s",
+		"CROWNS_CACHE_TTL":         "3m0s",
+		"CROWNS_HISTORY_CACHE_TTL": "1m0s",
+		"CROWNS_RATE_LIMIT_BURST":  20.0,
+		"CROWNS_MEMORY_LIMIT_MB":   104.0,
+		"CROWNS_LOG_FORMAT":        "json",
+		"CROWNS_SECRET":            "generated file in the data dir",
+		"CROWNS_UPSTREAM_TOKEN":    "unset: the in-process sandbox serves game data",
 	} {
-		if tt.got != tt.want {
-			t.Errorf("config %s = %#v, want %#v", name, tt.got, tt.want)
+		if cfg[name] != want {
+			t.Errorf("config %s = %#v, want %#v", name, cfg[name], want)
 		}
+	}
+	if len(cfg) != len(knownVariables()) {
+		t.Errorf("the configuration record has %d settings, want the %d variables", len(cfg), len(knownVariables()))
 	}
 	if tick := recordOf(t, logged, "scheduler started")["tickInterval"]; tick != "30s" {
 		t.Errorf("scheduler started: tickInterval %#v, want \"30s\"", tick)

@@ -47,25 +47,6 @@ func (r *envReader) list(name string, def []string) []string {
 	return items
 }
 
-// tournamentRefreshSummary is the configuration summary's value of the
-// tournament refresher.
-func (c config) tournamentRefreshSummary() slog.Value {
-	switch {
-	case !c.Tournaments:
-		return slog.StringValue("off (CROWNS_TOURNAMENTS is off)")
-	case !c.Roles.Scheduler:
-		return slog.StringValue("off (role scheduler not selected)")
-	}
-	s := c.TournamentRefresh
-	return slog.GroupValue(
-		slog.String("searchTerms", strings.Join(s.SearchTerms, ",")),
-		slog.Duration("discoveryInterval", s.DiscoveryInterval),
-		slog.Int("refreshPerMinute", s.RefreshPerMinute),
-		slog.Duration("refreshInterval", s.RefreshInterval),
-		slog.Duration("retention", s.Retention),
-	)
-}
-
 // newTournamentRefresher builds the tournament refresher from the
 // configuration.
 func newTournamentRefresher(cfg config, db *store.Store, source scheduler.TournamentSource, clock models.Clock, log *slog.Logger, metrics prometheus.Registerer) (*scheduler.TournamentRefresher, error) {

@@ -66,10 +66,10 @@ func TestTournamentRefreshIsPrinted(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		{nil, "tournament refresh off (CROWNS_TOURNAMENTS is off)"},
-		{map[string]string{"CROWNS_TOURNAMENTS": "on", "CROWNS_ROLES": "api"}, "tournament refresh off (role scheduler not selected)"},
+		{nil, "CROWNS_TOURNAMENTS off CROWNS_TOURNAMENT_SEARCH_TERMS"},
+		{map[string]string{"CROWNS_TOURNAMENTS": "on", "CROWNS_ROLES": "api"}, "CROWNS_TOURNAMENTS on (no refresh here: the scheduler role is not selected)"},
 		{map[string]string{"CROWNS_TOURNAMENTS": "on", "CROWNS_TOURNAMENT_SEARCH_TERMS": "cup,league"},
-			"tournament refresh searchTerms=cup,league discoveryInterval=15m0s refreshPerMinute=60 refreshInterval=10m0s retention=72h0m0s"},
+			"CROWNS_TOURNAMENTS on CROWNS_TOURNAMENT_SEARCH_TERMS cup,league CROWNS_TOURNAMENT_REFRESH_INTERVAL 10m0s CROWNS_TOURNAMENT_REFRESH_PER_MINUTE 60 CROWNS_TOURNAMENT_DISCOVERY_INTERVAL 15m0s CROWNS_TOURNAMENT_RETENTION 72h0m0s"},
 	} {
 		cfg, err := loadConfig(func(name string) string { return tt.env[name] })
 		if err != nil {
