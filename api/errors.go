@@ -46,7 +46,7 @@ type errorBody struct {
 	EventID    string `json:"eventId,omitempty"`
 }
 
-// errorAnswer is what an error becomes on the wire.
+// errorAnswer is what an error becomes in the answer: its status and text.
 type errorAnswer struct {
 	status     int
 	text       string

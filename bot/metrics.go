@@ -134,6 +134,8 @@ func textCommandName(command textCommand) string {
 		return commandKey + " " + subGet
 	case textCommandRegenerate:
 		return commandKey + " " + subRegenerate
+	case textCommandRevoke:
+		return commandKey + " " + subRevoke
 	}
 	return commandHelp
 }

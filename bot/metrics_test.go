@@ -15,6 +15,7 @@ func TestCommandAndDirectMessageMetrics(t *testing.T) {
 	d.ask("slash", keyChannelID, developerID, "get")
 	d.ask("text", keyChannelID, developerID, "get")
 	d.ask("text", keyChannelID, developerID, "help")
+	d.ask("text", keyChannelID, developerID, "revoke")
 	d.answerText(d.slash(developerID, otherChannelID, 0, "key", "get"))
 	d.answerText(d.slash(developerID, keyChannelID, 0, "keyadmin", "info", userOption(otherDevID)))
 	dm := "/channels/" + discordtest.DMChannelID(otherDevID) + "/messages"
@@ -35,6 +36,7 @@ func TestCommandAndDirectMessageMetrics(t *testing.T) {
 		{"key help", "ok", 1},
 		{"keyadmin info", "refused", 1},
 		{"key regenerate", "ok", 0},
+		{"key revoke", "ok", 1},
 		{"clan weekly", "ok", 0},
 		{"unknown", "ok", 0},
 	} {

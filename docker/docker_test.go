@@ -174,7 +174,7 @@ type composeService struct {
 		Driver  string            `yaml:"driver"`
 		Options map[string]string `yaml:"options"`
 	} `yaml:"logging"`
-	Deploy   struct {
+	Deploy struct {
 		Resources struct {
 			Limits struct {
 				Memory string `yaml:"memory"`

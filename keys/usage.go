@@ -136,12 +136,12 @@ func (s *Service) Run(ctx context.Context) {
 		select {
 		case <-ticker.C:
 			flushCtx, cancel := context.WithTimeout(ctx, flushTimeout)
-			s.flushLogged(flushCtx)
+			s.flushLogged(flushCtx, false)
 			s.retainUsage(flushCtx)
 			cancel()
 		case <-ctx.Done():
 			final, cancel := context.WithTimeout(context.WithoutCancel(ctx), finalFlushTimeout)
-			s.flushLogged(final)
+			s.flushLogged(final, true)
 			cancel()
 			<-syncDone
 			return
@@ -149,8 +149,16 @@ func (s *Service) Run(ctx context.Context) {
 	}
 }
 
-func (s *Service) flushLogged(ctx context.Context) {
-	if err := s.Flush(ctx); err != nil {
-		s.log.WarnContext(ctx, "cannot write key last-use times", "error", err)
+// flushLogged flushes, logging a failure: a warning while the counts
+// wait for the next flush, an error at shutdown (final), when they are
+// lost.
+func (s *Service) flushLogged(ctx context.Context, final bool) {
+	err := s.Flush(ctx)
+	switch {
+	case err == nil:
+	case final:
+		s.log.ErrorContext(ctx, "cannot write key usage at shutdown: the request counts and last-use times since the last flush are lost", "error", err)
+	default:
+		s.log.WarnContext(ctx, "cannot write key usage (request counts and last-use times): kept for the next flush", "error", err)
 	}
 }

@@ -84,9 +84,9 @@ func (c *Client) Clan(ctx context.Context, tag string) (models.ClanDetails, erro
 	return clanDetailsOf(c.Catalog(), clan), nil
 }
 
-// ClanDetailsOf maps a clan in the official wire format to the legacy
-// shape the rest of Crowns uses: what Clan returns for it, except that a
-// region's code comes from its name alone (no catalog is consulted).
+// ClanDetailsOf maps a clan of the official API to the clan record the
+// rest of Crowns uses: what Clan returns for it, except that a region's
+// code comes from its name alone (no catalog is consulted).
 func ClanDetailsOf(clan official.Clan) models.ClanDetails { return clanDetailsOf(nil, clan) }
 
 // clanDetailsOf maps a clan, looking region codes up in known (nil: none).

@@ -1,6 +1,7 @@
 // Package upstream is Crowns' source of game data: a client of the official
 // game API v1 (clans, clan search, battle logs, tournaments, cards,
-// locations) that maps the answers into the legacy shapes of package models.
+// locations) that maps the answers into the records of package models and
+// the response shapes of package models/legacy.
 //
 // It is the boundary where upstream failures enter the project: every call
 // returns models.ErrNotFound, a models.ValidationError or a
@@ -8,7 +9,7 @@
 // Calls are bounded in time (retries included) and in concurrency, and
 // transient failures are retried with jittered exponential backoff.
 //
-// Subpackages: wire (the official JSON shapes), catalog (the project's own
-// game facts) and sandbox (a deterministic offline world served in the
-// official format).
+// Subpackages: official (the official API's JSON shapes), catalog (the
+// project's own game facts) and sandbox (a deterministic offline world
+// served in the official format).
 package upstream

@@ -72,8 +72,7 @@ func runCold(ctx context.Context, req request, stdout io.Writer, progress func(s
 		return err
 	}
 	defer func() { _ = db.Close() }()
-	clans := db
-	if tracked, err := clans.ListTrackedClans(ctx, true); err != nil || len(tracked) > 0 {
+	if tracked, err := db.ListTrackedClans(ctx, true); err != nil || len(tracked) > 0 {
 		return errors.Join(err, errors.New("the database already holds tracked clans: run the bench on an empty database or schema (it fills it)"))
 	}
 	report := coldReport{Database: databaseName(req.databaseURL), CPUs: runtime.NumCPU(), TickClans: req.coldClans, TickConcurrency: coldConcurrency}
@@ -84,11 +83,11 @@ func runCold(ctx context.Context, req request, stdout io.Writer, progress func(s
 	world := sandbox.NewWorld(sandbox.Config{Clans: max(req.coldClans, sandbox.DefaultClans), TrackAddress: trackAddress, Clock: clock})
 
 	progress("history read: a 50-member clan with %d days of 4-hourly history", historyDays+1)
-	if err := coldHistoryRead(ctx, db, clans, world, clock, &report); err != nil {
+	if err := coldHistoryRead(ctx, db, world, clock, &report); err != nil {
 		return err
 	}
 	progress("scheduler tick: tracking %d clans, then snapshotting them all in the next slot", req.coldClans)
-	if err := coldTick(ctx, db, clans, world, clock, req, &report); err != nil {
+	if err := coldTick(ctx, db, world, clock, req, &report); err != nil {
 		return err
 	}
 	report.Targets = []target{
@@ -111,7 +110,7 @@ func runCold(ctx context.Context, req request, stdout io.Writer, progress func(s
 // coldHistoryRead seeds the first 50-member clan of the world with 8 days
 // of history and times reads of its 7-day window (the player dictionary
 // cached, as a warm process has it).
-func coldHistoryRead(ctx context.Context, db *store.Store, clans *store.Store, world *sandbox.World, clock *models.ManualClock, report *coldReport) error {
+func coldHistoryRead(ctx context.Context, db *store.Store, world *sandbox.World, clock *models.ManualClock, report *coldReport) error {
 	var tag string
 	for _, candidate := range world.ClanTags() {
 		if clan, ok := world.Clan(candidate); ok && len(clan.MemberList) == 50 {
@@ -123,7 +122,7 @@ func coldHistoryRead(ctx context.Context, db *store.Store, clans *store.Store, w
 		return errors.New("the sandbox has no clan of 50 members")
 	}
 	now := clock.Now()
-	if err := seedClans(ctx, clans, []string{tag}, len(world.ClanTags()), historyDays, now, trackAddress); err != nil {
+	if err := seedClans(ctx, db, []string{tag}, len(world.ClanTags()), historyDays, now, trackAddress); err != nil {
 		return err
 	}
 	reader := db
@@ -149,7 +148,7 @@ func coldHistoryRead(ctx context.Context, db *store.Store, clans *store.Store, w
 // coldTick tracks the tick's clans at the current slot, moves to the next
 // slot and times one tick of a fresh scheduler (cold dictionary cache, as
 // after a restart) against the sandbox over HTTP.
-func coldTick(ctx context.Context, db *store.Store, clans *store.Store, world *sandbox.World, clock *models.ManualClock, req request, report *coldReport) error {
+func coldTick(ctx context.Context, db *store.Store, world *sandbox.World, clock *models.ManualClock, req request, report *coldReport) error {
 	baseURL, stop, err := sandbox.Start(ctx, world, "127.0.0.1:0")
 	if err != nil {
 		return err
@@ -165,7 +164,7 @@ func coldTick(ctx context.Context, db *store.Store, clans *store.Store, world *s
 			if !ok {
 				return fmt.Errorf("the sandbox has no clan %s", tag)
 			}
-			_, err := clans.Track(gctx, models.TrackRequest{Tag: tag, Clan: upstream.ClanDetailsOf(clan), Legible: true, By: models.TrackedByOperator, Now: clock.Now()})
+			_, err := db.Track(gctx, models.TrackRequest{Tag: tag, Clan: upstream.ClanDetailsOf(clan), Legible: true, By: models.TrackedByOperator, Now: clock.Now()})
 			return err
 		})
 	}

@@ -100,17 +100,16 @@ func runClans(ctx context.Context, env cli, args []string) int {
 		return code
 	}
 	defer func() { _ = db.Close() }()
-	clans := db
 	var err error
 	switch req.action {
 	case "track":
-		err = trackAsOperator(ctx, env, cfg, log, clans, req.tag)
+		err = trackAsOperator(ctx, env, cfg, log, db, req.tag)
 	case "untrack":
-		err = untrackClan(ctx, env, clans, req.tag)
+		err = untrackClan(ctx, env, db, req.tag)
 	case "weekly":
-		err = setWeekly(ctx, env, clans, req.tag, req.weekly)
+		err = setWeekly(ctx, env, db, req.tag, req.weekly)
 	case "list":
-		err = listClans(ctx, env.stdout, clans, req.all)
+		err = listClans(ctx, env.stdout, db, req.all)
 	}
 	if err != nil {
 		log.Warn("clans command failed", "action", req.action, "clan", req.tag, "error", err)

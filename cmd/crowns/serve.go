@@ -75,7 +75,6 @@ func runServe(ctx context.Context, env cli, args []string) int {
 // node is one running crowns process: its parts and its background work.
 type node struct {
 	db     *store.Store
-	clans  *store.Store
 	keys   *keys.Service
 	game   *gameSource
 	api    *api.Server
@@ -128,7 +127,6 @@ func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger, acces
 	if n.game, err = openGameSource(cfg, env.clock, log, n.metricsRegisterer()); err != nil {
 		return n, err
 	}
-	n.clans = n.db
 	if cfg.Roles.API {
 		if err = n.startCatalogRefresher(ctx, backgroundCtx, env, log); err != nil {
 			return n, err
@@ -138,7 +136,7 @@ func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger, acces
 		// cached history answers (NOTIFY on PostgreSQL, the clan_changes
 		// outbox on SQLite).
 		n.goBackground(func() {
-			if err := n.clans.ListenForClanChanges(backgroundCtx); err != nil {
+			if err := n.db.ListenForClanChanges(backgroundCtx); err != nil {
 				log.Error("clan change listener stopped", "error", err)
 			}
 		})
@@ -163,7 +161,7 @@ func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger, acces
 		n.goBackground(func() { n.api.ShareRateLimit(backgroundCtx, n.db) })
 	}
 	if cfg.botEnabled() {
-		desk, err := newKeyDesk(cfg, n.db, n.keys, n.clans, log, env.clock, n.metricsRegisterer())
+		desk, err := newKeyDesk(cfg, n.db, n.keys, n.db, log, env.clock, n.metricsRegisterer())
 		if err != nil {
 			return n, err
 		}
@@ -194,7 +192,7 @@ func (n *node) startCatalogRefresher(ctx, background context.Context, env cli, l
 // startAPI listens on CROWNS_ADDR and serves the API; in the embedded mode
 // the first start also prints a ready-to-use key.
 func (n *node) startAPI(ctx context.Context, cfg config, env cli, log *slog.Logger) error {
-	tracker, err := scheduler.NewTracker(n.clans, n.game.client, scheduler.TrackerConfig{
+	tracker, err := scheduler.NewTracker(n.db, n.game.client, scheduler.TrackerConfig{
 		TrackAddress: cfg.TrackAddress, Clock: env.clock, Logger: log,
 	})
 	if err != nil {
@@ -224,7 +222,7 @@ func (n *node) startAPI(ctx context.Context, cfg config, env cli, log *slog.Logg
 		LeakReportKeys:    leakKeys,
 		Clock:             env.clock,
 		Logger:            log,
-	}, api.Dependencies{Keys: n.keys, Game: n.game.client, Health: n.db, Tracker: tracker, History: n.clans,
+	}, api.Dependencies{Keys: n.keys, Game: n.game.client, Health: n.db, Tracker: tracker, History: n.db,
 		TournamentSource: n.game.client, TournamentStore: n.db, Usage: n.keys, UsageReports: n.keys, Leaks: n.keys})
 	if err != nil {
 		return err
@@ -272,7 +270,7 @@ func (n *node) metricsRegisterer() prometheus.Registerer {
 // startScheduler runs the clan snapshot scheduler as background work; it
 // stops claiming when ctx ends and finishes the writes it started.
 func (n *node) startScheduler(ctx context.Context, cfg config, env cli, log *slog.Logger) error {
-	sched, err := scheduler.New(n.clans, n.game.client, scheduler.Config{
+	sched, err := scheduler.New(n.db, n.game.client, scheduler.Config{
 		TrackAddress:          cfg.TrackAddress,
 		SnapshotConcurrency:   cfg.SnapshotConcurrency,
 		SnapshotRatePerSecond: cfg.SnapshotRatePerSecond,

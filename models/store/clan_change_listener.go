@@ -28,15 +28,15 @@ const listenConnectTimeout = 10 * time.Second
 // it reads the clan_changes outbox every ClanChangePollInterval, so a
 // change by another process (an operator's crowns clans command) is seen
 // within about a second.
-func (c *Store) ListenForClanChanges(ctx context.Context) error {
-	if c.changeChannel == "" {
+func (s *Store) ListenForClanChanges(ctx context.Context) error {
+	if s.changeChannel == "" {
 		ticker := time.NewTicker(ClanChangePollInterval)
 		defer ticker.Stop()
-		return c.followClanChanges(ctx, ticker.C)
+		return s.followClanChanges(ctx, ticker.C)
 	}
 	failures := 0
 	for {
-		listened, err := c.listenOnce(ctx)
+		listened, err := s.listenOnce(ctx)
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -45,7 +45,7 @@ func (c *Store) ListenForClanChanges(ctx context.Context) error {
 		}
 		failures++
 		wait := listenRetry.Delay(failures)
-		c.log.Warn("clan change listener disconnected; reconnecting", "error", err, "retryIn", wait)
+		s.log.Warn("clan change listener disconnected; reconnecting", "error", err, "retryIn", wait)
 		select {
 		case <-ctx.Done():
 			return nil
@@ -56,9 +56,9 @@ func (c *Store) ListenForClanChanges(ctx context.Context) error {
 
 // listenOnce connects, listens and delivers notifications until the
 // connection fails or ctx ends; listened tells whether LISTEN succeeded.
-func (c *Store) listenOnce(ctx context.Context) (listened bool, err error) {
+func (s *Store) listenOnce(ctx context.Context) (listened bool, err error) {
 	connectCtx, cancel := context.WithTimeout(ctx, listenConnectTimeout)
-	conn, err := pgx.Connect(connectCtx, c.url)
+	conn, err := pgx.Connect(connectCtx, s.url)
 	cancel()
 	if err != nil {
 		return false, err
@@ -68,10 +68,10 @@ func (c *Store) listenOnce(ctx context.Context) (listened bool, err error) {
 		defer cancel()
 		_ = conn.Close(closeCtx)
 	}()
-	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{c.changeChannel}.Sanitize()); err != nil {
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{s.changeChannel}.Sanitize()); err != nil {
 		return false, err
 	}
-	c.changes.announce(models.ClanChange{All: true})
+	s.changes.announce(models.ClanChange{All: true})
 	for {
 		notification, err := conn.WaitForNotification(ctx)
 		if err != nil {
@@ -80,9 +80,9 @@ func (c *Store) listenOnce(ctx context.Context) (listened bool, err error) {
 		origin, tag, ok := strings.Cut(notification.Payload, " ")
 		switch {
 		case !ok || tag == "":
-			c.log.Warn("clan change listener: malformed notification ignored", "payload", notification.Payload)
-		case origin != c.changes.origin:
-			c.changes.announce(models.ClanChange{Tag: tag})
+			s.log.Warn("clan change listener: malformed notification ignored", "payload", notification.Payload)
+		case origin != s.changes.origin:
+			s.changes.announce(models.ClanChange{Tag: tag})
 		}
 	}
 }

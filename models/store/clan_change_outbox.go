@@ -36,27 +36,27 @@ type outboxRow struct {
 // a change of all clans then (what came before is unknown). A failed read
 // is tried again at the next tick; nothing is lost meanwhile, as the rows
 // stay.
-func (c *Store) followClanChanges(ctx context.Context, tick <-chan time.Time) error {
+func (s *Store) followClanChanges(ctx context.Context, tick <-chan time.Time) error {
 	ctx = models.AsBackground(ctx)
 	cursor, started := int64(0), false
 	for polls := 0; ; polls++ {
 		if !started {
-			last, err := c.lastClanChange(ctx)
+			last, err := s.lastClanChange(ctx)
 			if err == nil {
 				cursor, started = last, true
-				c.changes.announce(models.ClanChange{All: true})
+				s.changes.announce(models.ClanChange{All: true})
 			} else if ctx.Err() == nil {
-				c.log.Warn("cannot read the clan change outbox; trying again", "error", err)
+				s.log.Warn("cannot read the clan change outbox; trying again", "error", err)
 			}
-		} else if next, err := c.announceOutbox(ctx, cursor); err != nil {
+		} else if next, err := s.announceOutbox(ctx, cursor); err != nil {
 			if ctx.Err() == nil {
-				c.log.Warn("cannot read the clan change outbox; trying again", "error", err)
+				s.log.Warn("cannot read the clan change outbox; trying again", "error", err)
 			}
 		} else {
 			cursor = next
 		}
 		if polls%clanChangePruneEvery == clanChangePruneEvery-1 {
-			c.pruneClanChanges(ctx)
+			s.pruneClanChanges(ctx)
 		}
 		select {
 		case <-ctx.Done():
@@ -67,25 +67,25 @@ func (c *Store) followClanChanges(ctx context.Context, tick <-chan time.Time) er
 }
 
 // lastClanChange is the id of the newest outbox row (0 when empty).
-func (c *Store) lastClanChange(ctx context.Context) (int64, error) {
+func (s *Store) lastClanChange(ctx context.Context) (int64, error) {
 	var last int64
-	err := c.session(ctx).Raw(`SELECT COALESCE(MAX(id), 0) FROM clan_changes`).Scan(&last).Error
-	return last, c.translate(err)
+	err := s.session(ctx).Raw(`SELECT COALESCE(MAX(id), 0) FROM clan_changes`).Scan(&last).Error
+	return last, s.translate(err)
 }
 
 // announceOutbox announces the rows after cursor that other processes
 // wrote, and returns the id of the last row read.
-func (c *Store) announceOutbox(ctx context.Context, cursor int64) (int64, error) {
+func (s *Store) announceOutbox(ctx context.Context, cursor int64) (int64, error) {
 	for {
 		var rows []outboxRow
-		err := c.session(ctx).Raw(`SELECT id, origin, tag FROM clan_changes WHERE id > ? ORDER BY id LIMIT ?`,
+		err := s.session(ctx).Raw(`SELECT id, origin, tag FROM clan_changes WHERE id > ? ORDER BY id LIMIT ?`,
 			cursor, clanChangeBatch).Scan(&rows).Error
 		if err != nil {
-			return cursor, fmt.Errorf("read clan changes: %w", c.translate(err))
+			return cursor, fmt.Errorf("read clan changes: %w", s.translate(err))
 		}
 		for _, row := range rows {
-			if row.Origin != c.changes.origin {
-				c.changes.announce(models.ClanChange{Tag: row.Tag})
+			if row.Origin != s.changes.origin {
+				s.changes.announce(models.ClanChange{Tag: row.Tag})
 			}
 			cursor = row.ID
 		}
@@ -97,9 +97,9 @@ func (c *Store) announceOutbox(ctx context.Context, cursor int64) (int64, error)
 
 // pruneClanChanges deletes outbox rows older than clanChangeRetention;
 // every process does it now and then, harmlessly at once.
-func (c *Store) pruneClanChanges(ctx context.Context) {
+func (s *Store) pruneClanChanges(ctx context.Context) {
 	before := time.Now().Add(-clanChangeRetention).Unix()
-	if err := c.session(ctx).Exec(`DELETE FROM clan_changes WHERE changed_at < ?`, before).Error; err != nil && ctx.Err() == nil {
-		c.log.Warn("cannot prune the clan change outbox", "error", c.translate(err))
+	if err := s.session(ctx).Exec(`DELETE FROM clan_changes WHERE changed_at < ?`, before).Error; err != nil && ctx.Err() == nil {
+		s.log.Warn("cannot prune the clan change outbox", "error", s.translate(err))
 	}
 }

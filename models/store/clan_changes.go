@@ -17,7 +17,7 @@ import (
 // clanChanges fans the clan changes of this process (and, through the
 // listener, of other processes) out to subscribers.
 type clanChanges struct {
-	// origin names this ClanStore in its notifications, so the listener
+	// origin names this Store in its notifications, so the listener
 	// skips the ones it sent itself (already announced in-process).
 	origin string
 
@@ -39,13 +39,13 @@ func newClanChanges() *clanChanges {
 }
 
 // SubscribeClanChanges calls fn with every clan change: at once, on the
-// writer's goroutine after the commit, for writes through this ClanStore;
+// writer's goroutine after the commit, for writes through this Store;
 // and from ListenForClanChanges for writes of other processes on
 // PostgreSQL. Subscribers are called one after the other in the order
 // they subscribed; fn must return quickly. The returned function
 // unsubscribes.
-func (c *Store) SubscribeClanChanges(fn func(models.ClanChange)) (unsubscribe func()) {
-	f := c.changes
+func (s *Store) SubscribeClanChanges(fn func(models.ClanChange)) (unsubscribe func()) {
+	f := s.changes
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	id := f.next
@@ -55,7 +55,7 @@ func (c *Store) SubscribeClanChanges(fn func(models.ClanChange)) (unsubscribe fu
 	return func() {
 		f.mu.Lock()
 		defer f.mu.Unlock()
-		f.subscribers = slices.DeleteFunc(slices.Clone(f.subscribers), func(s clanSubscriber) bool { return s.id == id })
+		f.subscribers = slices.DeleteFunc(slices.Clone(f.subscribers), func(sub clanSubscriber) bool { return sub.id == id })
 	}
 }
 
@@ -70,21 +70,21 @@ func (f *clanChanges) announce(change models.ClanChange) {
 }
 
 // clanChanged announces, after a committed write, that tag changed.
-func (c *Store) clanChanged(tag string) { c.changes.announce(models.ClanChange{Tag: tag}) }
+func (s *Store) clanChanged(tag string) { s.changes.announce(models.ClanChange{Tag: tag}) }
 
 // notifyClanChange tells the other processes on the same database,
 // inside the write's transaction (so they hear of it if and only if the
 // write commits), that tag changed: a NOTIFY on PostgreSQL, a row of the
 // clan_changes outbox on SQLite.
-func (c *Store) notifyClanChange(tx *gorm.DB, tag string) error {
-	if c.changeChannel == "" {
+func (s *Store) notifyClanChange(tx *gorm.DB, tag string) error {
+	if s.changeChannel == "" {
 		if err := tx.Exec(`INSERT INTO clan_changes (origin, tag, changed_at) VALUES (?, ?, ?)`,
-			c.changes.origin, tag, time.Now().Unix()).Error; err != nil {
+			s.changes.origin, tag, time.Now().Unix()).Error; err != nil {
 			return fmt.Errorf("record clan change: %w", err)
 		}
 		return nil
 	}
-	if err := tx.Exec(`SELECT pg_notify(?, ?)`, c.changeChannel, c.changes.origin+" "+tag).Error; err != nil {
+	if err := tx.Exec(`SELECT pg_notify(?, ?)`, s.changeChannel, s.changes.origin+" "+tag).Error; err != nil {
 		return fmt.Errorf("notify clan change: %w", err)
 	}
 	return nil

@@ -16,7 +16,7 @@ import (
 // slot.
 var trackedAt = at("2026-03-10T09:30:00Z")
 
-// eachClanStore runs fn as a subtest per engine with a fresh ClanStore.
+// eachClanStore runs fn as a subtest per engine with a fresh Store.
 func eachClanStore(t *testing.T, fn func(t *testing.T, ctx context.Context, clans *store.Store)) {
 	t.Helper()
 	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {

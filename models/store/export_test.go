@@ -9,8 +9,8 @@ import (
 
 // FollowClanChanges is followClanChanges for tests, which drive its
 // polls with a tick channel of their own.
-func (c *Store) FollowClanChanges(ctx context.Context, tick <-chan time.Time) error {
-	return c.followClanChanges(ctx, tick)
+func (s *Store) FollowClanChanges(ctx context.Context, tick <-chan time.Time) error {
+	return s.followClanChanges(ctx, tick)
 }
 
 // Session is the store's own session, for tests of what its pooled

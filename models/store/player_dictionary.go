@@ -85,13 +85,13 @@ func (p *playerCache) evictSome() {
 // playerIDs returns the dictionary id of each member's (tag, name),
 // creating the rows that do not exist yet. It costs no query when every
 // pair is cached.
-func (c *Store) playerIDs(ctx context.Context, members []models.HistoryMember) ([]int64, error) {
+func (s *Store) playerIDs(ctx context.Context, members []models.HistoryMember) ([]int64, error) {
 	ids := make([]int64, len(members))
 	var missing []playerKey
 	seen := make(map[playerKey]bool)
 	for i, m := range members {
 		k := playerKey{Tag: m.Tag, Name: m.Name}
-		if id, ok := c.players.id(k); ok {
+		if id, ok := s.players.id(k); ok {
 			ids[i] = id
 		} else if !seen[k] {
 			seen[k] = true
@@ -101,14 +101,14 @@ func (c *Store) playerIDs(ctx context.Context, members []models.HistoryMember) (
 	if len(missing) == 0 {
 		return ids, nil
 	}
-	if err := c.loadOrCreatePlayers(ctx, missing); err != nil {
+	if err := s.loadOrCreatePlayers(ctx, missing); err != nil {
 		return nil, err
 	}
 	for i, m := range members {
 		if ids[i] != 0 {
 			continue
 		}
-		id, ok := c.players.id(playerKey{Tag: m.Tag, Name: m.Name})
+		id, ok := s.players.id(playerKey{Tag: m.Tag, Name: m.Name})
 		if !ok {
 			return nil, fmt.Errorf("player %s missing from the dictionary after insert", m.Tag)
 		}
@@ -120,15 +120,15 @@ func (c *Store) playerIDs(ctx context.Context, members []models.HistoryMember) (
 // loadOrCreatePlayers reads the rows of keys into the cache, inserting
 // those that do not exist (concurrent inserts of the same pair are
 // harmless: the unique (tag, name) constraint keeps one).
-func (c *Store) loadOrCreatePlayers(ctx context.Context, keys []playerKey) error {
+func (s *Store) loadOrCreatePlayers(ctx context.Context, keys []playerKey) error {
 	for start := 0; start < len(keys); start += dictionaryChunk {
 		chunk := keys[start:min(start+dictionaryChunk, len(keys))]
-		if err := c.loadPlayersByTag(ctx, chunk); err != nil {
+		if err := s.loadPlayersByTag(ctx, chunk); err != nil {
 			return err
 		}
 		var absent []playerKey
 		for _, k := range chunk {
-			if _, ok := c.players.id(k); !ok {
+			if _, ok := s.players.id(k); !ok {
 				absent = append(absent, k)
 			}
 		}
@@ -139,34 +139,34 @@ func (c *Store) loadOrCreatePlayers(ctx context.Context, keys []playerKey) error
 		for i, k := range absent {
 			rows[i] = playerRow{Tag: k.Tag, Name: k.Name}
 		}
-		err := c.session(ctx).Exec(`INSERT INTO clan_players (tag, name) VALUES `+valuesList(len(rows), "(?, ?)")+
+		err := s.session(ctx).Exec(`INSERT INTO clan_players (tag, name) VALUES `+valuesList(len(rows), "(?, ?)")+
 			` ON CONFLICT (tag, name) DO NOTHING`, playerArgs(absent)...).Error
 		if err != nil {
-			return fmt.Errorf("insert players: %w", c.Translate(err))
+			return fmt.Errorf("insert players: %w", s.Translate(err))
 		}
-		if err := c.loadPlayersByTag(ctx, absent); err != nil {
+		if err := s.loadPlayersByTag(ctx, absent); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (c *Store) loadPlayersByTag(ctx context.Context, keys []playerKey) error {
+func (s *Store) loadPlayersByTag(ctx context.Context, keys []playerKey) error {
 	tags := make([]string, len(keys))
 	for i, k := range keys {
 		tags[i] = k.Tag
 	}
 	var rows []playerRow
-	if err := c.session(ctx).Raw(`SELECT id, tag, name FROM clan_players WHERE tag IN ?`, tags).Scan(&rows).Error; err != nil {
-		return fmt.Errorf("read players: %w", c.Translate(err))
+	if err := s.session(ctx).Raw(`SELECT id, tag, name FROM clan_players WHERE tag IN ?`, tags).Scan(&rows).Error; err != nil {
+		return fmt.Errorf("read players: %w", s.Translate(err))
 	}
-	c.players.add(rows)
+	s.players.add(rows)
 	return nil
 }
 
 // playerKeys returns the (tag, name) of each id, reading the ids missing
 // from the cache in one query per chunk.
-func (c *Store) playerKeys(ctx context.Context, ids []int64) (map[int64]playerKey, error) {
+func (s *Store) playerKeys(ctx context.Context, ids []int64) (map[int64]playerKey, error) {
 	out := make(map[int64]playerKey, len(ids))
 	var missing []int64
 	asked := make(map[int64]bool)
@@ -174,7 +174,7 @@ func (c *Store) playerKeys(ctx context.Context, ids []int64) (map[int64]playerKe
 		if _, done := out[id]; done || asked[id] {
 			continue
 		}
-		if k, ok := c.players.key(id); ok {
+		if k, ok := s.players.key(id); ok {
 			out[id] = k
 		} else {
 			asked[id] = true
@@ -184,10 +184,10 @@ func (c *Store) playerKeys(ctx context.Context, ids []int64) (map[int64]playerKe
 	for start := 0; start < len(missing); start += dictionaryChunk {
 		chunk := missing[start:min(start+dictionaryChunk, len(missing))]
 		var rows []playerRow
-		if err := c.session(ctx).Raw(`SELECT id, tag, name FROM clan_players WHERE id IN ?`, chunk).Scan(&rows).Error; err != nil {
-			return nil, fmt.Errorf("read players: %w", c.Translate(err))
+		if err := s.session(ctx).Raw(`SELECT id, tag, name FROM clan_players WHERE id IN ?`, chunk).Scan(&rows).Error; err != nil {
+			return nil, fmt.Errorf("read players: %w", s.Translate(err))
 		}
-		c.players.add(rows)
+		s.players.add(rows)
 		for _, row := range rows {
 			out[row.ID] = playerKey{Tag: row.Tag, Name: row.Name}
 		}

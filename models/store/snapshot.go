@@ -27,8 +27,8 @@ type snapshotRow struct {
 const snapshotsPerInsert = 200
 
 // encodeSnapshot is encodeSnapshots of one snapshot.
-func (c *Store) encodeSnapshot(ctx context.Context, clanID int64, kind models.SnapshotKind, snapshot models.HistorySnapshot) (snapshotRow, error) {
-	rows, err := c.encodeSnapshots(ctx, clanID, kind, []models.HistorySnapshot{snapshot})
+func (s *Store) encodeSnapshot(ctx context.Context, clanID int64, kind models.SnapshotKind, snapshot models.HistorySnapshot) (snapshotRow, error) {
+	rows, err := s.encodeSnapshots(ctx, clanID, kind, []models.HistorySnapshot{snapshot})
 	if err != nil {
 		return snapshotRow{}, err
 	}
@@ -39,7 +39,7 @@ func (c *Store) encodeSnapshot(ctx context.Context, clanID int64, kind models.Sn
 // rows, for all the snapshots together) and makes sure the slots'
 // partitions exist: the work of a snapshot write that happens before its
 // transaction.
-func (c *Store) encodeSnapshots(ctx context.Context, clanID int64, kind models.SnapshotKind, snapshots []models.HistorySnapshot) ([]snapshotRow, error) {
+func (s *Store) encodeSnapshots(ctx context.Context, clanID int64, kind models.SnapshotKind, snapshots []models.HistorySnapshot) ([]snapshotRow, error) {
 	if !kind.Valid() {
 		return nil, fmt.Errorf("snapshot of unknown kind %d", kind)
 	}
@@ -49,11 +49,11 @@ func (c *Store) encodeSnapshots(ctx context.Context, clanID int64, kind models.S
 		members = append(members, snapshot.Members...)
 		first, last = minTime(first, snapshot.Slot), maxTime(last, snapshot.Slot)
 	}
-	ids, err := c.playerIDs(ctx, members)
+	ids, err := s.playerIDs(ctx, members)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.EnsureSnapshotPartitions(ctx, first, last); err != nil {
+	if err := s.EnsureSnapshotPartitions(ctx, first, last); err != nil {
 		return nil, err
 	}
 	rows := make([]snapshotRow, len(snapshots))
@@ -119,8 +119,8 @@ func insertSnapshots(tx *gorm.DB, rows []snapshotRow) (int, error) {
 // SaveSnapshot stores a snapshot of a tracked clan for its slot; a second
 // save of the same (clan, kind, slot) changes nothing and reports false.
 // The scheduler stores through its jobs; this is for imports and tests.
-func (c *Store) SaveSnapshot(ctx context.Context, clanID int64, kind models.SnapshotKind, snapshot models.HistorySnapshot) (bool, error) {
-	stored, err := c.SaveSnapshots(ctx, clanID, kind, []models.HistorySnapshot{snapshot})
+func (s *Store) SaveSnapshot(ctx context.Context, clanID int64, kind models.SnapshotKind, snapshot models.HistorySnapshot) (bool, error) {
+	stored, err := s.SaveSnapshots(ctx, clanID, kind, []models.HistorySnapshot{snapshot})
 	return stored == 1, err
 }
 
@@ -129,11 +129,11 @@ func (c *Store) SaveSnapshot(ctx context.Context, clanID int64, kind models.Snap
 // against the player dictionary together, then one transaction of
 // multi-row inserts. Slots that already have a snapshot are left alone;
 // it returns how many snapshots it stored.
-func (c *Store) SaveSnapshots(ctx context.Context, clanID int64, kind models.SnapshotKind, snapshots []models.HistorySnapshot) (int, error) {
+func (s *Store) SaveSnapshots(ctx context.Context, clanID int64, kind models.SnapshotKind, snapshots []models.HistorySnapshot) (int, error) {
 	if len(snapshots) == 0 {
 		return 0, nil
 	}
-	rows, err := c.encodeSnapshots(ctx, clanID, kind, snapshots)
+	rows, err := s.encodeSnapshots(ctx, clanID, kind, snapshots)
 	if err != nil {
 		return 0, err
 	}
@@ -141,20 +141,20 @@ func (c *Store) SaveSnapshots(ctx context.Context, clanID int64, kind models.Sna
 		stored int
 		tag    string
 	)
-	err = c.inTx(ctx, func(tx *gorm.DB) error {
+	err = s.inTx(ctx, func(tx *gorm.DB) error {
 		if stored, err = insertSnapshots(tx, rows); err != nil || stored == 0 {
 			return err
 		}
 		if err := tx.Raw(`SELECT tag FROM tracked_clans WHERE id = ?`, clanID).Scan(&tag).Error; err != nil {
 			return fmt.Errorf("read the tag of clan %d: %w", clanID, err)
 		}
-		return c.notifyClanChange(tx, tag)
+		return s.notifyClanChange(tx, tag)
 	})
 	if err != nil {
 		return 0, err
 	}
 	if stored > 0 {
-		c.clanChanged(tag)
+		s.clanChanged(tag)
 	}
 	return stored, nil
 }

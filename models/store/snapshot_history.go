@@ -16,8 +16,8 @@ import (
 // tracked now (history of an untracked clan is kept but not served);
 // ErrWeeklyNotEnabled for the weekly history of a clan without weekly
 // collection.
-func (c *Store) ClanHistory(ctx context.Context, tag string, kind models.SnapshotKind, from, to time.Time) ([]models.HistorySnapshot, error) {
-	history, _, err := c.FingerprintedClanHistory(ctx, tag, kind, from, to)
+func (s *Store) ClanHistory(ctx context.Context, tag string, kind models.SnapshotKind, from, to time.Time) ([]models.HistorySnapshot, error) {
+	history, _, err := s.FingerprintedClanHistory(ctx, tag, kind, from, to)
 	return history, err
 }
 
@@ -27,7 +27,7 @@ func (c *Store) ClanHistory(ctx context.Context, tag string, kind models.Snapsho
 // the read changes the fingerprint the database gives next. The
 // fingerprint comes with the refusals too (ErrNotTracked,
 // ErrWeeklyNotEnabled), not with other errors.
-func (c *Store) FingerprintedClanHistory(ctx context.Context, tag string, kind models.SnapshotKind, from, to time.Time) ([]models.HistorySnapshot, models.HistoryFingerprint, error) {
+func (s *Store) FingerprintedClanHistory(ctx context.Context, tag string, kind models.SnapshotKind, from, to time.Time) ([]models.HistorySnapshot, models.HistoryFingerprint, error) {
 	type historyRow struct {
 		ClanID      int64
 		Active      bool
@@ -39,12 +39,12 @@ func (c *Store) FingerprintedClanHistory(ctx context.Context, tag string, kind m
 		Members     []byte
 	}
 	var rows []historyRow
-	err := c.session(ctx).Raw(`SELECT c.id AS clan_id, c.active, c.weekly, s.slot, COALESCE(s.score, 0) AS score, s.donations, s.member_count, s.members
+	err := s.session(ctx).Raw(`SELECT c.id AS clan_id, c.active, c.weekly, s.slot, COALESCE(s.score, 0) AS score, s.donations, s.member_count, s.members
 		FROM tracked_clans c LEFT JOIN clan_snapshots s
 			ON s.clan_id = c.id AND s.kind = ? AND s.slot >= ? AND s.slot <= ?
 		WHERE c.tag = ? ORDER BY s.slot`, kind, from.Unix(), to.Unix(), tag).Scan(&rows).Error
 	if err != nil {
-		return nil, models.HistoryFingerprint{}, fmt.Errorf("read %s history of %s: %w", kind, tag, c.Translate(err))
+		return nil, models.HistoryFingerprint{}, fmt.Errorf("read %s history of %s: %w", kind, tag, s.Translate(err))
 	}
 	if len(rows) == 0 {
 		return nil, models.HistoryFingerprint{}, models.ErrNotTracked
@@ -83,7 +83,7 @@ func (c *Store) FingerprintedClanHistory(ctx context.Context, tag string, kind m
 			MemberCount: row.MemberCount,
 		})
 	}
-	players, err := c.playerKeys(ctx, ids)
+	players, err := s.playerKeys(ctx, ids)
 	if err != nil {
 		return nil, models.HistoryFingerprint{}, err
 	}

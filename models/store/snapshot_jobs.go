@@ -15,17 +15,17 @@ import (
 // none, and returns how many it created. Every replica may call it for
 // the same slot: existing jobs are left alone. The window of the slot
 // ends at slot + kind.Window().
-func (c *Store) PlanSnapshotJobs(ctx context.Context, kind models.SnapshotKind, slot, now time.Time) (int64, error) {
+func (s *Store) PlanSnapshotJobs(ctx context.Context, kind models.SnapshotKind, slot, now time.Time) (int64, error) {
 	filter := ``
 	if kind == models.SnapshotWeekly {
 		filter = ` AND c.weekly`
 	}
-	res := c.session(ctx).Exec(`INSERT INTO snapshot_jobs (clan_id, kind, slot, state, attempts, due_at, deadline_at)
+	res := s.session(ctx).Exec(`INSERT INTO snapshot_jobs (clan_id, kind, slot, state, attempts, due_at, deadline_at)
 		SELECT c.id, ?, ?, ?, 0, ?, ? FROM tracked_clans c WHERE c.active`+filter+`
 		ON CONFLICT (clan_id, kind, slot) DO NOTHING`,
 		kind, slot.Unix(), models.JobPending, now.UnixMilli(), slot.Add(kind.Window()).UnixMilli())
 	if res.Error != nil {
-		return 0, fmt.Errorf("plan %s snapshot jobs: %w", kind, c.Translate(res.Error))
+		return 0, fmt.Errorf("plan %s snapshot jobs: %w", kind, s.Translate(res.Error))
 	}
 	return res.RowsAffected, nil
 }
@@ -34,16 +34,16 @@ func (c *Store) PlanSnapshotJobs(ctx context.Context, kind models.SnapshotKind, 
 // without a snapshot (pending, or running with an expired lease) and
 // returns them. A running job whose lease is still valid is left to its
 // claimant, whose result will be refused once the job is missed.
-func (c *Store) ExpireSnapshotJobs(ctx context.Context, now time.Time) ([]models.MissedJob, error) {
+func (s *Store) ExpireSnapshotJobs(ctx context.Context, now time.Time) ([]models.MissedJob, error) {
 	ms := now.UnixMilli()
 	var missed []models.MissedJob
-	err := c.session(ctx).Raw(`UPDATE snapshot_jobs SET state = ?, lease_owner = '', finished_at = ?,
+	err := s.session(ctx).Raw(`UPDATE snapshot_jobs SET state = ?, lease_owner = '', finished_at = ?,
 			last_error = CASE WHEN last_error = '' THEN 'window ended before a try' ELSE last_error END
 		WHERE state IN (?, ?) AND deadline_at <= ? AND (state = ? OR due_at <= ?)
 		RETURNING clan_id, kind, slot, attempts, last_error`,
 		models.JobMissed, ms, models.JobPending, models.JobRunning, ms, models.JobPending, ms).Scan(&missed).Error
 	if err != nil {
-		return nil, fmt.Errorf("expire snapshot jobs: %w", c.Translate(err))
+		return nil, fmt.Errorf("expire snapshot jobs: %w", s.Translate(err))
 	}
 	if len(missed) == 0 {
 		return nil, nil
@@ -56,8 +56,8 @@ func (c *Store) ExpireSnapshotJobs(ctx context.Context, now time.Time) ([]models
 		ID  int64
 		Tag string
 	}
-	if err := c.session(ctx).Raw(`SELECT id, tag FROM tracked_clans WHERE id IN ?`, ids).Scan(&tags).Error; err != nil {
-		return missed, fmt.Errorf("read tags of missed jobs: %w", c.Translate(err))
+	if err := s.session(ctx).Raw(`SELECT id, tag FROM tracked_clans WHERE id IN ?`, ids).Scan(&tags).Error; err != nil {
+		return missed, fmt.Errorf("read tags of missed jobs: %w", s.Translate(err))
 	}
 	byID := make(map[int64]string, len(tags))
 	for _, t := range tags {
@@ -71,8 +71,8 @@ func (c *Store) ExpireSnapshotJobs(ctx context.Context, now time.Time) ([]models
 
 // ClaimSnapshotJob is ClaimSnapshotJobs of one job; ok is false when
 // nothing is due.
-func (c *Store) ClaimSnapshotJob(ctx context.Context, owner string, now time.Time, lease time.Duration) (models.SnapshotJob, bool, error) {
-	jobs, err := c.ClaimSnapshotJobs(ctx, owner, now, lease, 1)
+func (s *Store) ClaimSnapshotJob(ctx context.Context, owner string, now time.Time, lease time.Duration) (models.SnapshotJob, bool, error) {
+	jobs, err := s.ClaimSnapshotJobs(ctx, owner, now, lease, 1)
 	if err != nil || len(jobs) == 0 {
 		return models.SnapshotJob{}, false, err
 	}
@@ -86,10 +86,10 @@ func (c *Store) ClaimSnapshotJob(ctx context.Context, owner string, now time.Tim
 // nothing is due. On PostgreSQL concurrent claimants skip each other's
 // locked rows (FOR UPDATE SKIP LOCKED); on SQLite the single writer makes
 // the statement atomic.
-func (c *Store) ClaimSnapshotJobs(ctx context.Context, owner string, now time.Time, lease time.Duration, limit int) ([]models.SnapshotJob, error) {
+func (s *Store) ClaimSnapshotJobs(ctx context.Context, owner string, now time.Time, lease time.Duration, limit int) ([]models.SnapshotJob, error) {
 	ms := now.UnixMilli()
 	lock := ``
-	if c.Dialect() == DialectPostgres {
+	if s.Dialect() == DialectPostgres {
 		lock = ` FOR UPDATE OF j SKIP LOCKED`
 	}
 	var claimed []struct {
@@ -100,7 +100,7 @@ func (c *Store) ClaimSnapshotJobs(ctx context.Context, owner string, now time.Ti
 		DeadlineAt int64
 		Attempts   int
 	}
-	err := c.session(ctx).Raw(`UPDATE snapshot_jobs SET state = ?, lease_owner = ?, attempts = attempts + 1, due_at = ?
+	err := s.session(ctx).Raw(`UPDATE snapshot_jobs SET state = ?, lease_owner = ?, attempts = attempts + 1, due_at = ?
 		WHERE (clan_id, kind, slot) IN (
 			SELECT j.clan_id, j.kind, j.slot FROM snapshot_jobs j JOIN tracked_clans c ON c.id = j.clan_id
 			WHERE j.state IN (?, ?) AND j.due_at <= ? AND j.deadline_at > ?
@@ -109,7 +109,7 @@ func (c *Store) ClaimSnapshotJobs(ctx context.Context, owner string, now time.Ti
 		RETURNING clan_id, (SELECT tag FROM tracked_clans WHERE id = clan_id) AS tag, kind, slot, deadline_at, attempts`,
 		models.JobRunning, owner, now.Add(lease).UnixMilli(), models.JobPending, models.JobRunning, ms, ms, models.SnapshotFourHourly, limit).Scan(&claimed).Error
 	if err != nil {
-		return nil, fmt.Errorf("claim snapshot jobs: %w", c.Translate(err))
+		return nil, fmt.Errorf("claim snapshot jobs: %w", s.Translate(err))
 	}
 	jobs := make([]models.SnapshotJob, len(claimed))
 	for i, j := range claimed {
@@ -147,13 +147,13 @@ func fenced(tx *gorm.DB, job models.SnapshotJob, set string, args ...any) error 
 // done, in one transaction. It reports whether a snapshot was stored
 // (false when the slot already had one). ErrLeaseLost when the claim is no
 // longer held: nothing is written then.
-func (c *Store) CompleteSnapshotJob(ctx context.Context, job models.SnapshotJob, clan models.ClanDetails, legible bool, now time.Time) (bool, error) {
-	row, err := c.encodeSnapshot(ctx, job.ClanID, job.Kind, models.SnapshotOf(clan, job.Slot))
+func (s *Store) CompleteSnapshotJob(ctx context.Context, job models.SnapshotJob, clan models.ClanDetails, legible bool, now time.Time) (bool, error) {
+	row, err := s.encodeSnapshot(ctx, job.ClanID, job.Kind, models.SnapshotOf(clan, job.Slot))
 	if err != nil {
 		return false, err
 	}
 	var stored bool
-	err = c.inTx(ctx, func(tx *gorm.DB) error {
+	err = s.inTx(ctx, func(tx *gorm.DB) error {
 		if err := fenced(tx, job, `state = ?, lease_owner = '', last_error = '', finished_at = ?`, models.JobDone, now.UnixMilli()); err != nil {
 			return err
 		}
@@ -163,46 +163,46 @@ func (c *Store) CompleteSnapshotJob(ctx context.Context, job models.SnapshotJob,
 		if err := recordCheck(tx, job.ClanID, clan.Name, legible, now.UTC()); err != nil || !stored {
 			return err
 		}
-		return c.notifyClanChange(tx, job.Tag)
+		return s.notifyClanChange(tx, job.Tag)
 	})
 	if err == nil && stored {
-		c.clanChanged(job.Tag)
+		s.clanChanged(job.Tag)
 	}
 	return stored, err
 }
 
 // RetrySnapshotJob gives a claimed job back after a failed try, due again
 // at retryAt, with the reason kept for the log of a later miss.
-func (c *Store) RetrySnapshotJob(ctx context.Context, job models.SnapshotJob, retryAt time.Time, reason string) error {
-	return c.inTx(ctx, func(tx *gorm.DB) error {
+func (s *Store) RetrySnapshotJob(ctx context.Context, job models.SnapshotJob, retryAt time.Time, reason string) error {
+	return s.inTx(ctx, func(tx *gorm.DB) error {
 		return fenced(tx, job, `state = ?, lease_owner = '', due_at = ?, last_error = ?`, models.JobPending, retryAt.UnixMilli(), reason)
 	})
 }
 
 // MissSnapshotJob records a claimed job as missed at once: a failure that
 // retrying within the window cannot fix (the clan is gone upstream).
-func (c *Store) MissSnapshotJob(ctx context.Context, job models.SnapshotJob, now time.Time, reason string) error {
-	return c.inTx(ctx, func(tx *gorm.DB) error {
+func (s *Store) MissSnapshotJob(ctx context.Context, job models.SnapshotJob, now time.Time, reason string) error {
+	return s.inTx(ctx, func(tx *gorm.DB) error {
 		return fenced(tx, job, `state = ?, lease_owner = '', finished_at = ?, last_error = ?`, models.JobMissed, now.UnixMilli(), reason)
 	})
 }
 
 // ReleaseSnapshotJob gives a claimed job back untried (the scheduler is
 // stopping), due at once for another replica.
-func (c *Store) ReleaseSnapshotJob(ctx context.Context, job models.SnapshotJob, now time.Time) error {
-	return c.inTx(ctx, func(tx *gorm.DB) error {
+func (s *Store) ReleaseSnapshotJob(ctx context.Context, job models.SnapshotJob, now time.Time) error {
+	return s.inTx(ctx, func(tx *gorm.DB) error {
 		return fenced(tx, job, `state = ?, lease_owner = '', due_at = ?`, models.JobPending, now.UnixMilli())
 	})
 }
 
 // SnapshotJobStatus returns the stored job of (clan, kind, slot), or
 // ErrNotFound.
-func (c *Store) SnapshotJobStatus(ctx context.Context, clanID int64, kind models.SnapshotKind, slot time.Time) (models.SnapshotJobStatus, error) {
+func (s *Store) SnapshotJobStatus(ctx context.Context, clanID int64, kind models.SnapshotKind, slot time.Time) (models.SnapshotJobStatus, error) {
 	var rows []models.SnapshotJobStatus
-	err := c.session(ctx).Raw(`SELECT clan_id, kind, slot, state, attempts, due_at, deadline_at, lease_owner, last_error
+	err := s.session(ctx).Raw(`SELECT clan_id, kind, slot, state, attempts, due_at, deadline_at, lease_owner, last_error
 		FROM snapshot_jobs WHERE clan_id = ? AND kind = ? AND slot = ?`, clanID, kind, slot.Unix()).Scan(&rows).Error
 	if err != nil {
-		return models.SnapshotJobStatus{}, fmt.Errorf("read snapshot job: %w", c.Translate(err))
+		return models.SnapshotJobStatus{}, fmt.Errorf("read snapshot job: %w", s.Translate(err))
 	}
 	if len(rows) == 0 {
 		return models.SnapshotJobStatus{}, models.ErrNotFound

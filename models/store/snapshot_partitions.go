@@ -75,21 +75,21 @@ func partitionMonth(name string) (time.Time, bool) {
 // The scheduler calls it ahead of time for this month and the next;
 // snapshot writes call it for their own month, which costs no query once
 // the month is known.
-func (c *Store) EnsureSnapshotPartitions(ctx context.Context, from, to time.Time) error {
-	if c.Dialect() != DialectPostgres {
+func (s *Store) EnsureSnapshotPartitions(ctx context.Context, from, to time.Time) error {
+	if s.Dialect() != DialectPostgres {
 		return nil
 	}
 	for month := monthOf(from); !month.After(to); month = month.AddDate(0, 1, 0) {
-		if err := c.ensurePartition(ctx, month); err != nil {
+		if err := s.ensurePartition(ctx, month); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (c *Store) ensurePartition(ctx context.Context, month time.Time) error {
+func (s *Store) ensurePartition(ctx context.Context, month time.Time) error {
 	name := partitionName(month)
-	if c.partitions.has(name) {
+	if s.partitions.has(name) {
 		return nil
 	}
 	// The partition is made as a table of its own and then attached:
@@ -99,7 +99,7 @@ func (c *Store) ensurePartition(ctx context.Context, month time.Time) error {
 	// request storing its first snapshot) would close a deadlock. ATTACH
 	// takes clan_snapshots in a mode writers pass through, so they never
 	// wait for it.
-	err := c.inTx(ctx, func(tx *gorm.DB) error {
+	err := s.inTx(ctx, func(tx *gorm.DB) error {
 		if err := tx.Exec(`SELECT pg_advisory_xact_lock(?)`, partitionLockID).Error; err != nil {
 			return err
 		}
@@ -116,26 +116,26 @@ func (c *Store) ensurePartition(ctx context.Context, month time.Time) error {
 	if err != nil {
 		return fmt.Errorf("create snapshot partition %s: %w", name, err)
 	}
-	c.partitions.set(name, true)
+	s.partitions.set(name, true)
 	return nil
 }
 
 // SnapshotPartitions lists the monthly partitions of clan_snapshots in
 // ascending order (PostgreSQL; nil on SQLite).
-func (c *Store) SnapshotPartitions(ctx context.Context) ([]string, error) {
-	if c.Dialect() != DialectPostgres {
+func (s *Store) SnapshotPartitions(ctx context.Context) ([]string, error) {
+	if s.Dialect() != DialectPostgres {
 		return nil, nil
 	}
-	return c.listPartitions(c.session(ctx))
+	return s.listPartitions(s.session(ctx))
 }
 
-func (c *Store) listPartitions(db *gorm.DB) ([]string, error) {
+func (s *Store) listPartitions(db *gorm.DB) ([]string, error) {
 	var names []string
 	err := db.Raw(`SELECT child.relname FROM pg_inherits i
 		JOIN pg_class child ON child.oid = i.inhrelid
 		WHERE i.inhparent = 'clan_snapshots'::regclass`).Scan(&names).Error
 	if err != nil {
-		return nil, fmt.Errorf("list snapshot partitions: %w", c.Translate(err))
+		return nil, fmt.Errorf("list snapshot partitions: %w", s.Translate(err))
 	}
 	sort.Strings(names)
 	return names, nil
@@ -144,13 +144,13 @@ func (c *Store) listPartitions(db *gorm.DB) ([]string, error) {
 // dropPartitionsBefore drops the monthly partitions whose every slot is
 // before cutoff and returns their names. Dropping a partition is
 // immediate and leaves no dead rows to vacuum.
-func (c *Store) dropPartitionsBefore(ctx context.Context, cutoff time.Time) ([]string, error) {
+func (s *Store) dropPartitionsBefore(ctx context.Context, cutoff time.Time) ([]string, error) {
 	var dropped []string
-	err := c.inTx(ctx, func(tx *gorm.DB) error {
+	err := s.inTx(ctx, func(tx *gorm.DB) error {
 		if err := tx.Exec(`SELECT pg_advisory_xact_lock(?)`, partitionLockID).Error; err != nil {
 			return err
 		}
-		names, err := c.listPartitions(tx)
+		names, err := s.listPartitions(tx)
 		if err != nil {
 			return err
 		}
@@ -170,7 +170,7 @@ func (c *Store) dropPartitionsBefore(ctx context.Context, cutoff time.Time) ([]s
 		return nil, err
 	}
 	for _, name := range dropped {
-		c.partitions.set(name, false)
+		s.partitions.set(name, false)
 	}
 	return dropped, nil
 }

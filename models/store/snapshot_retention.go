@@ -18,23 +18,23 @@ const retentionBatch = 1000
 // so the row deletes only touch the partition that straddles it; the row
 // deletes go clan by clan along the primary key, in batches. Replicas may
 // prune at the same time: every step is idempotent.
-func (c *Store) PruneHistory(ctx context.Context, snapshotsBefore, jobsBefore time.Time) (models.PruneReport, error) {
+func (s *Store) PruneHistory(ctx context.Context, snapshotsBefore, jobsBefore time.Time) (models.PruneReport, error) {
 	var report models.PruneReport
-	if c.Dialect() == DialectPostgres {
-		dropped, err := c.dropPartitionsBefore(ctx, snapshotsBefore)
+	if s.Dialect() == DialectPostgres {
+		dropped, err := s.dropPartitionsBefore(ctx, snapshotsBefore)
 		if err != nil {
 			return report, err
 		}
 		report.DroppedPartitions = dropped
 	}
 	var clanIDs []int64
-	if err := c.session(ctx).Raw(`SELECT id FROM tracked_clans ORDER BY id`).Scan(&clanIDs).Error; err != nil {
-		return report, fmt.Errorf("list clans for retention: %w", c.Translate(err))
+	if err := s.session(ctx).Raw(`SELECT id FROM tracked_clans ORDER BY id`).Scan(&clanIDs).Error; err != nil {
+		return report, fmt.Errorf("list clans for retention: %w", s.Translate(err))
 	}
 	cutoff := snapshotsBefore.Unix()
 	for _, id := range clanIDs {
 		for _, kind := range []models.SnapshotKind{models.SnapshotFourHourly, models.SnapshotWeekly} {
-			deleted, err := c.deleteInBatches(ctx, `DELETE FROM clan_snapshots WHERE clan_id = ? AND kind = ? AND slot IN (
+			deleted, err := s.deleteInBatches(ctx, `DELETE FROM clan_snapshots WHERE clan_id = ? AND kind = ? AND slot IN (
 				SELECT slot FROM clan_snapshots WHERE clan_id = ? AND kind = ? AND slot < ? ORDER BY slot LIMIT ?)`,
 				id, kind, id, kind, cutoff, retentionBatch)
 			report.DeletedSnapshots += deleted
@@ -43,7 +43,7 @@ func (c *Store) PruneHistory(ctx context.Context, snapshotsBefore, jobsBefore ti
 			}
 		}
 	}
-	deleted, err := c.deleteInBatches(ctx, `DELETE FROM snapshot_jobs WHERE (clan_id, kind, slot) IN (
+	deleted, err := s.deleteInBatches(ctx, `DELETE FROM snapshot_jobs WHERE (clan_id, kind, slot) IN (
 		SELECT clan_id, kind, slot FROM snapshot_jobs WHERE slot < ? AND state IN (?, ?) LIMIT ?)`,
 		jobsBefore.Unix(), models.JobDone, models.JobMissed, retentionBatch)
 	report.DeletedJobs = deleted
@@ -55,12 +55,12 @@ func (c *Store) PruneHistory(ctx context.Context, snapshotsBefore, jobsBefore ti
 
 // deleteInBatches repeats a DELETE whose last argument is the batch size
 // until a batch deletes fewer rows, and returns the total.
-func (c *Store) deleteInBatches(ctx context.Context, query string, args ...any) (int64, error) {
+func (s *Store) deleteInBatches(ctx context.Context, query string, args ...any) (int64, error) {
 	var total int64
 	for {
-		res := c.session(ctx).Exec(query, args...)
+		res := s.session(ctx).Exec(query, args...)
 		if res.Error != nil {
-			return total, c.Translate(res.Error)
+			return total, s.Translate(res.Error)
 		}
 		total += res.RowsAffected
 		if res.RowsAffected < retentionBatch {

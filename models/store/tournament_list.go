@@ -49,7 +49,7 @@ type tournamentListRow struct {
 // ListTournaments returns at most limit (at most MaxTournamentListLength)
 // stored tournaments for which every predicate holds (all of them for
 // none), most recently updated first.
-func (t *Store) ListTournaments(ctx context.Context, predicates []models.TournamentPredicate, limit int) ([]models.TournamentRecord, error) {
+func (s *Store) ListTournaments(ctx context.Context, predicates []models.TournamentPredicate, limit int) ([]models.TournamentRecord, error) {
 	limit = min(max(limit, 0), models.MaxTournamentListLength)
 	where := []string{"1 = 1"}
 	for _, p := range predicates {
@@ -60,12 +60,12 @@ func (t *Store) ListTournaments(ctx context.Context, predicates []models.Tournam
 		where = append(where, sql)
 	}
 	var rows []tournamentListRow
-	err := t.session(ctx).Raw(`SELECT tag, type, status, name, description, capacity, max_capacity,
+	err := s.session(ctx).Raw(`SELECT tag, type, status, name, description, capacity, max_capacity,
 			preparation_duration, duration, create_time, start_time, end_time, updated_at
 		FROM tournaments WHERE `+strings.Join(where, " AND ")+`
 		ORDER BY updated_at DESC, tag LIMIT ?`, limit).Scan(&rows).Error
 	if err != nil {
-		return nil, fmt.Errorf("list tournaments: %w", t.translate(err))
+		return nil, fmt.Errorf("list tournaments: %w", s.translate(err))
 	}
 	records := make([]models.TournamentRecord, len(rows))
 	for i, row := range rows {

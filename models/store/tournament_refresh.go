@@ -16,14 +16,14 @@ import (
 // reported, moved on: see SaveDiscoveredTournaments). On PostgreSQL
 // concurrent claimants skip each other's locked rows (FOR UPDATE SKIP
 // LOCKED); on SQLite the single writer makes the statement atomic.
-func (t *Store) ClaimTournamentRefreshes(ctx context.Context, claim models.TournamentRefreshClaim) ([]string, error) {
+func (s *Store) ClaimTournamentRefreshes(ctx context.Context, claim models.TournamentRefreshClaim) ([]string, error) {
 	now := claim.Now.Unix()
 	lock := ``
-	if t.Dialect() == DialectPostgres {
+	if s.Dialect() == DialectPostgres {
 		lock = ` FOR UPDATE SKIP LOCKED`
 	}
 	var tags []string
-	err := t.session(ctx).Raw(`UPDATE tournaments SET claimed_by = ?, claimed_until = ?
+	err := s.session(ctx).Raw(`UPDATE tournaments SET claimed_by = ?, claimed_until = ?
 		WHERE tag IN (
 			SELECT tag FROM tournaments
 			WHERE (claimed_until IS NULL OR claimed_until <= ?)
@@ -34,7 +34,7 @@ func (t *Store) ClaimTournamentRefreshes(ctx context.Context, claim models.Tourn
 		claim.Owner, claim.Now.Add(claim.Lease).Unix(),
 		now, models.TournamentEnded, claim.Now.Add(-claim.StaleAfter).Unix(), now, claim.Limit).Scan(&tags).Error
 	if err != nil {
-		return nil, fmt.Errorf("claim tournament refreshes: %w", t.translate(err))
+		return nil, fmt.Errorf("claim tournament refreshes: %w", s.translate(err))
 	}
 	return tags, nil
 }

@@ -64,16 +64,16 @@ const (
 // looked up in full, at seenAt, as SaveLookedUpTournament does, and marks
 // it requested: it is in the known list from then on, whatever refreshes
 // or searches store of it later.
-func (t *Store) SaveRequestedTournament(ctx context.Context, tournament models.TournamentDetails, seenAt time.Time) error {
-	return t.save(ctx, []models.TournamentDetails{tournament}, seenAt, sightingRequest)
+func (s *Store) SaveRequestedTournament(ctx context.Context, tournament models.TournamentDetails, seenAt time.Time) error {
+	return s.save(ctx, []models.TournamentDetails{tournament}, seenAt, sightingRequest)
 }
 
 // SaveLookedUpTournament stores a tournament just looked up in full (with
 // its start and end times once it has them) at seenAt, as the refresher
 // does: it neither sets nor clears the requested mark. Saving the same
 // tournament twice, from two replicas say, is harmless.
-func (t *Store) SaveLookedUpTournament(ctx context.Context, tournament models.TournamentDetails, seenAt time.Time) error {
-	return t.save(ctx, []models.TournamentDetails{tournament}, seenAt, sightingLookup)
+func (s *Store) SaveLookedUpTournament(ctx context.Context, tournament models.TournamentDetails, seenAt time.Time) error {
+	return s.save(ctx, []models.TournamentDetails{tournament}, seenAt, sightingLookup)
 }
 
 // SaveDiscoveredTournaments stores tournaments found in search results at
@@ -84,16 +84,16 @@ func (t *Store) SaveLookedUpTournament(ctx context.Context, tournament models.To
 // reports another status, the stored tournament is left as it was and
 // becomes due for a full lookup at once, which moves its status and times
 // together.
-func (t *Store) SaveDiscoveredTournaments(ctx context.Context, found []models.TournamentDetails, seenAt time.Time) error {
-	return t.save(ctx, found, seenAt, sightingSearch)
+func (s *Store) SaveDiscoveredTournaments(ctx context.Context, found []models.TournamentDetails, seenAt time.Time) error {
+	return s.save(ctx, found, seenAt, sightingSearch)
 }
 
-func (t *Store) save(ctx context.Context, tournaments []models.TournamentDetails, seenAt time.Time, how sighting) error {
+func (s *Store) save(ctx context.Context, tournaments []models.TournamentDetails, seenAt time.Time, how sighting) error {
 	if len(tournaments) == 0 {
 		return nil
 	}
 	seen := make(map[string]bool, len(tournaments))
-	err := t.session(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.session(ctx).Transaction(func(tx *gorm.DB) error {
 		for _, tournament := range tournaments {
 			if seen[tournament.Tag] {
 				continue
@@ -112,7 +112,7 @@ func (t *Store) save(ctx context.Context, tournaments []models.TournamentDetails
 		}
 		return nil
 	})
-	return t.translate(err)
+	return s.translate(err)
 }
 
 // tournamentRow is the parameters of upsertTournament.
@@ -134,17 +134,17 @@ func tournamentRow(tournament models.TournamentDetails, seenAt time.Time, how si
 
 // DeleteTournament forgets a tournament (the upstream no longer knows
 // it). Deleting an unknown tag is not an error.
-func (t *Store) DeleteTournament(ctx context.Context, tag string) error {
-	err := t.session(ctx).Exec(`DELETE FROM tournaments WHERE tag = ?`, tag).Error
-	return t.translate(err)
+func (s *Store) DeleteTournament(ctx context.Context, tag string) error {
+	err := s.session(ctx).Exec(`DELETE FROM tournaments WHERE tag = ?`, tag).Error
+	return s.translate(err)
 }
 
 // PruneTournaments deletes the tournaments that ended before cutoff, and
 // those of any status not seen since cutoff, and returns how many it
 // deleted.
-func (t *Store) PruneTournaments(ctx context.Context, cutoff time.Time) (int64, error) {
-	res := t.session(ctx).Exec(`DELETE FROM tournaments WHERE COALESCE(end_time, updated_at) < ?`, cutoff.Unix())
-	return res.RowsAffected, t.translate(res.Error)
+func (s *Store) PruneTournaments(ctx context.Context, cutoff time.Time) (int64, error) {
+	res := s.session(ctx).Exec(`DELETE FROM tournaments WHERE COALESCE(end_time, updated_at) < ?`, cutoff.Unix())
+	return res.RowsAffected, s.translate(res.Error)
 }
 
 // unixOrNull is t in Unix seconds, or NULL for the zero time.

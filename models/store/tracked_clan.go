@@ -18,7 +18,7 @@ const trackedClanColumns = `id, tag, name, active, weekly, legible, override, tr
 // description, and stores the snapshot of the current 4-hourly slot from
 // the data just fetched, marking that slot's job done. Tracking an
 // already tracked clan duplicates nothing.
-func (c *Store) Track(ctx context.Context, req models.TrackRequest) (models.TrackResult, error) {
+func (s *Store) Track(ctx context.Context, req models.TrackRequest) (models.TrackResult, error) {
 	if req.By != models.TrackedByKey && req.By != models.TrackedByOperator {
 		return models.TrackResult{}, fmt.Errorf("track %s: unknown requester kind %q", req.Tag, req.By)
 	}
@@ -32,19 +32,19 @@ func (c *Store) Track(ctx context.Context, req models.TrackRequest) (models.Trac
 	snapshot := models.SnapshotOf(req.Clan, slot)
 	// The snapshot row is prepared before the transaction; its clan id is
 	// filled in once known.
-	row, err := c.encodeSnapshot(ctx, 0, models.SnapshotFourHourly, snapshot)
+	row, err := s.encodeSnapshot(ctx, 0, models.SnapshotFourHourly, snapshot)
 	if err != nil {
 		return models.TrackResult{}, err
 	}
 	var result models.TrackResult
-	err = c.inTx(ctx, func(tx *gorm.DB) error {
+	err = s.inTx(ctx, func(tx *gorm.DB) error {
 		inserted := tx.Exec(`INSERT INTO tracked_clans (tag, name, active, legible, override, tracked_since, tracked_by, tracked_by_key_id, last_checked_at)
 			VALUES (?, ?, TRUE, ?, ?, ?, ?, ?, ?) ON CONFLICT (tag) DO NOTHING`,
 			req.Tag, req.Clan.Name, req.Legible, override, now, req.By, keyID, now)
 		if inserted.Error != nil {
 			return fmt.Errorf("insert tracked clan: %w", inserted.Error)
 		}
-		clan, err := trackedClanByTag(tx, req.Tag, c.forUpdate())
+		clan, err := trackedClanByTag(tx, req.Tag, s.forUpdate())
 		if err != nil {
 			return err
 		}
@@ -75,10 +75,10 @@ func (c *Store) Track(ctx context.Context, req models.TrackRequest) (models.Trac
 		if result.AlreadyTracked && !result.SnapshotStored {
 			return nil
 		}
-		return c.notifyClanChange(tx, req.Tag)
+		return s.notifyClanChange(tx, req.Tag)
 	})
 	if err == nil && (!result.AlreadyTracked || result.SnapshotStored) {
-		c.clanChanged(req.Tag)
+		s.clanChanged(req.Tag)
 	}
 	return result, err
 }
@@ -97,9 +97,9 @@ func recordCheck(tx *gorm.DB, clanID int64, name string, legible bool, now time.
 // served) and its pending snapshot jobs are dropped. Untracking a clan
 // that is not tracked changes nothing and reports false; an unknown clan
 // is ErrNotFound.
-func (c *Store) Untrack(ctx context.Context, tag string, now time.Time) (changed bool, err error) {
-	err = c.inTx(ctx, func(tx *gorm.DB) error {
-		clan, err := trackedClanByTag(tx, tag, c.forUpdate())
+func (s *Store) Untrack(ctx context.Context, tag string, now time.Time) (changed bool, err error) {
+	err = s.inTx(ctx, func(tx *gorm.DB) error {
+		clan, err := trackedClanByTag(tx, tag, s.forUpdate())
 		if err != nil || !clan.Active {
 			return err
 		}
@@ -110,10 +110,10 @@ func (c *Store) Untrack(ctx context.Context, tag string, now time.Time) (changed
 		if err := dropPendingJobs(tx, clan.ID, nil); err != nil {
 			return err
 		}
-		return c.notifyClanChange(tx, tag)
+		return s.notifyClanChange(tx, tag)
 	})
 	if err == nil && changed {
-		c.clanChanged(tag)
+		s.clanChanged(tag)
 	}
 	return changed, err
 }
@@ -122,9 +122,9 @@ func (c *Store) Untrack(ctx context.Context, tag string, now time.Time) (changed
 // reports whether that changed anything. Switching it off drops pending
 // weekly jobs; stored weekly snapshots are kept. An unknown clan is
 // ErrNotFound, an untracked one ErrNotTracked.
-func (c *Store) SetWeekly(ctx context.Context, tag string, on bool) (changed bool, err error) {
-	err = c.inTx(ctx, func(tx *gorm.DB) error {
-		clan, err := trackedClanByTag(tx, tag, c.forUpdate())
+func (s *Store) SetWeekly(ctx context.Context, tag string, on bool) (changed bool, err error) {
+	err = s.inTx(ctx, func(tx *gorm.DB) error {
+		clan, err := trackedClanByTag(tx, tag, s.forUpdate())
 		switch {
 		case err != nil:
 			return err
@@ -143,19 +143,19 @@ func (c *Store) SetWeekly(ctx context.Context, tag string, on bool) (changed boo
 				return err
 			}
 		}
-		return c.notifyClanChange(tx, tag)
+		return s.notifyClanChange(tx, tag)
 	})
 	if err == nil && changed {
-		c.clanChanged(tag)
+		s.clanChanged(tag)
 	}
 	return changed, err
 }
 
 // TrackedClan returns the tracked_clans row of tag (active or not), or
 // ErrNotFound.
-func (c *Store) TrackedClan(ctx context.Context, tag string) (models.TrackedClan, error) {
-	clan, err := trackedClanByTag(c.session(ctx), tag, "")
-	return clan, c.Translate(err)
+func (s *Store) TrackedClan(ctx context.Context, tag string) (models.TrackedClan, error) {
+	clan, err := trackedClanByTag(s.session(ctx), tag, "")
+	return clan, s.Translate(err)
 }
 
 func trackedClanByTag(db *gorm.DB, tag, suffix string) (models.TrackedClan, error) {
@@ -172,17 +172,17 @@ func trackedClanByTag(db *gorm.DB, tag, suffix string) (models.TrackedClan, erro
 // TrackingStatus answers GET /clan/:tag/tracking in one query. A clan
 // never tracked is not an error: it answers inactive, unavailable, not
 // legible (never checked), with no snapshots.
-func (c *Store) TrackingStatus(ctx context.Context, tag string) (models.ClanTracking, error) {
+func (s *Store) TrackingStatus(ctx context.Context, tag string) (models.ClanTracking, error) {
 	var rows []struct {
 		Active        bool
 		Legible       bool
 		SnapshotCount int64
 	}
-	err := c.session(ctx).Raw(`SELECT c.active, c.legible,
+	err := s.session(ctx).Raw(`SELECT c.active, c.legible,
 			(SELECT COUNT(*) FROM clan_snapshots s WHERE s.clan_id = c.id) AS snapshot_count
 		FROM tracked_clans c WHERE c.tag = ?`, tag).Scan(&rows).Error
 	if err != nil {
-		return models.ClanTracking{}, fmt.Errorf("read tracking status: %w", c.Translate(err))
+		return models.ClanTracking{}, fmt.Errorf("read tracking status: %w", s.Translate(err))
 	}
 	status := models.ClanTracking{Tag: tag}
 	if len(rows) == 1 {
@@ -197,7 +197,7 @@ func (c *Store) TrackingStatus(ctx context.Context, tag string) (models.ClanTrac
 // ListTrackedClans returns the tracked clans ordered by tag, with their
 // snapshot counts and latest slots; all (untracked ones too) when
 // includeUntracked.
-func (c *Store) ListTrackedClans(ctx context.Context, includeUntracked bool) ([]models.TrackedClanSummary, error) {
+func (s *Store) ListTrackedClans(ctx context.Context, includeUntracked bool) ([]models.TrackedClanSummary, error) {
 	where := ` WHERE c.active`
 	if includeUntracked {
 		where = ``
@@ -207,13 +207,13 @@ func (c *Store) ListTrackedClans(ctx context.Context, includeUntracked bool) ([]
 		SnapshotCount int64
 		LastSlot      *int64
 	}
-	err := c.session(ctx).Raw(`SELECT c.id, c.tag, c.name, c.active, c.weekly, c.legible, c.override, c.tracked_since,
+	err := s.session(ctx).Raw(`SELECT c.id, c.tag, c.name, c.active, c.weekly, c.legible, c.override, c.tracked_since,
 			c.tracked_by, c.tracked_by_key_id, c.last_checked_at, c.untracked_at,
 			(SELECT COUNT(*) FROM clan_snapshots s WHERE s.clan_id = c.id) AS snapshot_count,
 			(SELECT MAX(s.slot) FROM clan_snapshots s WHERE s.clan_id = c.id) AS last_slot
 		FROM tracked_clans c` + where + ` ORDER BY c.tag`).Scan(&rows).Error
 	if err != nil {
-		return nil, fmt.Errorf("list tracked clans: %w", c.Translate(err))
+		return nil, fmt.Errorf("list tracked clans: %w", s.Translate(err))
 	}
 	out := make([]models.TrackedClanSummary, len(rows))
 	for i, row := range rows {

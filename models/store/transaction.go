@@ -9,14 +9,14 @@ import (
 // forUpdate is the row-locking suffix of a SELECT inside a transaction:
 // FOR UPDATE on PostgreSQL; nothing on SQLite, whose immediate
 // transactions already hold the single writer lock.
-func (c *Store) forUpdate() string {
-	if c.Dialect() == DialectPostgres {
+func (s *Store) forUpdate() string {
+	if s.Dialect() == DialectPostgres {
 		return " FOR UPDATE"
 	}
 	return ""
 }
 
 // inTx runs fn in one transaction and translates its error.
-func (c *Store) inTx(ctx context.Context, fn func(tx *gorm.DB) error) error {
-	return c.Translate(c.session(ctx).Transaction(fn))
+func (s *Store) inTx(ctx context.Context, fn func(tx *gorm.DB) error) error {
+	return s.Translate(s.session(ctx).Transaction(fn))
 }
