@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -13,18 +14,24 @@ import (
 	"github.com/crownsdev/crowns/models"
 )
 
-// Reading the key-event outbox for the log channel.
+// Reading the key-event outbox for the log channel and for the owners of
+// leaked keys.
 const (
 	// AuditCursorName names the log channel's saved position in the
 	// key-event outbox.
 	AuditCursorName = "audit-log"
-	auditBatchSize  = 50
+	// LeakNoticeCursorName names the saved position of the direct
+	// messages to owners of keys revoked by a leaked-key report.
+	LeakNoticeCursorName = "leak-notices"
+	auditBatchSize       = 50
+	// leakNoticeMaxAge: an owner is told of a leak revocation no older
+	// than this (a bot started after a long stop, or for the first time,
+	// does not message everyone of the past).
+	leakNoticeMaxAge = 24 * time.Hour
 )
 
 // PostPendingEvents posts to the log channel, in order, every key event
-// after the saved position, saving the position after each post; the
-// owner of a key revoked by a leaked-key report is then told by direct
-// message. A failed
+// after the saved position, saving the position after each post. A failed
 // post stops there and returns the error: the event is posted by a later
 // call, never skipped (an event may be posted twice if the process stops
 // between a post and the save). Without a log channel it does nothing.
@@ -54,7 +61,6 @@ func (b *Bot) PostPendingEvents(ctx context.Context) (posted int, err error) {
 				return posted, fmt.Errorf("save the log channel's outbox position: %w", err)
 			}
 			posted++
-			b.tellOfLeak(ctx, event)
 		}
 		if len(events) < auditBatchSize {
 			return posted, nil
@@ -62,31 +68,71 @@ func (b *Bot) PostPendingEvents(ctx context.Context) (posted int, err error) {
 	}
 }
 
-// tellOfLeak tells developers by direct message that a leaked-key report
-// revoked their key, and where it was found, once the event is posted (at
-// most once: a failure is logged, not retried).
-func (b *Bot) tellOfLeak(ctx context.Context, event models.KeyEvent) {
-	url, ok := strings.CutPrefix(event.Reason, keys.LeakReasonPrefix)
-	if event.Action != models.KeyActionRevoked || event.Actor != keys.ActorLeakReport || !ok {
-		return
+// TellLeakedKeyOwners tells by direct message the owner of every key a
+// leaked-key report revoked since its saved position in the key-event
+// outbox (log channel or not), and where the key was found; revocations
+// older than leakNoticeMaxAge are passed over. Each owner is told at most
+// once: a failed message is logged, not retried. It returns how many
+// messages it sent, or why it could not read or save its position.
+func (b *Bot) TellLeakedKeyOwners(ctx context.Context) (told int, err error) {
+	position, err := b.deps.Cursors.BotCursorPosition(ctx, LeakNoticeCursorName)
+	if err != nil {
+		return 0, fmt.Errorf("read the leak notices' outbox position: %w", err)
 	}
-	err := b.sendDirectMessage(ctx, event.DiscordUserID, textLeakedKeyMessage(url, slashStyle()))
-	switch {
-	case err == nil:
-	case isDMClosed(err):
-		b.log.InfoContext(ctx, "member does not accept direct messages; not told of the leaked key", "user", event.DiscordUserID)
-	default:
-		b.logDiscordFailure(ctx, "tell a member their key was reported leaked", err)
+	for {
+		events, err := b.deps.Keys.Events(ctx, position, auditBatchSize)
+		if err != nil {
+			return told, fmt.Errorf("read key events after %d: %w", position, err)
+		}
+		for _, event := range events {
+			position = event.ID
+			url, ok := strings.CutPrefix(event.Reason, keys.LeakReasonPrefix)
+			if event.Action != models.KeyActionRevoked || event.Actor != keys.ActorLeakReport || !ok ||
+				b.clock.Now().Sub(event.CreatedAt) > leakNoticeMaxAge {
+				continue
+			}
+			// Saved first: a stop between the two leaves the owner
+			// untold rather than told twice.
+			if err := b.deps.Cursors.SaveBotCursorPosition(ctx, LeakNoticeCursorName, position, b.clock.Now()); err != nil {
+				return told, fmt.Errorf("save the leak notices' outbox position: %w", err)
+			}
+			if b.tellOfLeak(ctx, event.DiscordUserID, url) {
+				told++
+			}
+		}
+		if len(events) < auditBatchSize {
+			if len(events) > 0 {
+				if err := b.deps.Cursors.SaveBotCursorPosition(ctx, LeakNoticeCursorName, position, b.clock.Now()); err != nil {
+					return told, fmt.Errorf("save the leak notices' outbox position: %w", err)
+				}
+			}
+			return told, nil
+		}
 	}
 }
 
-// auditLoop posts pending key events every AuditPollInterval, and as
-// soon as this process commits a transition, until ctx ends. After a failure it waits longer between attempts (doubling, at
-// most maxRetryDelay, measured on the bot's clock) and logs each failure.
-func (b *Bot) auditLoop(ctx context.Context) {
-	if b.cfg.LogChannelID == "" {
-		return
+// tellOfLeak tells a developer by direct message that a leaked-key report
+// revoked their key, and where it was found; it reports whether the
+// message went (a failure is logged).
+func (b *Bot) tellOfLeak(ctx context.Context, discordUserID, url string) bool {
+	err := b.sendDirectMessage(ctx, discordUserID, textLeakedKeyMessage(url, slashStyle()))
+	switch {
+	case err == nil:
+		return true
+	case isDMClosed(err):
+		b.log.InfoContext(ctx, "member does not accept direct messages; not told of the leaked key", "user", discordUserID)
+	default:
+		b.logDiscordFailure(ctx, "tell a member their key was reported leaked", err)
 	}
+	return false
+}
+
+// auditLoop posts pending key events to the log channel (when there is
+// one) and tells owners of leaked keys every AuditPollInterval, and as
+// soon as this process commits a transition, until ctx ends. After a
+// failure it waits longer between attempts (doubling, at most
+// maxRetryDelay, measured on the bot's clock) and logs each failure.
+func (b *Bot) auditLoop(ctx context.Context) {
 	ticker := time.NewTicker(b.cfg.AuditPollInterval)
 	defer ticker.Stop()
 	var (
@@ -96,6 +142,9 @@ func (b *Bot) auditLoop(ctx context.Context) {
 	for {
 		if now := b.clock.Now(); !now.Before(retryAt) {
 			_, err := b.PostPendingEvents(ctx)
+			if _, tellErr := b.TellLeakedKeyOwners(ctx); tellErr != nil {
+				err = errors.Join(err, tellErr)
+			}
 			switch {
 			case ctx.Err() != nil:
 				return
@@ -103,10 +152,10 @@ func (b *Bot) auditLoop(ctx context.Context) {
 				failures++
 				wait := auditRetryDelay(b.cfg.AuditPollInterval, failures)
 				retryAt = now.Add(wait)
-				b.log.WarnContext(ctx, "cannot post key events to the log channel; will retry", "error", err, "retryIn", wait)
+				b.log.WarnContext(ctx, "cannot post key events to the log channel or tell owners of leaked keys; will retry", "error", err, "retryIn", wait)
 			case failures > 0:
 				failures = 0
-				b.log.InfoContext(ctx, "posting key events to the log channel again")
+				b.log.InfoContext(ctx, "reading key events again")
 			}
 		}
 		select {

@@ -173,6 +173,9 @@ func TestLeakedKeyRevocationIsPostedAndToldToItsOwner(t *testing.T) {
 	if _, err := d.bot.PostPendingEvents(t.Context()); err != nil {
 		t.Fatal(err)
 	}
+	if told, err := d.bot.TellLeakedKeyOwners(t.Context()); err != nil || told != 1 {
+		t.Fatalf("TellLeakedKeyOwners = %d, %v; want 1 (the other member's messages are closed)", told, err)
+	}
 	posts := d.channelPosts(logChannelID)
 	if len(posts) != 4 {
 		t.Fatalf("%d posts in the log channel, want 4 (two keys issued, two revoked)", len(posts))
@@ -191,13 +194,48 @@ func TestLeakedKeyRevocationIsPostedAndToldToItsOwner(t *testing.T) {
 		strings.Contains(dms[1], "crw_") {
 		t.Fatalf("direct messages = %q, want the key and then the leak notice", dms)
 	}
-	// Posting again tells no one twice.
+	// Reading again tells no one twice.
 	if _, err := d.bot.PostPendingEvents(t.Context()); err != nil {
 		t.Fatal(err)
+	}
+	if told, err := d.bot.TellLeakedKeyOwners(t.Context()); err != nil || told != 0 {
+		t.Errorf("TellLeakedKeyOwners again = %d, %v", told, err)
 	}
 	if len(d.directMessages(developerID)) != 2 {
 		t.Error("the owner was told twice")
 	}
 	d.assertAPI(leaked, 401, textUnknownToken)
 	d.assertAPI(closed, 401, textUnknownToken)
+}
+
+// Without a log channel the owner of a leaked key is told all the same;
+// a revocation older than a day is not told (a bot started long after).
+func TestLeakedKeyOwnerIsToldWithoutALogChannel(t *testing.T) {
+	d := newDesk(t, deskOptions{})
+	old := d.getKey(otherDevID)
+	leaked := d.getKey(developerID)
+	other, err := keys.NewService(d.db, keys.Config{Secret: d.secret, Clock: d.clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const where = "https://github.com/someone/app/blob/main/config.js"
+	if revoked, err := other.RevokeLeaked(t.Context(), old, where); err != nil || !revoked {
+		t.Fatalf("RevokeLeaked = %v, %v", revoked, err)
+	}
+	d.clock.Advance(25 * time.Hour)
+	if revoked, err := other.RevokeLeaked(t.Context(), leaked, where); err != nil || !revoked {
+		t.Fatalf("RevokeLeaked = %v, %v", revoked, err)
+	}
+	if told, err := d.bot.TellLeakedKeyOwners(t.Context()); err != nil || told != 1 {
+		t.Fatalf("TellLeakedKeyOwners = %d, %v; want 1", told, err)
+	}
+	if dms := d.directMessages(developerID); len(dms) != 2 || !strings.Contains(dms[1], "found published at "+where) {
+		t.Errorf("direct messages = %q, want the key and then the leak notice", dms)
+	}
+	if dms := d.directMessages(otherDevID); len(dms) != 1 {
+		t.Errorf("a revocation of 25 hours ago was told: %q", dms)
+	}
+	if told, err := d.bot.TellLeakedKeyOwners(t.Context()); err != nil || told != 0 {
+		t.Errorf("TellLeakedKeyOwners again = %d, %v", told, err)
+	}
 }
