@@ -46,7 +46,10 @@ type config struct {
 	SupportInfo         string
 	// LeakReportKeysFile holds the public keys that sign leaked-key
 	// reports (GitHub's public_keys JSON); empty refuses every report.
+	// LeakReportKeys are its keys, read and checked with the rest of the
+	// configuration.
 	LeakReportKeysFile string
+	LeakReportKeys     api.LeakReportKeys
 	RatePerSecond      float64
 	RateBurst          int
 	// KeyLookupsPerAddress and KeyLookupsPerSecond bound the database
@@ -184,6 +187,11 @@ func loadConfig(getenv func(string) string) (config, error) {
 	}
 	cfg.MemoryLimit = int64(r.integer("CROWNS_MEMORY_LIMIT_MB", int(cfg.CacheBytes>>20)+memoryLimitBesideCacheMB, 32, 1<<20)) << 20
 	cfg.Secret = r.secret("CROWNS_SECRET", cfg.SecretFile)
+	if cfg.LeakReportKeysFile != "" {
+		leakKeys, err := api.LoadLeakReportKeys(cfg.LeakReportKeysFile)
+		r.check(err == nil, fmt.Sprintf("CROWNS_LEAK_REPORT_KEYS_FILE: %v", err))
+		cfg.LeakReportKeys = leakKeys
+	}
 	r.check(cfg.MetricsAddr == metricsOff || !sameListenAddress(cfg.MetricsAddr, cfg.Addr), "CROWNS_METRICS_ADDR must differ from CROWNS_ADDR: metrics are never served on the public API address")
 	r.check(cfg.MemoryLimit >= cfg.CacheBytes+32<<20, "CROWNS_MEMORY_LIMIT_MB must leave at least 32 MiB beside CROWNS_CACHE_MB")
 	r.check(cfg.RatePerSecond > 0, "CROWNS_RATE_LIMIT_PER_SECOND must be greater than 0")

@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -136,5 +139,25 @@ func TestCommandsWarnOfUnknownVariables(t *testing.T) {
 	}
 	if len(warnings) != 1 || !strings.Contains(warnings[0], "name=CROWNS_TRACK_ADRESS") || !strings.Contains(warnings[0], "closest=CROWNS_TRACK_ADDRESS") {
 		t.Fatalf("warnings %q, want one naming CROWNS_TRACK_ADRESS and CROWNS_TRACK_ADDRESS:\n%s", warnings, stderr.String())
+	}
+}
+
+// TestConfigChecksTheLeakReportKeysFile: the file is read and checked
+// with the rest of the configuration (exit 2 at start-up, whatever the
+// roles), not when the API starts.
+func TestConfigChecksTheLeakReportKeysFile(t *testing.T) {
+	dir := t.TempDir()
+	notKeys := filepath.Join(dir, "not-keys.json")
+	if err := os.WriteFile(notKeys, []byte(`{"public_keys": [{"key_identifier": "k", "key": "not a PEM key"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	loadConfigExpecting(t, map[string]string{"CROWNS_LEAK_REPORT_KEYS_FILE": filepath.Join(dir, "missing.json")}, "CROWNS_LEAK_REPORT_KEYS_FILE:")
+	loadConfigExpecting(t, map[string]string{"CROWNS_LEAK_REPORT_KEYS_FILE": notKeys, "CROWNS_ROLES": "scheduler"}, "CROWNS_LEAK_REPORT_KEYS_FILE:")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"serve"}, testCLI(&stdout, &stderr, map[string]string{
+		"CROWNS_DATA_DIR": filepath.Join(dir, "data"), "CROWNS_LEAK_REPORT_KEYS_FILE": notKeys,
+	}))
+	if code != exitUsage || !strings.Contains(stderr.String(), "CROWNS_LEAK_REPORT_KEYS_FILE:") {
+		t.Errorf("serve with a bad keys file: exit %d, stderr %q; want exit %d naming the variable", code, stderr.String(), exitUsage)
 	}
 }

@@ -198,12 +198,6 @@ func (n *node) startAPI(ctx context.Context, cfg config, env cli, log *slog.Logg
 	if err != nil {
 		return err
 	}
-	var leakKeys api.LeakReportKeys
-	if cfg.LeakReportKeysFile != "" {
-		if leakKeys, err = api.LoadLeakReportKeys(cfg.LeakReportKeysFile); err != nil {
-			return fmt.Errorf("CROWNS_LEAK_REPORT_KEYS_FILE: %w", err)
-		}
-	}
 	server, err := api.New(api.Config{
 		SupportInfo:       cfg.SupportInfo,
 		RatePerSecond:     cfg.RatePerSecond,
@@ -219,7 +213,7 @@ func (n *node) startAPI(ctx context.Context, cfg config, env cli, log *slog.Logg
 		AccessLog:         n.accessLines,
 		AccessLogJSON:     cfg.LogFormat == "json",
 		Metrics:           n.metricsRegisterer(),
-		LeakReportKeys:    leakKeys,
+		LeakReportKeys:    cfg.LeakReportKeys,
 		Clock:             env.clock,
 		Logger:            log,
 	}, api.Dependencies{Keys: n.keys, Game: n.game.client, Health: n.db, Tracker: tracker, History: n.db,
