@@ -23,7 +23,7 @@ func TestCachedAnswersAllocateNothing(t *testing.T) {
 	h := newHarness(t, harnessOptions{directAccessLog: true, config: func(c *api.Config) {
 		c.RatePerSecond, c.RateBurst = 1e9, 1e9
 		c.HistoryCacheTTL = time.Hour
-		c.AccessLog = &lines
+		c.AccessLines = &lines
 	}})
 	key := h.issue("50")
 	clan := h.seedHistory(h.world.TrackableClanTags()[0], 7)

@@ -42,7 +42,7 @@ func proxiedHarness(t *testing.T, params map[string]string, keysConfig func(*key
 		t.Fatal(err)
 	}
 	lift := func(c *api.Config) {
-		c.LookupsPerAddress, c.LookupsPerSecond = 1e6, 1e6
+		c.KeyLookupsPerAddress, c.KeyLookupsPerSecond = 1e6, 1e6
 		c.RatePerSecond, c.RateBurst = 1e6, 1e6
 	}
 	return newHarness(t, harnessOptions{db: db, keys: keysConfig, config: lift}), proxy, storetest.Unproxied(t, cfg.URL, proxy.Target())

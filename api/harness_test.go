@@ -63,7 +63,7 @@ type harnessOptions struct {
 	db   *store.Store
 	keys func(*keys.Config)
 	// directAccessLog has the server write its INFO access lines to the
-	// captured logs itself (Config.AccessLog), as crowns serve does,
+	// captured logs itself (Config.AccessLines), as crowns serve does,
 	// instead of through the logger.
 	directAccessLog bool
 }
@@ -127,7 +127,7 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 		Logger:        log,
 	}
 	if opts.directAccessLog {
-		cfg.AccessLog = h.logs
+		cfg.AccessLines = h.logs
 	}
 	if opts.config != nil {
 		opts.config(&cfg)

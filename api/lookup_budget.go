@@ -15,12 +15,12 @@ import (
 // cache lifetime; made-up keys, free to produce in the right form, would
 // otherwise each cost a query.
 const (
-	// DefaultLookupsPerAddress is the lookups a second one client address
+	// DefaultKeyLookupsPerAddress is the lookups a second one client address
 	// may cause.
-	DefaultLookupsPerAddress = 2
-	// DefaultLookupsPerSecond is the lookups a second of all clients
+	DefaultKeyLookupsPerAddress = 2
+	// DefaultKeyLookupsPerSecond is the lookups a second of all clients
 	// together.
-	DefaultLookupsPerSecond = 200
+	DefaultKeyLookupsPerSecond = 200
 )
 
 // Bursts of the lookup budgets, in seconds of their rate: a client may
@@ -48,8 +48,8 @@ type lookupBudget struct {
 func newLookupBudget(cfg Config) *lookupBudget {
 	return &lookupBudget{
 		seed:      maphash.MakeSeed(),
-		perClient: newRateLimiter(cfg.LookupsPerAddress, burstOf(cfg.LookupsPerAddress, lookupBurstPerAddress)),
-		overall:   newRateLimiter(cfg.LookupsPerSecond, burstOf(cfg.LookupsPerSecond, lookupBurstOverall)),
+		perClient: newRateLimiter(cfg.KeyLookupsPerAddress, burstOf(cfg.KeyLookupsPerAddress, lookupBurstPerAddress)),
+		overall:   newRateLimiter(cfg.KeyLookupsPerSecond, burstOf(cfg.KeyLookupsPerSecond, lookupBurstOverall)),
 	}
 }
 

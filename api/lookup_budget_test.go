@@ -27,7 +27,7 @@ func madeUpKey(t *testing.T) string {
 // it they are answered 429, and a key already verified is still served.
 func TestMadeUpKeysCostBoundedLookupsPerClient(t *testing.T) {
 	h := newHarness(t, harnessOptions{config: func(c *api.Config) {
-		c.LookupsPerAddress = 0.4 // a burst of 4
+		c.KeyLookupsPerAddress = 0.4 // a burst of 4
 	}})
 	valid := h.issue("300") // its first request takes one of the four lookups
 	if resp := h.get("/clan/2CCCP/tracking", "auth", valid); resp.StatusCode != http.StatusOK {
@@ -64,7 +64,7 @@ func TestMadeUpKeysCostBoundedLookupsPerClient(t *testing.T) {
 // as a database that cannot keep up.
 func TestMadeUpKeysPastTheOverallBudgetAre503(t *testing.T) {
 	h := newHarness(t, harnessOptions{config: func(c *api.Config) {
-		c.LookupsPerSecond = 0.4 // a burst of 2
+		c.KeyLookupsPerSecond = 0.4 // a burst of 2
 	}})
 	for range 2 {
 		expectError(t, h.get("/clan/2CCCP/tracking", "auth", madeUpKey(t)), http.StatusUnauthorized, textUnknownKey)
@@ -109,7 +109,7 @@ func TestRefusedRequestsAreLoggedBySample(t *testing.T) {
 // without a lookup, so any number of them leaves the budget whole.
 func TestMalformedKeysSpendNoLookups(t *testing.T) {
 	h := newHarness(t, harnessOptions{config: func(c *api.Config) {
-		c.LookupsPerAddress = 0.1 // a burst of 1
+		c.KeyLookupsPerAddress = 0.1 // a burst of 1
 	}})
 	for range 20 {
 		key := madeUpKey(t)

@@ -290,7 +290,7 @@ func TestOpenAPIErrorsOfOtherServers(t *testing.T) {
 	// The other 429s carry the retry headers too: the key lookups of one
 	// client address (refused before the key is known) and the game-API
 	// calls of one key.
-	lookups := newHarness(t, harnessOptions{config: func(c *api.Config) { c.LookupsPerAddress = 1.0 / 3600 }})
+	lookups := newHarness(t, harnessOptions{config: func(c *api.Config) { c.KeyLookupsPerAddress = 1.0 / 3600 }})
 	lookups.check(t, v, []contractCase{
 		{name: "first unknown key", path: "/clan/search?name=royal", headers: []string{"auth", newUnknownKey(t)}, status: 401},
 		{name: "lookups of one address spent", path: "/clan/search?name=royal", headers: []string{"auth", newUnknownKey(t)}, status: 429},

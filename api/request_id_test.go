@@ -37,7 +37,7 @@ func TestRequestIDs(t *testing.T) {
 }
 
 // accessLogModes are the two ways the server writes its INFO access
-// lines: through the logger, or itself (Config.AccessLog); both must
+// lines: through the logger, or itself (Config.AccessLines); both must
 // write the same lines.
 var accessLogModes = map[string]bool{"through the logger": false, "written directly": true}
 

@@ -100,13 +100,13 @@ type Config struct {
 	// and most DefaultDatabaseTimeout, at most RequestTimeout): past it
 	// the request answers 503.
 	DatabaseTimeout time.Duration
-	// LookupsPerAddress bounds the database lookups a second of keys the
+	// KeyLookupsPerAddress bounds the database lookups a second of keys the
 	// verification cache does not know that one client address may cause
-	// (with a burst of ten seconds' worth); LookupsPerSecond those of all
+	// (with a burst of ten seconds' worth); KeyLookupsPerSecond those of all
 	// clients together (five seconds' worth). Zero takes the Default of
 	// each.
-	LookupsPerAddress float64
-	LookupsPerSecond  float64
+	KeyLookupsPerAddress float64
+	KeyLookupsPerSecond  float64
 	// GameCallsPerKey bounds the game-API calls a second one key may
 	// cause, with a burst of a minute's worth (zero:
 	// DefaultGameCallsPerKey); past it, that key's requests that the cache
@@ -116,19 +116,20 @@ type Config struct {
 	// open at once (zero: DefaultMaxConnsPerAddress); one more is answered
 	// 429 and closed.
 	MaxConnsPerAddress int
-	// DisableAccessLog drops the access-log line of every request; errors
-	// and 5xx answers are still logged.
+	// DisableAccessLog drops the access-log line of every request
+	// (CROWNS_ACCESS_LOG=off; off rather than on, so that the zero Config
+	// logs); errors and 5xx answers are still logged.
 	DisableAccessLog bool
-	// AccessLog, when set, takes the INFO access lines, a whole line per
+	// AccessLines, when set, takes the INFO access lines, a whole line per
 	// Write from concurrent callers, formatted as Logger's handler would
-	// format them if it has no attributes of its own (AccessLogJSON:
+	// format them if it has no attributes of its own (AccessLinesJSON:
 	// slog's JSON handler with durations as text; otherwise its text
 	// handler) by a writer that costs a fraction of a slog record (see
 	// api/internal/accesslog). WARN lines (5xx answers), lines of sampled
 	// refusals and lines with strings slog would quote still go through
-	// Logger, as every line does when AccessLog is unset.
-	AccessLog     io.Writer
-	AccessLogJSON bool
+	// Logger, as every line does when AccessLines is unset.
+	AccessLines     io.Writer
+	AccessLinesJSON bool
 	// Metrics, when set, is where the request metrics are registered
 	// (crowns_http_requests_total, crowns_http_request_duration_seconds);
 	// nil records none.
@@ -179,7 +180,7 @@ type Server struct {
 	// refusals samples the access lines of refused requests.
 	refusals *refusalSampler
 	// accessLog writes the INFO access lines; nil without
-	// Config.AccessLog.
+	// Config.AccessLines.
 	accessLog *accesslog.Writer
 	cache     *responseCache
 	// inflaters serve answers kept compressed only to identity clients.
@@ -227,8 +228,8 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 		cfg.DatabaseTimeout = DefaultDatabaseTimeout
 	}
 	cfg.DatabaseTimeout = min(cfg.DatabaseTimeout, cfg.RequestTimeout)
-	cfg.LookupsPerAddress = cmp.Or(cfg.LookupsPerAddress, DefaultLookupsPerAddress)
-	cfg.LookupsPerSecond = cmp.Or(cfg.LookupsPerSecond, DefaultLookupsPerSecond)
+	cfg.KeyLookupsPerAddress = cmp.Or(cfg.KeyLookupsPerAddress, DefaultKeyLookupsPerAddress)
+	cfg.KeyLookupsPerSecond = cmp.Or(cfg.KeyLookupsPerSecond, DefaultKeyLookupsPerSecond)
 	cfg.GameCallsPerKey = cmp.Or(cfg.GameCallsPerKey, DefaultGameCallsPerKey)
 	cfg.MaxConnsPerAddress = cmp.Or(cfg.MaxConnsPerAddress, DefaultMaxConnsPerAddress)
 	if cfg.Clock == nil {
@@ -253,8 +254,8 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 		replicaID:   newReplicaID(),
 	}
 	_, s.systemClock = cfg.Clock.(models.SystemClock)
-	if cfg.AccessLog != nil {
-		s.accessLog = accesslog.New(cfg.AccessLog, cfg.AccessLogJSON)
+	if cfg.AccessLines != nil {
+		s.accessLog = accesslog.New(cfg.AccessLines, cfg.AccessLinesJSON)
 	}
 	var err error
 	if s.metrics, err = newRequestMetrics(cfg.Metrics); err != nil {

@@ -54,7 +54,7 @@ type config struct {
 	RateBurst          int
 	// KeyLookupsPerAddress and KeyLookupsPerSecond bound the database
 	// lookups a second of keys not in memory, per client address and in
-	// all (api.Config's LookupsPerAddress and LookupsPerSecond).
+	// all.
 	KeyLookupsPerAddress float64
 	KeyLookupsPerSecond  float64
 	// GameCallsPerKey bounds the game-API calls a second of one key.
@@ -161,8 +161,8 @@ func loadConfig(getenv func(string) string) (config, error) {
 		LeakReportKeysFile:   r.str("CROWNS_LEAK_REPORT_KEYS_FILE", ""),
 		RatePerSecond:        r.float("CROWNS_RATE_LIMIT_PER_SECOND", 10),
 		RateBurst:            r.integer("CROWNS_RATE_LIMIT_BURST", 20, 1, 1_000_000),
-		KeyLookupsPerAddress: r.float("CROWNS_KEY_LOOKUPS_PER_ADDRESS", api.DefaultLookupsPerAddress),
-		KeyLookupsPerSecond:  r.float("CROWNS_KEY_LOOKUPS_PER_SECOND", api.DefaultLookupsPerSecond),
+		KeyLookupsPerAddress: r.float("CROWNS_KEY_LOOKUPS_PER_ADDRESS", api.DefaultKeyLookupsPerAddress),
+		KeyLookupsPerSecond:  r.float("CROWNS_KEY_LOOKUPS_PER_SECOND", api.DefaultKeyLookupsPerSecond),
 		GameCallsPerKey:      r.float("CROWNS_GAME_CALLS_PER_KEY", api.DefaultGameCallsPerKey),
 		CacheTTL:             r.duration("CROWNS_CACHE_TTL", 3*time.Minute),
 		HistoryCacheTTL:      r.duration("CROWNS_HISTORY_CACHE_TTL", time.Minute),
