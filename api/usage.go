@@ -2,7 +2,10 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -68,17 +71,36 @@ func NewKeyStats(r models.KeyUsageReport) KeyStats {
 	return stats
 }
 
-// handleAuthStats answers GET /auth/stats: the calling key's usage.
+// statsCacheTTL is how long a key's GET /auth/stats answer is reused: the
+// route costs no rate-limit token, so this bounds what one key can make
+// the database do (three queries) to one round every few seconds, about
+// the freshness the usage flush gives anyway.
+const statsCacheTTL = 5 * time.Second
+
+// handleAuthStats answers GET /auth/stats: the calling key's usage, read
+// from the database at most once every statsCacheTTL.
 func (s *Server) handleAuthStats(c *fiber.Ctx) error {
 	identity, ok := identityOf(c)
 	if !ok {
 		return errors.New("stats request without a verified identity")
 	}
-	report, err := s.deps.UsageReports.KeyUsage(s.databaseCtx(c), identity.KeyID, statsDays, s.requestNow(c))
+	now := s.requestNow(c)
+	slot := cacheSlot{key: "auth/stats/" + strconv.FormatInt(identity.KeyID, 10), ttl: statsCacheTTL}
+	answer, hit, err := s.cache.fetchSlot(s.databaseCtx(c), now, slot, s.cfg.DatabaseTimeout, func(ctx context.Context) (*cachedAnswer, error) {
+		report, err := s.deps.UsageReports.KeyUsage(ctx, identity.KeyID, statsDays, now)
+		if err != nil {
+			return nil, err
+		}
+		body, err := json.Marshal(NewKeyStats(report))
+		if err != nil {
+			return nil, fmt.Errorf("encode key stats: %w", err)
+		}
+		return newCachedAnswer(body), nil
+	})
 	if err != nil {
 		return err
 	}
-	return s.sendJSON(c, NewKeyStats(report))
+	return s.sendAnswer(c, answer, hit, slot.key)
 }
 
 // countUsage counts an authenticated request's answer for its key.

@@ -85,11 +85,16 @@ func TestAuthStatsCountsRequestsRateLimitsAndRoutes(t *testing.T) {
 		t.Errorf("lastRequest = %v, want %d", stats.LastRequest, h.clock.Now().Unix())
 	}
 
-	// The stats request itself is counted at the next flush, and the
-	// other key's usage is its own.
+	// The stats request itself is counted at the next flush, and shown
+	// once the answer's few seconds are over; the other key's usage is
+	// its own.
 	h.flush()
+	if stats, resp := h.stats(key); stats.Routes["/auth/stats"] != 0 || resp.Header.Get("x-cached") != "true" {
+		t.Errorf("within its few seconds: routes = %v, x-cached %q; want the answer of before", stats.Routes, resp.Header.Get("x-cached"))
+	}
+	h.clock.Advance(5 * time.Second)
 	if stats, _ := h.stats(key); stats.Routes["/auth/stats"] != 1 {
-		t.Errorf("routes = %v, want one /auth/stats", stats.Routes)
+		t.Errorf("routes = %v, want the one /auth/stats flushed", stats.Routes)
 	}
 	if stats, _ := h.stats(other); !reflect.DeepEqual(stats.RequestCount, map[string]int64{day1: 1}) {
 		t.Errorf("other key's requestCount = %v", stats.RequestCount)
