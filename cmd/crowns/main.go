@@ -137,7 +137,7 @@ func openDatabase(ctx context.Context, cfg config, log *slog.Logger, clock model
 	if err != nil {
 		return nil, nil, err
 	}
-	db, err := store.Open(ctx, store.DatabaseConfig{URL: cfg.DatabaseURL, DataDir: cfg.DataDir, Logger: log})
+	db, err := store.Open(ctx, store.DatabaseConfig{URL: cfg.DatabaseURL, DataDir: cfg.DataDir, Logger: log, Clock: clock})
 	if err != nil {
 		return nil, nil, fmt.Errorf("open database: %w", err)
 	}

@@ -98,7 +98,7 @@ func (s *Store) announceOutbox(ctx context.Context, cursor int64) (int64, error)
 // pruneClanChanges deletes outbox rows older than clanChangeRetention;
 // every process does it now and then, harmlessly at once.
 func (s *Store) pruneClanChanges(ctx context.Context) {
-	before := time.Now().Add(-clanChangeRetention).Unix()
+	before := s.clock.Now().Add(-clanChangeRetention).Unix()
 	if err := s.session(ctx).Exec(`DELETE FROM clan_changes WHERE changed_at < ?`, before).Error; err != nil && ctx.Err() == nil {
 		s.log.Warn("cannot prune the clan change outbox", "error", s.translate(err))
 	}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/crownsdev/crowns/models"
 	"gorm.io/gorm"
@@ -79,7 +78,7 @@ func (s *Store) clanChanged(tag string) { s.changes.announce(models.ClanChange{T
 func (s *Store) notifyClanChange(tx *gorm.DB, tag string) error {
 	if s.changeChannel == "" {
 		if err := tx.Exec(`INSERT INTO clan_changes (origin, tag, changed_at) VALUES (?, ?, ?)`,
-			s.changes.origin, tag, time.Now().Unix()).Error; err != nil {
+			s.changes.origin, tag, s.clock.Now().Unix()).Error; err != nil {
 			return fmt.Errorf("record clan change: %w", err)
 		}
 		return nil

@@ -86,7 +86,7 @@ func (s *Store) apply(db *gorm.DB, m migration) error {
 				return fmt.Errorf("migration %04d %s: %w", m.version, m.name, err)
 			}
 		}
-		row := SchemaMigration{Version: m.version, Name: m.name, AppliedAt: time.Now().UTC()}
+		row := SchemaMigration{Version: m.version, Name: m.name, AppliedAt: s.clock.Now().UTC()}
 		if err := tx.Create(&row).Error; err != nil {
 			return fmt.Errorf("record migration %04d: %w", m.version, err)
 		}

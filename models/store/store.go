@@ -54,6 +54,10 @@ type DatabaseConfig struct {
 	MaxOpenConns int
 	// Logger receives slow-query and error logs; nil discards them.
 	Logger *slog.Logger
+	// Clock stamps what the store writes of its own accord (rows' creation
+	// times, the clan-change outbox and its pruning, migrations applied);
+	// nil is the system clock.
+	Clock models.Clock
 }
 
 // Store is the database every role shares, and all of its SQL: key rows
@@ -73,6 +77,7 @@ type Store struct {
 	cfg     DatabaseConfig
 	dialect Dialect
 	log     *slog.Logger
+	clock   models.Clock
 	// players caches the player dictionary, partitions the snapshot
 	// partitions known to exist, changes the clan-change subscribers.
 	players    *playerCache
@@ -96,11 +101,15 @@ func Open(ctx context.Context, cfg DatabaseConfig) (*Store, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	clock := cfg.Clock
+	if clock == nil {
+		clock = models.SystemClock{}
+	}
 	gormConfig := &gorm.Config{
 		Logger:                 newGormLogger(log),
 		SkipDefaultTransaction: true,
 		PrepareStmt:            false,
-		NowFunc:                func() time.Time { return time.Now().UTC() },
+		NowFunc:                func() time.Time { return clock.Now().UTC() },
 	}
 	var dialect Dialect
 	db, err := openPatiently(ctx, func() (*gorm.DB, error) {
@@ -123,7 +132,7 @@ func Open(ctx context.Context, cfg DatabaseConfig) (*Store, error) {
 	}
 	configurePool(sqlDB, dialect, cfg.MaxOpenConns)
 	store := &Store{
-		db: db, cfg: cfg, dialect: dialect, log: log,
+		db: db, cfg: cfg, dialect: dialect, log: log, clock: clock,
 		players:    newPlayerCache(defaultPlayerCacheSize),
 		partitions: newPartitionCache(),
 		changes:    newClanChanges(),
