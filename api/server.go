@@ -73,6 +73,10 @@ type HealthChecker interface {
 // before answering 503: the contract's 5 s.
 const DefaultDatabaseTimeout = 5 * time.Second
 
+// DefaultRequestTimeout bounds the work of one request when
+// Config.RequestTimeout is zero.
+const DefaultRequestTimeout = 15 * time.Second
+
 // Config tunes the API.
 type Config struct {
 	// SupportInfo is the "info" text of every error body.
@@ -94,7 +98,8 @@ type Config struct {
 	CacheBytes int64
 	// Tournaments serves the tournament routes; off, they answer 501.
 	Tournaments bool
-	// RequestTimeout bounds the work of one request (default 15s).
+	// RequestTimeout bounds the work of one request (default
+	// DefaultRequestTimeout).
 	RequestTimeout time.Duration
 	// DatabaseTimeout bounds the database work of one request (default
 	// and most DefaultDatabaseTimeout, at most RequestTimeout): past it
@@ -221,23 +226,17 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 	if !RateFillsInTime(cfg.RatePerSecond, cfg.RateBurst) {
 		return nil, errors.New("api: an empty rate-limit bucket must fill (burst / rate) within 100 years")
 	}
-	if cfg.RequestTimeout <= 0 {
-		cfg.RequestTimeout = 15 * time.Second
+	if cfg.RequestTimeout < 0 || cfg.DatabaseTimeout < 0 {
+		return nil, errors.New("api: RequestTimeout and DatabaseTimeout must not be negative")
 	}
-	if cfg.DatabaseTimeout <= 0 || cfg.DatabaseTimeout > DefaultDatabaseTimeout {
-		cfg.DatabaseTimeout = DefaultDatabaseTimeout
-	}
-	cfg.DatabaseTimeout = min(cfg.DatabaseTimeout, cfg.RequestTimeout)
+	cfg.RequestTimeout = cmp.Or(cfg.RequestTimeout, DefaultRequestTimeout)
+	cfg.DatabaseTimeout = min(cmp.Or(cfg.DatabaseTimeout, DefaultDatabaseTimeout), DefaultDatabaseTimeout, cfg.RequestTimeout)
 	cfg.KeyLookupsPerAddress = cmp.Or(cfg.KeyLookupsPerAddress, DefaultKeyLookupsPerAddress)
 	cfg.KeyLookupsPerSecond = cmp.Or(cfg.KeyLookupsPerSecond, DefaultKeyLookupsPerSecond)
 	cfg.GameCallsPerKey = cmp.Or(cfg.GameCallsPerKey, DefaultGameCallsPerKey)
 	cfg.MaxConnsPerAddress = cmp.Or(cfg.MaxConnsPerAddress, DefaultMaxConnsPerAddress)
-	if cfg.Clock == nil {
-		cfg.Clock = models.SystemClock{}
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
+	cfg.Clock = cmp.Or[models.Clock](cfg.Clock, models.SystemClock{})
+	cfg.Logger = cmp.Or(cfg.Logger, slog.New(slog.DiscardHandler))
 	s := &Server{
 		cfg:         cfg,
 		deps:        deps,

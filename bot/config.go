@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"cmp"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -86,37 +87,21 @@ func (c Config) withDefaults() (Config, error) {
 	if c.KeyChannelID == "" {
 		problems = append(problems, "bot: KeyChannelID is required")
 	}
+	if min(c.HandlerTimeout, c.DirectMessageTimeout, c.AnswerTimeout, c.AuditPollInterval, c.ReconnectDelay) < 0 {
+		problems = append(problems, "bot: timeouts and intervals must not be negative")
+	}
 	if len(problems) > 0 {
 		return c, errors.New(strings.Join(problems, "; "))
 	}
 	c.Token = strings.TrimPrefix(strings.TrimSpace(c.Token), "Bot ")
-	c.Prefix = strings.TrimSpace(c.Prefix)
-	if c.Prefix == "" {
-		c.Prefix = DefaultPrefix
-	}
-	if c.Clock == nil {
-		c.Clock = models.SystemClock{}
-	}
-	if c.Logger == nil {
-		c.Logger = slog.New(slog.DiscardHandler)
-	}
-	if c.HandlerTimeout <= 0 {
-		c.HandlerTimeout = defaultHandlerTimeout
-	}
-	if c.DirectMessageTimeout <= 0 {
-		c.DirectMessageTimeout = defaultDMTimeout
-	}
-	if c.AnswerTimeout <= 0 {
-		c.AnswerTimeout = defaultAnswerTimeout
-	}
-	if c.AuditPollInterval <= 0 {
-		c.AuditPollInterval = defaultAuditPollInterval
-	}
-	if c.ReconnectDelay <= 0 {
-		c.ReconnectDelay = defaultReconnectDelay
-	}
-	if c.CommandCoolDown == 0 {
-		c.CommandCoolDown = defaultCommandCoolDown
-	}
+	c.Prefix = cmp.Or(strings.TrimSpace(c.Prefix), DefaultPrefix)
+	c.Clock = cmp.Or[models.Clock](c.Clock, models.SystemClock{})
+	c.Logger = cmp.Or(c.Logger, slog.New(slog.DiscardHandler))
+	c.HandlerTimeout = cmp.Or(c.HandlerTimeout, defaultHandlerTimeout)
+	c.DirectMessageTimeout = cmp.Or(c.DirectMessageTimeout, defaultDMTimeout)
+	c.AnswerTimeout = cmp.Or(c.AnswerTimeout, defaultAnswerTimeout)
+	c.AuditPollInterval = cmp.Or(c.AuditPollInterval, defaultAuditPollInterval)
+	c.ReconnectDelay = cmp.Or(c.ReconnectDelay, defaultReconnectDelay)
+	c.CommandCoolDown = cmp.Or(c.CommandCoolDown, defaultCommandCoolDown)
 	return c, nil
 }

@@ -1,6 +1,8 @@
 package keys
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -81,25 +83,15 @@ func NewService(db Store, cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("keys service: %w", err)
 	}
-	if cfg.Clock == nil {
-		cfg.Clock = models.SystemClock{}
+	if min(cfg.CacheTTL, cfg.FlushInterval, cfg.SyncInterval) < 0 || cfg.CacheSize < 0 {
+		return nil, errors.New("keys service: CacheTTL, CacheSize, FlushInterval and SyncInterval must not be negative")
 	}
-	if cfg.CacheTTL <= 0 || cfg.CacheTTL > MaxCacheTTL {
-		cfg.CacheTTL = MaxCacheTTL
-	}
-	if cfg.CacheSize <= 0 {
-		cfg.CacheSize = DefaultCacheSize
-	}
-	if cfg.FlushInterval <= 0 {
-		cfg.FlushInterval = DefaultFlushInterval
-	}
-	if cfg.SyncInterval <= 0 {
-		cfg.SyncInterval = DefaultSyncInterval
-	}
-	cfg.SyncInterval = min(cfg.SyncInterval, cfg.CacheTTL/2)
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
+	cfg.Clock = cmp.Or[models.Clock](cfg.Clock, models.SystemClock{})
+	cfg.CacheTTL = min(cmp.Or(cfg.CacheTTL, MaxCacheTTL), MaxCacheTTL)
+	cfg.CacheSize = cmp.Or(cfg.CacheSize, DefaultCacheSize)
+	cfg.FlushInterval = cmp.Or(cfg.FlushInterval, DefaultFlushInterval)
+	cfg.SyncInterval = min(cmp.Or(cfg.SyncInterval, DefaultSyncInterval), cfg.CacheTTL/2)
+	cfg.Logger = cmp.Or(cfg.Logger, slog.New(slog.DiscardHandler))
 	return &Service{
 		db:            db,
 		clock:         cfg.Clock,

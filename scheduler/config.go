@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -77,17 +78,19 @@ type Config struct {
 
 // withDefaults fills the zero values and checks the rest.
 func (c Config) withDefaults() (Config, error) {
-	setDefault(&c.SnapshotConcurrency, DefaultSnapshotConcurrency)
-	setDefault(&c.SnapshotRatePerSecond, DefaultSnapshotRatePerSecond)
-	setDefault(&c.TickInterval, DefaultTickInterval)
-	setDefault(&c.Lease, DefaultLease)
-	setDefault(&c.FetchTimeout, DefaultFetchTimeout)
-	setDefault(&c.BackoffMin, DefaultBackoffMin)
-	setDefault(&c.BackoffMax, DefaultBackoffMax)
-	setDefault(&c.HistoryRetentionDays, DefaultHistoryRetentionDays)
-	setDefault(&c.RetentionEvery, DefaultRetentionEvery)
-	setDefault(&c.JobRetention, DefaultJobRetention)
-	fillWorkerDefaults(&c.Clock, &c.Logger, &c.Owner)
+	c.SnapshotConcurrency = cmp.Or(c.SnapshotConcurrency, DefaultSnapshotConcurrency)
+	c.SnapshotRatePerSecond = cmp.Or(c.SnapshotRatePerSecond, DefaultSnapshotRatePerSecond)
+	c.TickInterval = cmp.Or(c.TickInterval, DefaultTickInterval)
+	c.Lease = cmp.Or(c.Lease, DefaultLease)
+	c.FetchTimeout = cmp.Or(c.FetchTimeout, DefaultFetchTimeout)
+	c.BackoffMin = cmp.Or(c.BackoffMin, DefaultBackoffMin)
+	c.BackoffMax = cmp.Or(c.BackoffMax, DefaultBackoffMax)
+	c.HistoryRetentionDays = cmp.Or(c.HistoryRetentionDays, DefaultHistoryRetentionDays)
+	c.RetentionEvery = cmp.Or(c.RetentionEvery, DefaultRetentionEvery)
+	c.JobRetention = cmp.Or(c.JobRetention, DefaultJobRetention)
+	c.Clock = cmp.Or[models.Clock](c.Clock, models.SystemClock{})
+	c.Logger = cmp.Or(c.Logger, slog.New(slog.DiscardHandler))
+	c.Owner = cmp.Or(c.Owner, defaultOwner())
 	var problems []string
 	if strings.TrimSpace(c.TrackAddress) == "" {
 		problems = append(problems, "TrackAddress is required")
@@ -105,13 +108,6 @@ func (c Config) withDefaults() (Config, error) {
 		return c, errors.New("scheduler: " + strings.Join(problems, "; "))
 	}
 	return c, nil
-}
-
-func setDefault[T comparable](field *T, def T) {
-	var zero T
-	if *field == zero {
-		*field = def
-	}
 }
 
 // defaultOwner names this process: host, pid and a random suffix (a

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -112,17 +113,19 @@ func (c TournamentRefresherConfig) withDefaults() (TournamentRefresherConfig, er
 	if len(c.SearchTerms) == 0 {
 		c.SearchTerms = DefaultTournamentSearchTerms()
 	}
-	setDefault(&c.SearchLimit, DefaultTournamentSearchLimit)
-	setDefault(&c.DiscoveryInterval, DefaultTournamentDiscoveryInterval)
-	setDefault(&c.RefreshInterval, DefaultTournamentRefreshInterval)
-	setDefault(&c.RefreshPerMinute, DefaultTournamentRefreshPerMinute)
-	setDefault(&c.TickInterval, DefaultTournamentTickInterval)
-	setDefault(&c.Concurrency, DefaultTournamentConcurrency)
-	setDefault(&c.Lease, DefaultTournamentLease)
-	setDefault(&c.FetchTimeout, DefaultTournamentFetchTimeout)
-	setDefault(&c.Retention, DefaultTournamentRetention)
-	setDefault(&c.PruneEvery, DefaultTournamentPruneEvery)
-	fillWorkerDefaults(&c.Clock, &c.Logger, &c.Owner)
+	c.SearchLimit = cmp.Or(c.SearchLimit, DefaultTournamentSearchLimit)
+	c.DiscoveryInterval = cmp.Or(c.DiscoveryInterval, DefaultTournamentDiscoveryInterval)
+	c.RefreshInterval = cmp.Or(c.RefreshInterval, DefaultTournamentRefreshInterval)
+	c.RefreshPerMinute = cmp.Or(c.RefreshPerMinute, DefaultTournamentRefreshPerMinute)
+	c.TickInterval = cmp.Or(c.TickInterval, DefaultTournamentTickInterval)
+	c.Concurrency = cmp.Or(c.Concurrency, DefaultTournamentConcurrency)
+	c.Lease = cmp.Or(c.Lease, DefaultTournamentLease)
+	c.FetchTimeout = cmp.Or(c.FetchTimeout, DefaultTournamentFetchTimeout)
+	c.Retention = cmp.Or(c.Retention, DefaultTournamentRetention)
+	c.PruneEvery = cmp.Or(c.PruneEvery, DefaultTournamentPruneEvery)
+	c.Clock = cmp.Or[models.Clock](c.Clock, models.SystemClock{})
+	c.Logger = cmp.Or(c.Logger, slog.New(slog.DiscardHandler))
+	c.Owner = cmp.Or(c.Owner, defaultOwner())
 	var problems []string
 	terms := make([]string, len(c.SearchTerms))
 	for i, term := range c.SearchTerms {

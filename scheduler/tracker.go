@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -39,12 +40,8 @@ func NewTracker(clans TrackingStore, source ClanSource, cfg TrackerConfig) (*Tra
 	if strings.TrimSpace(cfg.TrackAddress) == "" {
 		return nil, errors.New("tracker: TrackAddress is required")
 	}
-	if cfg.Clock == nil {
-		cfg.Clock = models.SystemClock{}
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
+	cfg.Clock = cmp.Or[models.Clock](cfg.Clock, models.SystemClock{})
+	cfg.Logger = cmp.Or(cfg.Logger, slog.New(slog.DiscardHandler))
 	return &Tracker{clans: clans, source: source, address: cfg.TrackAddress, clock: cfg.Clock,
 		log: cfg.Logger.With("component", "tracker")}, nil
 }

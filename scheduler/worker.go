@@ -8,20 +8,6 @@ import (
 	"github.com/crownsdev/crowns/models"
 )
 
-// fillWorkerDefaults gives a periodic worker's configuration the system
-// clock, a discarding logger and a fresh owner name where they are unset.
-func fillWorkerDefaults(clock *models.Clock, logger **slog.Logger, owner *string) {
-	if *clock == nil {
-		*clock = models.SystemClock{}
-	}
-	if *logger == nil {
-		*logger = slog.New(slog.DiscardHandler)
-	}
-	if *owner == "" {
-		*owner = defaultOwner()
-	}
-}
-
 // tickEvery calls tick at once and then every interval until ctx ends. A
 // failed tick is logged (unless ctx ended) and the next one tried; name
 // says whose ticks they are in the log. Ticks are background work: their

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/crownsdev/crowns/upstream/sandbox"
 )
 
 // historyDays is the history window the bench asks for: today and the 7
@@ -18,7 +20,7 @@ const historyDays = 7
 
 // trackAddress is the tracking address of the bench's Crowns and sandbox
 // world (the default of crowns).
-const trackAddress = "crowns.example"
+const trackAddress = sandbox.DefaultTrackAddress
 
 // unlimitedRate is the per-key rate limit of the bench's Crowns: the
 // limiter still runs on every request, but Zipf's most popular keys, far

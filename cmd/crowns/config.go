@@ -14,6 +14,7 @@ import (
 	"github.com/crownsdev/crowns/bot"
 	"github.com/crownsdev/crowns/scheduler"
 	"github.com/crownsdev/crowns/upstream"
+	"github.com/crownsdev/crowns/upstream/sandbox"
 )
 
 // config is every setting of the crowns binary, read from CROWNS_*
@@ -119,7 +120,7 @@ const (
 	defaultMetricsAddr  = "127.0.0.1:9181"
 	defaultDataDir      = "./crowns-data"
 	defaultUpstreamURL  = "https://api.clashroyale.com/v1"
-	defaultTrackAddress = "crowns.example"
+	defaultTrackAddress = sandbox.DefaultTrackAddress
 	// defaultGCPercent: most of a busy process's heap is long-lived caches
 	// (rendered answers, key verdicts, the player dictionary), so a heap
 	// goal of 1.5 times the live heap instead of Go's 2 keeps resident

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"sync"
 	"time"
 
@@ -60,18 +61,10 @@ func NewWorld(cfg Config) *World {
 	if err != nil {
 		panic("sandbox: " + err.Error())
 	}
-	if cfg.Seed == 0 {
-		cfg.Seed = DefaultSeed
-	}
-	if cfg.Clock == nil {
-		cfg.Clock = models.SystemClock{}
-	}
-	if cfg.TrackAddress == "" {
-		cfg.TrackAddress = DefaultTrackAddress
-	}
-	if cfg.Clans <= 0 {
-		cfg.Clans = DefaultClans
-	}
+	cfg.Seed = cmp.Or(cfg.Seed, DefaultSeed)
+	cfg.Clock = cmp.Or[models.Clock](cfg.Clock, models.SystemClock{})
+	cfg.TrackAddress = cmp.Or(cfg.TrackAddress, DefaultTrackAddress)
+	cfg.Clans = cmp.Or(max(cfg.Clans, 0), DefaultClans)
 	seed := uint64(cfg.Seed)
 	w := &World{
 		seed:         seed,
