@@ -42,16 +42,9 @@ func (c config) summary() []slog.Attr {
 	if c.DatabaseURL != "" {
 		database = maskDatabaseURL(c.DatabaseURL)
 	}
-	upstreamURL, upstreamToken := c.UpstreamURL, mask(c.UpstreamToken)
+	upstreamURL := c.UpstreamURL
 	if c.usesSandbox() {
-		upstreamURL, upstreamToken = "unused: the in-process sandbox serves game data", "unset: the in-process sandbox serves game data"
-	}
-	discordToken := mask(c.DiscordToken)
-	switch {
-	case c.DiscordToken == "":
-		discordToken = "unset: the bot is off"
-	case !c.Roles.Bot:
-		discordToken += ", but the bot role is not selected: the bot is off"
+		upstreamURL = "unused: " + sandboxNote
 	}
 	tournaments := onOff(c.Tournaments)
 	if c.Tournaments && !c.Roles.Scheduler {
@@ -66,7 +59,7 @@ func (c config) summary() []slog.Attr {
 		slog.String("CROWNS_SECRET", secretSource(c)),
 		slog.String("CROWNS_SECRET_FILE", orNone(c.SecretFile)),
 		slog.String("CROWNS_UPSTREAM_URL", upstreamURL),
-		slog.String("CROWNS_UPSTREAM_TOKEN", upstreamToken),
+		slog.String("CROWNS_UPSTREAM_TOKEN", maskedOr(c.UpstreamToken, "unset: "+sandboxNote)),
 		slog.Duration("CROWNS_UPSTREAM_TIMEOUT", c.UpstreamTimeout),
 		slog.Int("CROWNS_UPSTREAM_CONCURRENCY", c.UpstreamConcurrency),
 		slog.String("CROWNS_TRACK_ADDRESS", c.TrackAddress),
@@ -90,7 +83,7 @@ func (c config) summary() []slog.Attr {
 		slog.Int("CROWNS_HISTORY_RETENTION_DAYS", c.HistoryRetentionDays),
 		slog.Float64("CROWNS_SNAPSHOT_RATE_PER_SECOND", c.SnapshotRatePerSecond),
 		slog.Int("CROWNS_SNAPSHOT_CONCURRENCY", c.SnapshotConcurrency),
-		slog.String("CROWNS_DISCORD_TOKEN", discordToken),
+		slog.String("CROWNS_DISCORD_TOKEN", discordState(c)),
 		slog.String("CROWNS_DISCORD_GUILD_ID", orNone(c.DiscordGuildID)),
 		slog.String("CROWNS_DISCORD_KEY_CHANNEL_ID", orNone(c.DiscordKeyChannelID)),
 		slog.String("CROWNS_DISCORD_LOG_CHANNEL_ID", orNone(c.DiscordLogChannelID)),
@@ -102,6 +95,29 @@ func (c config) summary() []slog.Attr {
 		slog.Int64("CROWNS_MEMORY_LIMIT_MB", c.MemoryLimit>>20),
 		slog.Duration("CROWNS_SHUTDOWN_TIMEOUT", c.ShutdownTimeout),
 	}
+}
+
+// sandboxNote says where game data comes from without a game-API token.
+const sandboxNote = "the in-process sandbox serves game data"
+
+// maskedOr is a secret masked, or unset when it is empty.
+func maskedOr(secret, unset string) string {
+	if secret == "" {
+		return unset
+	}
+	return mask(secret)
+}
+
+// discordState is the summary's word on the Discord token: masked, and
+// whether the bot runs.
+func discordState(c config) string {
+	switch {
+	case c.DiscordToken == "":
+		return "unset: the bot is off"
+	case !c.Roles.Bot:
+		return mask(c.DiscordToken) + ", but the bot role is not selected: the bot is off"
+	}
+	return mask(c.DiscordToken)
 }
 
 func secretSource(c config) string {
