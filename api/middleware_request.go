@@ -44,10 +44,12 @@ type requestState struct {
 	// ctx is the request's context, made on first use (see
 	// Server.requestCtx); nil before. An answer from the caches never
 	// needs one.
-	ctx *requestDeadline
+	ctx       context.Context
+	cancelCtx context.CancelFunc
 	// dbCtx is the request's context for database work, made on first
 	// use (see Server.databaseCtx); nil before.
-	dbCtx *requestDeadline
+	dbCtx    context.Context
+	cancelDB context.CancelFunc
 	// shape is what the route and the query ask of the answer's shape
 	// (see answerShape).
 	shape answerShape
@@ -73,7 +75,8 @@ func (p *requestStates) get() *requestState {
 }
 
 func (p *requestStates) put(st *requestState) {
-	st.id, st.identity, st.authenticated, st.keyed, st.start, st.now, st.ctx, st.dbCtx = nil, keys.Identity{}, false, false, time.Time{}, time.Time{}, nil, nil
+	st.id, st.identity, st.authenticated, st.keyed, st.start, st.now = nil, keys.Identity{}, false, false, time.Time{}, time.Time{}
+	st.ctx, st.cancelCtx, st.dbCtx, st.cancelDB = nil, nil, nil, nil
 	st.shape, st.route, st.pattern = answerShape{}, nil, ""
 	p.pool.Put(st)
 }
@@ -206,11 +209,11 @@ func (s *Server) finishHeaders(c *fiber.Ctx, st *requestState) {
 // requestContext (Fiber's error handler) can reach the state of another
 // request.
 func (s *Server) endRequest(c *fiber.Ctx, st *requestState) {
-	if st.ctx != nil {
-		st.ctx.end(context.Canceled)
+	if st.cancelCtx != nil {
+		st.cancelCtx()
 	}
-	if st.dbCtx != nil {
-		st.dbCtx.end(context.Canceled)
+	if st.cancelDB != nil {
+		st.cancelDB()
 	}
 	c.Locals(localRequest, nil)
 	s.states.put(st)
@@ -218,15 +221,16 @@ func (s *Server) endRequest(c *fiber.Ctx, st *requestState) {
 
 // requestCtx is the request's context: done at the request's deadline
 // (RequestTimeout after its start) or when it ends. It is made on first
-// use, as most requests never need one (VerifyCached, cache hits); every
-// I/O of a request takes it, never c.UserContext.
+// use, as most requests never need one (VerifyCached, cache hits), so
+// that only a request that does I/O arms a timer; every I/O of a request
+// takes it, never c.UserContext.
 func (s *Server) requestCtx(c *fiber.Ctx) context.Context {
 	st := stateOf(c)
 	if st == nil {
 		return c.UserContext()
 	}
 	if st.ctx == nil {
-		st.ctx = newRequestDeadline(st.start.Add(s.cfg.RequestTimeout))
+		st.ctx, st.cancelCtx = context.WithDeadline(context.Background(), st.start.Add(s.cfg.RequestTimeout))
 	}
 	return st.ctx
 }
@@ -241,7 +245,7 @@ func (s *Server) databaseCtx(c *fiber.Ctx) context.Context {
 		return c.UserContext()
 	}
 	if st.dbCtx == nil {
-		st.dbCtx = newRequestDeadline(st.start.Add(s.cfg.DatabaseTimeout))
+		st.dbCtx, st.cancelDB = context.WithDeadline(context.Background(), st.start.Add(s.cfg.DatabaseTimeout))
 	}
 	return st.dbCtx
 }
