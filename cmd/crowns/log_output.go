@@ -31,6 +31,12 @@ const logBufferBytes = 16 << 10
 // An access line may therefore reach the output out of order with other
 // lines, by at most logFlushInterval; each carries its time. A crash
 // loses at most the INFO lines of the last interval.
+//
+// Measured (docs/performance.md): serving one cached 15 kB battles answer
+// under wrk on two cores, Crowns spent 6.45 µs of user CPU a request with
+// every line through one buffer behind one lock, 5.8 µs with these
+// buffers (and 4.8–5.2 µs with api/internal/accesslog writing the lines);
+// 4.4–4.6 µs with the access log off.
 type bufferedLog struct {
 	// outMu serializes the writes to out.
 	outMu   sync.Mutex
