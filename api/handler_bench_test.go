@@ -16,7 +16,6 @@ import (
 	"github.com/crownsdev/crowns/api"
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
-	"github.com/crownsdev/crowns/upstream"
 )
 
 // BenchmarkServeCached measures the server's own work for one request —
@@ -105,15 +104,15 @@ func (h *harness) seedHistory(tag string, days int) string {
 	var first models.ClanDetails
 	for slot := from; !slot.After(now); slot = slot.Add(4 * time.Hour) {
 		h.clock.Set(slot.Add(time.Minute))
-		clan, ok := h.world.Clan(tag)
-		if !ok {
-			h.t.Fatalf("no clan %s in the sandbox", tag)
+		clan, err := h.client.Clan(ctx, tag)
+		if err != nil {
+			h.t.Fatalf("clan %s from the sandbox: %v", tag, err)
 		}
 		if slot.Equal(from) {
-			first = upstream.ClanDetailsOf(clan)
+			first = clan
 			continue
 		}
-		history = append(history, models.SnapshotOf(upstream.ClanDetailsOf(clan), slot))
+		history = append(history, models.SnapshotOf(clan, slot))
 	}
 	h.clock.Set(now)
 	tracked, err := h.clans.Track(ctx, models.TrackRequest{Tag: tag, Clan: first, By: models.TrackedByOperator, Now: from.Add(time.Minute)})

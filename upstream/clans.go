@@ -84,12 +84,8 @@ func (c *Client) Clan(ctx context.Context, tag string) (models.ClanDetails, erro
 	return clanDetailsOf(c.Catalog(), clan), nil
 }
 
-// ClanDetailsOf maps a clan of the official API to the clan record the
-// rest of Crowns uses: what Clan returns for it, except that a region's
-// code comes from its name alone (no catalog is consulted).
-func ClanDetailsOf(clan official.Clan) models.ClanDetails { return clanDetailsOf(nil, clan) }
-
-// clanDetailsOf maps a clan, looking region codes up in known (nil: none).
+// clanDetailsOf maps a clan of the official API to the clan record the
+// rest of Crowns uses, looking region codes up in known (nil: none).
 func clanDetailsOf(known *catalog.Catalog, clan official.Clan) models.ClanDetails {
 	details := models.ClanDetails{
 		Tag:              bareTag(clan.Tag),

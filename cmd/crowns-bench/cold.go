@@ -154,17 +154,21 @@ func coldTick(ctx context.Context, db *store.Store, world *sandbox.World, clock 
 		return err
 	}
 	defer func() { _ = stop(context.WithoutCancel(ctx)) }()
+	game, err := sandboxClient(world, clock)
+	if err != nil {
+		return err
+	}
 	began := time.Now()
 	tags := world.ClanTags()[:req.coldClans]
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(coldTrackWorkers)
 	for _, tag := range tags {
 		g.Go(func() error {
-			clan, ok := world.Clan(tag)
-			if !ok {
-				return fmt.Errorf("the sandbox has no clan %s", tag)
+			clan, err := game.Clan(gctx, tag)
+			if err != nil {
+				return fmt.Errorf("clan %s from the sandbox: %w", tag, err)
 			}
-			_, err := db.Track(gctx, models.TrackRequest{Tag: tag, Clan: upstream.ClanDetailsOf(clan), Legible: true, By: models.TrackedByOperator, Now: clock.Now()})
+			_, err = db.Track(gctx, models.TrackRequest{Tag: tag, Clan: clan, Legible: true, By: models.TrackedByOperator, Now: clock.Now()})
 			return err
 		})
 	}

@@ -136,8 +136,12 @@ func seedClans(ctx context.Context, clans *store.Store, tags []string, worldClan
 		g.Go(func() error {
 			clock := models.NewManualClock(now)
 			world := sandbox.NewWorld(sandbox.Config{Clans: worldClans, TrackAddress: trackAddress, Clock: clock})
+			game, err := sandboxClient(world, clock)
+			if err != nil {
+				return err
+			}
 			for tag := range work {
-				if err := seedClan(gctx, clans, world, clock, tag, slots); err != nil {
+				if err := seedClan(gctx, clans, game, clock, tag, slots); err != nil {
 					return err
 				}
 			}
@@ -166,14 +170,14 @@ func benchClanTags(n int, trackAddress string) (tags []string, worldClans int) {
 }
 
 // seedClan tracks one clan at the first slot and stores the others.
-func seedClan(ctx context.Context, clans *store.Store, world *sandbox.World, clock *models.ManualClock, tag string, slots []time.Time) error {
+func seedClan(ctx context.Context, clans *store.Store, game *upstream.Client, clock *models.ManualClock, tag string, slots []time.Time) error {
 	clanAt := func(slot time.Time) (models.ClanDetails, error) {
 		clock.Set(slot.Add(time.Minute))
-		clan, ok := world.Clan(tag)
-		if !ok {
-			return models.ClanDetails{}, fmt.Errorf("the sandbox has no clan %s", tag)
+		clan, err := game.Clan(ctx, tag)
+		if err != nil {
+			return models.ClanDetails{}, fmt.Errorf("clan %s from the sandbox: %w", tag, err)
 		}
-		return upstream.ClanDetailsOf(clan), nil
+		return clan, nil
 	}
 	first, err := clanAt(slots[0])
 	if err != nil {
