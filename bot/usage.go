@@ -17,9 +17,12 @@ import (
 // implements it. Counts are as of each API process's latest flush.
 type UsageReader interface {
 	// DeveloperUsage reports a developer's current key (or else latest
-	// key) over the last days UTC days; models.ErrNotFound without a
-	// developer or any key.
+	// key, for moderators' evidence) over the last days UTC days;
+	// models.ErrNotFound without a developer or any key.
 	DeveloperUsage(ctx context.Context, discordUserID string, days int) (models.KeyUsageReport, error)
+	// CurrentKeyUsage reports a developer's current key only (what the
+	// member sees of their own key); models.ErrNotFound without one.
+	CurrentKeyUsage(ctx context.Context, discordUserID string, days int) (models.KeyUsageReport, error)
 	// TopKeys lists the limit keys with the most requests since since.
 	TopKeys(ctx context.Context, since time.Time, limit int) ([]models.KeyUsageTotal, error)
 	// UsageWindows sums the usage of each key used since recentFrom: since
@@ -44,7 +47,7 @@ func (b *Bot) keyStats(ctx context.Context, who requester) answer {
 	if b.deps.Usage == nil {
 		return answer{text: textUsageUnavailable}
 	}
-	report, err := b.deps.Usage.DeveloperUsage(ctx, who.userID, memberDays)
+	report, err := b.deps.Usage.CurrentKeyUsage(ctx, who.userID, memberDays)
 	if errors.Is(err, models.ErrNotFound) {
 		return answer{text: textNoKeyYet(slashStyle())}
 	}

@@ -31,7 +31,7 @@ func (d *desk) use(userID, route string, count models.KeyUsageCount, hoursAgo in
 func TestKeyStatsShowsTheMembersOwnWeek(t *testing.T) {
 	d := newDesk(t, deskOptions{})
 	d.getKey(developerID)
-	d.getKey(otherDevID)
+	otherKey := d.getKey(otherDevID)
 	d.use(developerID, "/clan/search", models.KeyUsageCount{Requests: 42, RateLimited: 5, ClientErrors: 1}, 0)
 	d.use(otherDevID, "/clan/search", models.KeyUsageCount{Requests: 999}, 0)
 	i := d.slash(developerID, keyChannelID, 0, "key", "stats")
@@ -43,6 +43,13 @@ func TestKeyStatsShowsTheMembersOwnWeek(t *testing.T) {
 	}
 	if text := d.answerText(d.slash(moderatorID, keyChannelID, moderatorPerms, "key", "stats")); !strings.Contains(text, "/key get") {
 		t.Errorf("/key stats without a key: %q", text)
+	}
+	// A member whose key was revoked has no key of their own to show.
+	if _, err := d.keys.RevokeLeaked(t.Context(), otherKey, "https://example.com/leak"); err != nil {
+		t.Fatal(err)
+	}
+	if text := d.answerText(d.slash(otherDevID, keyChannelID, 0, "key", "stats")); !strings.Contains(text, "/key get") || strings.Contains(text, "999") {
+		t.Errorf("/key stats after a revoke: %q", text)
 	}
 }
 

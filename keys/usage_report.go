@@ -42,6 +42,21 @@ func (s *Service) DeveloperUsage(ctx context.Context, discordUserID string, days
 	return s.KeyUsage(ctx, keyID, days, s.clock.Now())
 }
 
+// CurrentKeyUsage reports the usage over the last days UTC days of a
+// developer's current key (active or disabled): what a member sees of
+// their own key. Without a developer or a current key it is
+// models.ErrNotFound.
+func (s *Service) CurrentKeyUsage(ctx context.Context, discordUserID string, days int) (models.KeyUsageReport, error) {
+	info, err := s.Info(ctx, discordUserID)
+	if err != nil {
+		return models.KeyUsageReport{}, err
+	}
+	if info.CurrentKeyID == 0 {
+		return models.KeyUsageReport{}, models.ErrNotFound
+	}
+	return s.KeyUsage(ctx, info.CurrentKeyID, days, s.clock.Now())
+}
+
 // ErrNeverHadKey is DeveloperUsage's answer for a known developer who
 // never had a key: a models.ErrNotFound.
 var ErrNeverHadKey = fmt.Errorf("developer never had a key: %w", models.ErrNotFound)
