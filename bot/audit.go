@@ -79,6 +79,17 @@ func (b *Bot) TellLeakedKeyOwners(ctx context.Context) (told int, err error) {
 	if err != nil {
 		return 0, fmt.Errorf("read the leak notices' outbox position: %w", err)
 	}
+	saved := position
+	save := func() error {
+		if position == saved {
+			return nil
+		}
+		if err := b.deps.Cursors.SaveBotCursorPosition(ctx, LeakNoticeCursorName, position, b.clock.Now()); err != nil {
+			return fmt.Errorf("save the leak notices' outbox position: %w", err)
+		}
+		saved = position
+		return nil
+	}
 	for {
 		events, err := b.deps.Keys.Events(ctx, position, auditBatchSize)
 		if err != nil {
@@ -93,19 +104,17 @@ func (b *Bot) TellLeakedKeyOwners(ctx context.Context) (told int, err error) {
 			}
 			// Saved first: a stop between the two leaves the owner
 			// untold rather than told twice.
-			if err := b.deps.Cursors.SaveBotCursorPosition(ctx, LeakNoticeCursorName, position, b.clock.Now()); err != nil {
-				return told, fmt.Errorf("save the leak notices' outbox position: %w", err)
+			if err := save(); err != nil {
+				return told, err
 			}
 			if b.tellOfLeak(ctx, event.DiscordUserID, url) {
 				told++
 			}
 		}
+		if err := save(); err != nil {
+			return told, err
+		}
 		if len(events) < auditBatchSize {
-			if len(events) > 0 {
-				if err := b.deps.Cursors.SaveBotCursorPosition(ctx, LeakNoticeCursorName, position, b.clock.Now()); err != nil {
-					return told, fmt.Errorf("save the leak notices' outbox position: %w", err)
-				}
-			}
 			return told, nil
 		}
 	}

@@ -239,3 +239,28 @@ func TestLeakedKeyOwnerIsToldWithoutALogChannel(t *testing.T) {
 		t.Errorf("TellLeakedKeyOwners again = %d, %v", told, err)
 	}
 }
+
+// Run itself tells the owner of a leaked key when there is no log
+// channel: its event loop reads the leak notices whatever else it does.
+func TestRunTellsLeakedKeyOwnersWithoutALogChannel(t *testing.T) {
+	d := newDesk(t, deskOptions{})
+	leaked := d.getKey(developerID)
+	other, err := keys.NewService(d.db, keys.Config{Secret: d.secret, Clock: d.clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const where = "https://github.com/someone/app/blob/main/config.js"
+	if revoked, err := other.RevokeLeaked(t.Context(), leaked, where); err != nil || !revoked {
+		t.Fatalf("RevokeLeaked = %v, %v", revoked, err)
+	}
+	d.discord.SetMembers(developerID)
+	d.discord.SetGateway(discordtest.GatewayScript{GuildIDs: []string{guildID}})
+	stop := d.run()
+	dms := d.discord.Await(t, "POST", "/channels/"+discordtest.DMChannelID(developerID)+"/messages", 2, awaitTimeout)
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if body := string(dms[1].Body); !strings.Contains(body, "found published at "+where) {
+		t.Errorf("second direct message = %s, want the leak notice", body)
+	}
+}

@@ -16,5 +16,6 @@ func migrations() []migration {
 		{version: 10, name: "key_usage", statements: keyUsageSchema},
 		{version: 13, name: "clan_changes", statements: clanChangesSchema},
 		{version: 14, name: "replicas", statements: replicasSchema},
+		{version: 15, name: "leak_notice_cursor", statements: leakNoticeCursorSchema},
 	}
 }
