@@ -146,6 +146,19 @@ const (
 // loadConfig reads the configuration from getenv and validates it; every
 // problem found is reported in one error, a line each.
 func loadConfig(getenv func(string) string) (config, error) {
+	return readConfig(getenv, false)
+}
+
+// loadServeConfig is loadConfig for crowns serve, which also reads and
+// checks the files only the server uses (CROWNS_LEAK_REPORT_KEYS_FILE),
+// reporting their problems with the rest; the operator commands, which
+// may run where those files are not mounted, do not read them.
+func loadServeConfig(getenv func(string) string) (config, error) {
+	return readConfig(getenv, true)
+}
+
+// readConfig is loadConfig, reading the server's own files when serving.
+func readConfig(getenv func(string) string, serving bool) (config, error) {
 	r := envReader{getenv: getenv}
 	cfg := config{
 		Addr:                 r.str("CROWNS_ADDR", defaultAddr),
@@ -188,7 +201,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 	}
 	cfg.MemoryLimit = int64(r.integer("CROWNS_MEMORY_LIMIT_MB", int(cfg.CacheBytes>>20)+memoryLimitBesideCacheMB, 32, 1<<20)) << 20
 	cfg.Secret = r.secret("CROWNS_SECRET", cfg.SecretFile)
-	if cfg.LeakReportKeysFile != "" {
+	if serving && cfg.LeakReportKeysFile != "" {
 		leakKeys, err := api.LoadLeakReportKeys(cfg.LeakReportKeysFile)
 		r.check(err == nil, fmt.Sprintf("CROWNS_LEAK_REPORT_KEYS_FILE: %v", err))
 		cfg.LeakReportKeys = leakKeys

@@ -142,22 +142,38 @@ func TestCommandsWarnOfUnknownVariables(t *testing.T) {
 	}
 }
 
-// TestConfigChecksTheLeakReportKeysFile: the file is read and checked
-// with the rest of the configuration (exit 2 at start-up, whatever the
-// roles), not when the API starts.
+// TestConfigChecksTheLeakReportKeysFile: crowns serve reads and checks
+// the file with the rest of its configuration (exit 2 at start-up,
+// whatever the roles), not when the API starts; the operator commands,
+// which may run where it is not mounted, do not read it.
 func TestConfigChecksTheLeakReportKeysFile(t *testing.T) {
 	dir := t.TempDir()
 	notKeys := filepath.Join(dir, "not-keys.json")
 	if err := os.WriteFile(notKeys, []byte(`{"public_keys": [{"key_identifier": "k", "key": "not a PEM key"}]}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	loadConfigExpecting(t, map[string]string{"CROWNS_LEAK_REPORT_KEYS_FILE": filepath.Join(dir, "missing.json")}, "CROWNS_LEAK_REPORT_KEYS_FILE:")
-	loadConfigExpecting(t, map[string]string{"CROWNS_LEAK_REPORT_KEYS_FILE": notKeys, "CROWNS_ROLES": "scheduler"}, "CROWNS_LEAK_REPORT_KEYS_FILE:")
+	for _, env := range []map[string]string{
+		{"CROWNS_LEAK_REPORT_KEYS_FILE": filepath.Join(dir, "missing.json")},
+		{"CROWNS_LEAK_REPORT_KEYS_FILE": notKeys, "CROWNS_ROLES": "scheduler"},
+	} {
+		if _, err := loadServeConfig(func(name string) string { return env[name] }); err == nil || !strings.Contains(err.Error(), "CROWNS_LEAK_REPORT_KEYS_FILE:") {
+			t.Errorf("serve's configuration with %v: %v, want the file's problem", env, err)
+		}
+		loadConfigExpecting(t, env, "")
+	}
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"serve"}, testCLI(&stdout, &stderr, map[string]string{
 		"CROWNS_DATA_DIR": filepath.Join(dir, "data"), "CROWNS_LEAK_REPORT_KEYS_FILE": notKeys,
 	}))
 	if code != exitUsage || !strings.Contains(stderr.String(), "CROWNS_LEAK_REPORT_KEYS_FILE:") {
 		t.Errorf("serve with a bad keys file: exit %d, stderr %q; want exit %d naming the variable", code, stderr.String(), exitUsage)
+	}
+	stdout.Reset()
+	stderr.Reset()
+	code = run(context.Background(), []string{"clans", "list"}, testCLI(&stdout, &stderr, map[string]string{
+		"CROWNS_DATA_DIR": filepath.Join(dir, "data"), "CROWNS_LEAK_REPORT_KEYS_FILE": notKeys,
+	}))
+	if code != exitOK {
+		t.Errorf("clans list with a keys file it does not use: exit %d, stderr %q", code, stderr.String())
 	}
 }

@@ -77,10 +77,11 @@ func run(ctx context.Context, args []string, env cli) int {
 	return c.run(ctx, env, rest)
 }
 
-// setup reads and validates the configuration and builds the logger; on a
-// bad configuration it writes the problems to stderr.
-func setup(env cli) (config, *slog.Logger, bool) {
-	cfg, err := loadConfig(env.getenv)
+// setup reads and validates the configuration with load (loadConfig, or
+// loadServeConfig for the server) and builds the logger; on a bad
+// configuration it writes the problems to stderr.
+func setup(env cli, load func(getenv func(string) string) (config, error)) (config, *slog.Logger, bool) {
+	cfg, err := load(env.getenv)
 	if err != nil {
 		if strings.EqualFold(strings.TrimSpace(env.getenv("CROWNS_LOG_FORMAT")), "json") {
 			problems := strings.Split(err.Error(), "\n")
@@ -163,7 +164,7 @@ func openDatabase(ctx context.Context, cfg config, log *slog.Logger, clock model
 // database for an operator command. When it cannot, it has written why to
 // stderr, prefixed with command, and code is the exit code to return.
 func openCommandDatabase(ctx context.Context, env cli, command string) (cfg config, log *slog.Logger, db *store.Store, secret []byte, code int) {
-	cfg, log, ok := setup(env)
+	cfg, log, ok := setup(env, loadConfig)
 	if !ok {
 		return config{}, nil, nil, nil, exitUsage
 	}

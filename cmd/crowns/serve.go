@@ -49,7 +49,7 @@ func runServe(ctx context.Context, env cli, args []string) int {
 	if _, code, done := parseCommand(env, "crowns serve", serveUsageText, args, noArguments("crowns serve")); done {
 		return code
 	}
-	cfg, _, ok := setup(env)
+	cfg, _, ok := setup(env, loadServeConfig)
 	if !ok {
 		return exitUsage
 	}
