@@ -45,7 +45,7 @@ type connectionLimit struct {
 // newConnectionLimit is a limit of connections per address; body is the
 // JSON error body of the 429.
 func newConnectionLimit(limit int, body []byte) *connectionLimit {
-	refusal := fmt.Appendf(nil, "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nRetry-After: 1\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n%s",
+	refusal := fmt.Appendf(nil, "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nRetry-After: 1\r\nX-Ratelimit-Retry-After: 1000\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n%s",
 		http.StatusTooManyRequests, http.StatusText(http.StatusTooManyRequests), len(body), body)
 	return &connectionLimit{limit: limit, refusal: refusal, open: make(map[string]int), admitted: make(map[net.Conn]string)}
 }

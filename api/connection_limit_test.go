@@ -61,6 +61,10 @@ func TestConnectionsPerAddressAreBounded(t *testing.T) {
 	if resp.StatusCode != http.StatusTooManyRequests || body.StatusText != "Rate limit exceeded" || !resp.Close {
 		t.Fatalf("a connection past the limit: %d %+v, close %v", resp.StatusCode, body, resp.Close)
 	}
+	if resp.Header.Get("Retry-After") != "1" || resp.Header.Get("x-ratelimit-retry-after") != "1000" {
+		t.Errorf("a connection past the limit: Retry-After %q, x-ratelimit-retry-after %q; want 1 and 1000 (every 429)",
+			resp.Header.Get("Retry-After"), resp.Header.Get("x-ratelimit-retry-after"))
+	}
 	// Once a held connection closes, its place is free again: the server
 	// notices the close on its own time, so a new connection is tried
 	// until it is let in.

@@ -86,6 +86,9 @@ func (s *Server) handleAuthStats(c *fiber.Ctx) error {
 	}
 	now := s.requestNow(c)
 	slot := cacheSlot{key: "auth/stats/" + strconv.FormatInt(identity.KeyID, 10), ttl: statsCacheTTL}
+	if answer, hit := s.cache.getString(slot.key, now); hit {
+		return s.sendAnswer(c, answer, true, slot.key)
+	}
 	answer, hit, err := s.cache.fetchSlot(s.databaseCtx(c), now, slot, s.cfg.DatabaseTimeout, func(ctx context.Context) (*cachedAnswer, error) {
 		report, err := s.deps.UsageReports.KeyUsage(ctx, identity.KeyID, statsDays, now)
 		if err != nil {
