@@ -54,9 +54,9 @@ type DatabaseConfig struct {
 	MaxOpenConns int
 	// Logger receives slow-query and error logs; nil discards them.
 	Logger *slog.Logger
-	// Clock stamps what the store writes of its own accord (rows' creation
-	// times, the clan-change outbox and its pruning, migrations applied);
-	// nil is the system clock.
+	// Clock stamps what the store writes of its own accord (the times GORM
+	// fills in itself, the clan-change outbox and its pruning, migrations
+	// applied); nil is the system clock.
 	Clock models.Clock
 }
 

@@ -11,7 +11,7 @@ import (
 )
 
 // TestStoreStampsWithItsClock: what the store stamps of its own accord
-// (the migrations it applies, rows' creation times) reads its configured
+// (the migrations it applies, the clan-change outbox) reads its configured
 // clock, not the system's.
 func TestStoreStampsWithItsClock(t *testing.T) {
 	for _, engine := range storetest.Engines() {
@@ -34,6 +34,18 @@ func TestStoreStampsWithItsClock(t *testing.T) {
 			}
 			if !first.AppliedAt.Equal(at) {
 				t.Errorf("migrations applied at %v, want the store's clock %v", first.AppliedAt, at)
+			}
+			// A tracked clan's change: on SQLite a row of the outbox,
+			// stamped by the same clock.
+			trackFixture(t, db, "2PP", at)
+			if engine == store.DialectSQLite {
+				var changedAt int64
+				if err := storetest.SQL(t, db).Raw(`SELECT MAX(changed_at) FROM clan_changes`).Row().Scan(&changedAt); err != nil {
+					t.Fatal(err)
+				}
+				if changedAt != at.Unix() {
+					t.Errorf("clan change stamped %v, want the store's clock %v", time.Unix(changedAt, 0).UTC(), at)
+				}
 			}
 		})
 	}
