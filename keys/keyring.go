@@ -8,7 +8,6 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
-	"hash"
 	"sync"
 )
 
@@ -25,25 +24,18 @@ const (
 // digest sub-key.
 type digest [sha256.Size]byte
 
-// keyring holds what the secret derives: the HMAC for lookup digests and
-// the AEAD that seals keys for reminders.
+// keyring holds what the secret derives: the sub-key of lookup digests
+// and the AEAD that seals keys for reminders.
 type keyring struct {
-	aead cipher.AEAD
+	digestKey []byte
+	aead      cipher.AEAD
 	// cacheIDs encrypts keys into their cacheIDs, in buffers from
-	// cacheIDBuffers (a buffer handed to the cipher's interface escapes,
-	// so one on the stack would be allocated on every call).
+	// cacheIDBuffers: a buffer handed to the cipher's interface escapes,
+	// so one on the stack would be allocated on every verification, and
+	// a cached answer allocates nothing (TestCachedAnswersAllocateNothing
+	// in package api holds it to that).
 	cacheIDs       cipher.Block
 	cacheIDBuffers sync.Pool
-	// digesters pools keyed HMAC states, so computing a digest on the
-	// verification hot path allocates nothing.
-	digesters sync.Pool
-}
-
-// digester is one reusable HMAC with room for its input and output.
-type digester struct {
-	mac   hash.Hash
-	input [KeyLength]byte
-	sum   [sha256.Size]byte
 }
 
 func newKeyring(secret []byte) (*keyring, error) {
@@ -64,9 +56,8 @@ func newKeyring(secret []byte) (*keyring, error) {
 	if err != nil {
 		return nil, fmt.Errorf("key cache names: %w", err)
 	}
-	ring := &keyring{aead: aead, cacheIDs: cacheIDs}
+	ring := &keyring{digestKey: digestKey, aead: aead, cacheIDs: cacheIDs}
 	ring.cacheIDBuffers.New = func() any { return new(cacheID) }
-	ring.digesters.New = func() any { return &digester{mac: hmac.New(sha256.New, digestKey)} }
 	return ring, nil
 }
 
@@ -76,21 +67,14 @@ func deriveSubKey(secret []byte, label string) []byte {
 	return mac.Sum(nil)
 }
 
-// digest returns the lookup digest of raw, a key of KeyLength characters
-// (longer input is digested correctly, only less cheaply).
+// digest returns the lookup digest of raw.
 func (k *keyring) digest(raw string) digest {
-	d := k.digesters.Get().(*digester)
-	d.mac.Reset()
-	if len(raw) <= len(d.input) {
-		n := copy(d.input[:], raw)
-		d.mac.Write(d.input[:n])
-		clear(d.input[:n]) // no plaintext left behind in the pool
-	} else {
-		d.mac.Write([]byte(raw))
-	}
+	// Made anew each time: a digest is needed only when the cache does
+	// not know the key (a database lookup follows) or a key is issued.
+	mac := hmac.New(sha256.New, k.digestKey)
+	mac.Write([]byte(raw))
 	var out digest
-	copy(out[:], d.mac.Sum(d.sum[:0]))
-	k.digesters.Put(d)
+	mac.Sum(out[:0])
 	return out
 }
 
