@@ -17,6 +17,7 @@ const (
 	cacheClanSearch
 	cacheTournament
 	cacheHistory
+	cacheKeyStats
 	cacheKindCount
 )
 
@@ -28,6 +29,8 @@ func (k cacheKind) String() string {
 		return "clan_search"
 	case cacheTournament:
 		return "tournament"
+	case cacheKeyStats:
+		return "key_stats"
 	}
 	return "history"
 }

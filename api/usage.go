@@ -87,6 +87,7 @@ func (s *Server) handleAuthStats(c *fiber.Ctx) error {
 	now := s.requestNow(c)
 	slot := cacheSlot{key: "auth/stats/" + strconv.FormatInt(identity.KeyID, 10), ttl: statsCacheTTL}
 	if answer, hit := s.cache.getString(slot.key, now); hit {
+		s.metrics.cacheLookup(cacheKeyStats, true)
 		return s.sendAnswer(c, answer, true, slot.key)
 	}
 	answer, hit, err := s.cache.fetchSlot(s.databaseCtx(c), now, slot, s.cfg.DatabaseTimeout, func(ctx context.Context) (*cachedAnswer, error) {
@@ -100,6 +101,7 @@ func (s *Server) handleAuthStats(c *fiber.Ctx) error {
 		}
 		return newCachedAnswer(body), nil
 	})
+	s.metrics.cacheLookup(cacheKeyStats, hit)
 	if err != nil {
 		return err
 	}

@@ -45,6 +45,8 @@ func servedMetrics(t *testing.T) metricstest.Families {
 		{"/clan/search?name=dark&limit=2", "Bearer " + key, http.StatusOK},
 		{"/clan/search?name=dark&limit=2", "Bearer " + key, http.StatusOK},
 		{"/clan/search?name=dark&limit=2", "Bearer " + key, http.StatusTooManyRequests},
+		{"/auth/stats", "Bearer " + key, http.StatusOK}, // free, even rate-limited
+		{"/auth/stats", "Bearer " + key, http.StatusOK},
 	}
 	for _, r := range requests {
 		if code := getJSON(t, n.url(r.path), r.auth, nil); code != r.status {
@@ -64,6 +66,8 @@ func TestServeExportsCacheKeyLimitAndGameAPIMetrics(t *testing.T) {
 		{"crowns_cache_lookups_total", map[string]string{"cache": "clan_search", "result": "miss"}, 2},
 		{"crowns_cache_lookups_total", map[string]string{"cache": "clan_search", "result": "hit"}, 2},
 		{"crowns_cache_lookups_total", map[string]string{"cache": "battles", "result": "hit"}, 0},
+		{"crowns_cache_lookups_total", map[string]string{"cache": "key_stats", "result": "miss"}, 1},
+		{"crowns_cache_lookups_total", map[string]string{"cache": "key_stats", "result": "hit"}, 1},
 		{"crowns_key_verifications_total", map[string]string{"outcome": "blacklisted"}, 0},
 		{"crowns_rate_limited_total", map[string]string{"reason": "key"}, 1},
 		{"crowns_rate_limited_total", map[string]string{"reason": "game_calls"}, 0},
