@@ -153,6 +153,24 @@ func TestCoolDownLimitsEachDeveloperCommandPerMember(t *testing.T) {
 	}
 }
 
+// leakedAt is where the tests' leaked keys were found published.
+const leakedAt = "https://github.com/someone/app/blob/main/config.js"
+
+// revokeLeakedElsewhere revokes live keys as a leaked-key report does,
+// through a keys service of another process (on the desk's clock).
+func (d *desk) revokeLeakedElsewhere(raws ...string) {
+	d.t.Helper()
+	other, err := keys.NewService(d.db, keys.Config{Secret: d.secret, Clock: d.clock})
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	for _, raw := range raws {
+		if revoked, err := other.RevokeLeaked(d.t.Context(), raw, leakedAt); err != nil || !revoked {
+			d.t.Fatalf("RevokeLeaked = %v, %v", revoked, err)
+		}
+	}
+}
+
 // A key revoked by a leaked-key report, in any process, reaches the log
 // channel with where it was found, and its owner by direct message.
 func TestLeakedKeyRevocationIsPostedAndToldToItsOwner(t *testing.T) {
@@ -160,16 +178,7 @@ func TestLeakedKeyRevocationIsPostedAndToldToItsOwner(t *testing.T) {
 	leaked := d.getKey(developerID)
 	closed := d.getKey(otherDevID)
 	d.discord.Fail(discordtest.Rule{Method: "POST", Path: "/channels/" + discordtest.DMChannelID(otherDevID) + "/messages", Failure: discordtest.DMClosed})
-	other, err := keys.NewService(d.db, keys.Config{Secret: d.secret})
-	if err != nil {
-		t.Fatal(err)
-	}
-	const where = "https://github.com/someone/app/blob/main/config.js"
-	for _, key := range []string{leaked, closed} {
-		if revoked, err := other.RevokeLeaked(t.Context(), key, where); err != nil || !revoked {
-			t.Fatalf("RevokeLeaked = %v, %v", revoked, err)
-		}
-	}
+	d.revokeLeakedElsewhere(leaked, closed)
 	if _, err := d.bot.PostPendingEvents(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +190,7 @@ func TestLeakedKeyRevocationIsPostedAndToldToItsOwner(t *testing.T) {
 		t.Fatalf("%d posts in the log channel, want 4 (two keys issued, two revoked)", len(posts))
 	}
 	for _, post := range posts[2:] {
-		if !strings.HasPrefix(post, "\nKey revoked\n") || !strings.Contains(post, "reported leaked at "+where) ||
+		if !strings.HasPrefix(post, "\nKey revoked\n") || !strings.Contains(post, "reported leaked at "+leakedAt) ||
 			!strings.Contains(post, "a leaked-key report") {
 			t.Errorf("log channel post = %q", post)
 		}
@@ -190,7 +199,7 @@ func TestLeakedKeyRevocationIsPostedAndToldToItsOwner(t *testing.T) {
 		t.Error("a member whose direct messages are closed was not logged")
 	}
 	dms := d.directMessages(developerID)
-	if len(dms) != 2 || !strings.Contains(dms[1], "found published at "+where) || !strings.Contains(dms[1], "/key get") ||
+	if len(dms) != 2 || !strings.Contains(dms[1], "found published at "+leakedAt) || !strings.Contains(dms[1], "/key get") ||
 		strings.Contains(dms[1], "crw_") {
 		t.Fatalf("direct messages = %q, want the key and then the leak notice", dms)
 	}
@@ -214,22 +223,13 @@ func TestLeakedKeyOwnerIsToldWithoutALogChannel(t *testing.T) {
 	d := newDesk(t, deskOptions{})
 	old := d.getKey(otherDevID)
 	leaked := d.getKey(developerID)
-	other, err := keys.NewService(d.db, keys.Config{Secret: d.secret, Clock: d.clock})
-	if err != nil {
-		t.Fatal(err)
-	}
-	const where = "https://github.com/someone/app/blob/main/config.js"
-	if revoked, err := other.RevokeLeaked(t.Context(), old, where); err != nil || !revoked {
-		t.Fatalf("RevokeLeaked = %v, %v", revoked, err)
-	}
+	d.revokeLeakedElsewhere(old)
 	d.clock.Advance(25 * time.Hour)
-	if revoked, err := other.RevokeLeaked(t.Context(), leaked, where); err != nil || !revoked {
-		t.Fatalf("RevokeLeaked = %v, %v", revoked, err)
-	}
+	d.revokeLeakedElsewhere(leaked)
 	if told, err := d.bot.TellLeakedKeyOwners(t.Context()); err != nil || told != 1 {
 		t.Fatalf("TellLeakedKeyOwners = %d, %v; want 1", told, err)
 	}
-	if dms := d.directMessages(developerID); len(dms) != 2 || !strings.Contains(dms[1], "found published at "+where) {
+	if dms := d.directMessages(developerID); len(dms) != 2 || !strings.Contains(dms[1], "found published at "+leakedAt) {
 		t.Errorf("direct messages = %q, want the key and then the leak notice", dms)
 	}
 	if dms := d.directMessages(otherDevID); len(dms) != 1 {
@@ -245,14 +245,7 @@ func TestLeakedKeyOwnerIsToldWithoutALogChannel(t *testing.T) {
 func TestRunTellsLeakedKeyOwnersWithoutALogChannel(t *testing.T) {
 	d := newDesk(t, deskOptions{})
 	leaked := d.getKey(developerID)
-	other, err := keys.NewService(d.db, keys.Config{Secret: d.secret, Clock: d.clock})
-	if err != nil {
-		t.Fatal(err)
-	}
-	const where = "https://github.com/someone/app/blob/main/config.js"
-	if revoked, err := other.RevokeLeaked(t.Context(), leaked, where); err != nil || !revoked {
-		t.Fatalf("RevokeLeaked = %v, %v", revoked, err)
-	}
+	d.revokeLeakedElsewhere(leaked)
 	d.discord.SetMembers(developerID)
 	d.discord.SetGateway(discordtest.GatewayScript{GuildIDs: []string{guildID}})
 	stop := d.run()
@@ -260,7 +253,7 @@ func TestRunTellsLeakedKeyOwnersWithoutALogChannel(t *testing.T) {
 	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
-	if body := string(dms[1].Body); !strings.Contains(body, "found published at "+where) {
+	if body := string(dms[1].Body); !strings.Contains(body, "found published at "+leakedAt) {
 		t.Errorf("second direct message = %s, want the leak notice", body)
 	}
 }

@@ -1,7 +1,6 @@
 package keys
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -31,15 +30,7 @@ func (s *Service) KeyUsage(ctx context.Context, keyID int64, days int, now time.
 // developer unknown is models.ErrNotFound, and so is one who never had a
 // key (ErrNeverHadKey tells them apart).
 func (s *Service) DeveloperUsage(ctx context.Context, discordUserID string, days int) (models.KeyUsageReport, error) {
-	info, err := s.Info(ctx, discordUserID)
-	if err != nil {
-		return models.KeyUsageReport{}, err
-	}
-	keyID := cmp.Or(info.CurrentKeyID, info.LatestKeyID)
-	if keyID == 0 {
-		return models.KeyUsageReport{}, ErrNeverHadKey
-	}
-	return s.KeyUsage(ctx, keyID, days, s.clock.Now())
+	return s.developerKeyUsage(ctx, discordUserID, days, true)
 }
 
 // CurrentKeyUsage reports the usage over the last days UTC days of a
@@ -47,14 +38,27 @@ func (s *Service) DeveloperUsage(ctx context.Context, discordUserID string, days
 // their own key. Without a developer or a current key it is
 // models.ErrNotFound.
 func (s *Service) CurrentKeyUsage(ctx context.Context, discordUserID string, days int) (models.KeyUsageReport, error) {
+	return s.developerKeyUsage(ctx, discordUserID, days, false)
+}
+
+// developerKeyUsage reports a developer's current key, or else, when
+// latest is set, their latest key.
+func (s *Service) developerKeyUsage(ctx context.Context, discordUserID string, days int, latest bool) (models.KeyUsageReport, error) {
 	info, err := s.Info(ctx, discordUserID)
 	if err != nil {
 		return models.KeyUsageReport{}, err
 	}
-	if info.CurrentKeyID == 0 {
+	keyID := info.CurrentKeyID
+	switch {
+	case keyID != 0:
+	case !latest:
 		return models.KeyUsageReport{}, models.ErrNotFound
+	case info.LatestKeyID == 0:
+		return models.KeyUsageReport{}, ErrNeverHadKey
+	default:
+		keyID = info.LatestKeyID
 	}
-	return s.KeyUsage(ctx, info.CurrentKeyID, days, s.clock.Now())
+	return s.KeyUsage(ctx, keyID, days, s.clock.Now())
 }
 
 // ErrNeverHadKey is DeveloperUsage's answer for a known developer who

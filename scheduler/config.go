@@ -88,9 +88,7 @@ func (c Config) withDefaults() (Config, error) {
 	c.HistoryRetentionDays = cmp.Or(c.HistoryRetentionDays, DefaultHistoryRetentionDays)
 	c.RetentionEvery = cmp.Or(c.RetentionEvery, DefaultRetentionEvery)
 	c.JobRetention = cmp.Or(c.JobRetention, DefaultJobRetention)
-	c.Clock = cmp.Or[models.Clock](c.Clock, models.SystemClock{})
-	c.Logger = cmp.Or(c.Logger, slog.New(slog.DiscardHandler))
-	c.Owner = cmp.Or(c.Owner, defaultOwner())
+	c.Clock, c.Logger, c.Owner = workerDefaults(c.Clock, c.Logger, c.Owner)
 	var problems []string
 	if strings.TrimSpace(c.TrackAddress) == "" {
 		problems = append(problems, "TrackAddress is required")

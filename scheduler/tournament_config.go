@@ -123,9 +123,7 @@ func (c TournamentRefresherConfig) withDefaults() (TournamentRefresherConfig, er
 	c.FetchTimeout = cmp.Or(c.FetchTimeout, DefaultTournamentFetchTimeout)
 	c.Retention = cmp.Or(c.Retention, DefaultTournamentRetention)
 	c.PruneEvery = cmp.Or(c.PruneEvery, DefaultTournamentPruneEvery)
-	c.Clock = cmp.Or[models.Clock](c.Clock, models.SystemClock{})
-	c.Logger = cmp.Or(c.Logger, slog.New(slog.DiscardHandler))
-	c.Owner = cmp.Or(c.Owner, defaultOwner())
+	c.Clock, c.Logger, c.Owner = workerDefaults(c.Clock, c.Logger, c.Owner)
 	var problems []string
 	terms := make([]string, len(c.SearchTerms))
 	for i, term := range c.SearchTerms {

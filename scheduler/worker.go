@@ -1,12 +1,19 @@
 package scheduler
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"time"
 
 	"github.com/crownsdev/crowns/models"
 )
+
+// workerDefaults fills a periodic worker's clock, logger and owner when
+// unset: the system clock, a discarding logger, this process's name.
+func workerDefaults(clock models.Clock, logger *slog.Logger, owner string) (models.Clock, *slog.Logger, string) {
+	return cmp.Or[models.Clock](clock, models.SystemClock{}), cmp.Or(logger, slog.New(slog.DiscardHandler)), cmp.Or(owner, defaultOwner())
+}
 
 // tickEvery calls tick at once and then every interval until ctx ends. A
 // failed tick is logged (unless ctx ended) and the next one tried; name

@@ -90,9 +90,6 @@ type node struct {
 	// failures carries errors that end the process early (the listener
 	// failing).
 	failures chan error
-	// accessLines is where the API writes its access lines (see
-	// bufferedLog).
-	accessLines io.Writer
 }
 
 // startNode opens the database, builds every part of the selected roles
@@ -105,7 +102,7 @@ func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger, acces
 	if env.getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(cfg.MemoryLimit)
 	}
-	n = &node{failures: make(chan error, 4), accessLines: accessLines}
+	n = &node{failures: make(chan error, 4)}
 	backgroundCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	n.background = cancel
 	defer func() {
@@ -154,7 +151,7 @@ func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger, acces
 		n.goBackground(func() { _ = refresher.Run(backgroundCtx) })
 	}
 	if cfg.Roles.API {
-		if err = n.startAPI(ctx, cfg, env, log); err != nil {
+		if err = n.startAPI(ctx, cfg, env, log, accessLines); err != nil {
 			return n, err
 		}
 		// Each key's rate limit is shared among the live replicas.
@@ -190,8 +187,9 @@ func (n *node) startCatalogRefresher(ctx, background context.Context, env cli, l
 }
 
 // startAPI listens on CROWNS_ADDR and serves the API; in the embedded mode
-// the first start also prints a ready-to-use key.
-func (n *node) startAPI(ctx context.Context, cfg config, env cli, log *slog.Logger) error {
+// the first start also prints a ready-to-use key. The API writes its
+// access lines to accessLines itself.
+func (n *node) startAPI(ctx context.Context, cfg config, env cli, log *slog.Logger, accessLines io.Writer) error {
 	tracker, err := scheduler.NewTracker(n.db, n.game.client, scheduler.TrackerConfig{
 		TrackAddress: cfg.TrackAddress, Clock: env.clock, Logger: log,
 	})
@@ -210,7 +208,7 @@ func (n *node) startAPI(ctx context.Context, cfg config, env cli, log *slog.Logg
 		CacheBytes:           cfg.CacheBytes,
 		Tournaments:          cfg.Tournaments,
 		DisableAccessLog:     !cfg.AccessLog,
-		AccessLines:          n.accessLines,
+		AccessLines:          accessLines,
 		AccessLinesJSON:      cfg.LogFormat == "json",
 		Metrics:              n.metricsRegisterer(),
 		LeakReportKeys:       cfg.LeakReportKeys,

@@ -70,12 +70,11 @@ func (s *Store) AddKeyUsage(ctx context.Context, counts map[models.KeyUsageSlot]
 	return nil
 }
 
-// usageRow is a row of a usage query: the group's key, owner, hour or
-// day (those the query selects) and its summed counters.
+// usageRow is a row of a usage query: the group's key, owner or day
+// (those the query selects) and its summed counters.
 type usageRow struct {
 	KeyID         int64
 	DiscordUserID string
-	Hour          int64
 	Day           int64
 	Requests      int64
 	RateLimited   int64
