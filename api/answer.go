@@ -185,6 +185,13 @@ func (a *cachedAnswer) withoutPlain() *cachedAnswer {
 	return &shrunk
 }
 
+// hasExtraPlain tells whether a keeps its plain body beside a compressed
+// one it is otherwise kept as alone (see gzipOnlySize): an extra, which
+// the response cache may drop again.
+func (a *cachedAnswer) hasExtraPlain() bool {
+	return a.plain != nil && a.gzipped != nil && a.length >= gzipOnlySize
+}
+
 // withPlain is a with its plain body kept beside the compressed one.
 func (a *cachedAnswer) withPlain(plain []byte) *cachedAnswer {
 	completed := *a

@@ -127,31 +127,33 @@ func (c *responseCache) put(slot cacheSlot, answer *cachedAnswer, generation uin
 	if slot.ttl <= 0 || c.budget <= 0 {
 		return
 	}
+	now := c.clock.Now()
 	entry := &cacheEntry{
 		key: slot.key, group: slot.group, answer: answer,
-		expires: c.clock.Now().Add(slot.ttl),
+		expires: now.Add(slot.ttl),
 		size:    answer.size() + int64(len(slot.key)+len(slot.group)),
 	}
-	c.shardOfString(slot.key).put(entry, func() bool { return c.generation(slot.group) == generation })
+	c.shardOfString(slot.key).put(entry, func() bool { return c.generation(slot.group) == generation }, now)
 }
 
 // replace keeps completed (previous with another form of its body) under
-// key in place of previous, if previous is still what key holds.
-func (c *responseCache) replace(key string, previous, completed *cachedAnswer) {
+// key in place of previous, if previous is still what key holds; now is
+// the request's time.
+func (c *responseCache) replace(key string, previous, completed *cachedAnswer, now time.Time) {
 	if c.budget <= 0 || key == "" {
 		return
 	}
-	c.shardOfString(key).replace(key, previous, completed)
+	c.shardOfString(key).replace(key, previous, completed, now)
 }
 
 // wouldKeepPlain tells whether replace would keep the plain form of
 // previous, the answer under key kept compressed only (see
 // cacheShard.admitsPlainLocked); the plain form is made only then.
-func (c *responseCache) wouldKeepPlain(key string, previous *cachedAnswer) bool {
+func (c *responseCache) wouldKeepPlain(key string, previous *cachedAnswer, now time.Time) bool {
 	if c.budget <= 0 || key == "" {
 		return false
 	}
-	return c.shardOfString(key).wouldKeepPlain(key, previous)
+	return c.shardOfString(key).wouldKeepPlain(key, previous, now)
 }
 
 // generation is the current generation of group; 0 for no group.

@@ -378,7 +378,7 @@ func TestAPlainFormIsKeptBesideTheCompressedOneOnceAsked(t *testing.T) {
 	cache.put(cacheSlot{key: "big", ttl: time.Hour}, compressed, 0)
 	before := cache.used()
 	completed := compressed.withPlain(plain)
-	cache.replace("big", compressed, completed)
+	cache.replace("big", compressed, completed, clock.Now())
 	if got, ok := cache.getString("big", clock.Now()); !ok || got != completed {
 		t.Fatal("the answer with its plain form did not replace the compressed-only one")
 	}
@@ -387,7 +387,7 @@ func TestAPlainFormIsKeptBesideTheCompressedOneOnceAsked(t *testing.T) {
 	}
 	// A replacement of an answer that is no longer the cached one is
 	// ignored.
-	cache.replace("big", compressed, compressed.withPlain(plain))
+	cache.replace("big", compressed, compressed.withPlain(plain), clock.Now())
 	if got, _ := cache.getString("big", clock.Now()); got != completed {
 		t.Fatal("a stale replacement overwrote the cached answer")
 	}
@@ -410,12 +410,12 @@ func TestPlainFormsGoBeforeEntries(t *testing.T) {
 	for _, key := range []string{"f1", "f2", "f3"} {
 		cache.put(cacheSlot{key: key, ttl: time.Hour}, filler, 0)
 	}
-	cache.replace("b1", first, first.withPlain(firstPlain))
+	cache.replace("b1", first, first.withPlain(firstPlain), clock.Now())
 	// b2, asked for more often than b1, takes the room of b1's plain form.
 	for range 2 {
 		cache.getString("b2", clock.Now())
 	}
-	cache.replace("b2", second, second.withPlain(secondPlain))
+	cache.replace("b2", second, second.withPlain(secondPlain), clock.Now())
 	for key, wantPlain := range map[string]bool{"b1": false, "b2": true} {
 		got, ok := cache.getString(key, clock.Now())
 		if !ok || got.gzipped == nil || (got.plain != nil) != wantPlain {
@@ -428,59 +428,179 @@ func TestPlainFormsGoBeforeEntries(t *testing.T) {
 		}
 	}
 	// A new entry that needs room takes it from the plain form first.
-	big, _ := largeAnswer(3)
-	cache.put(cacheSlot{key: "b3", ttl: time.Hour}, big, 0)
-	for _, key := range []string{"b1", "b2", "b3", "f1", "f2", "f3"} {
-		if _, ok := cache.getString(key, clock.Now()); !ok {
-			t.Fatalf("%s was evicted while a plain form could go", key)
-		}
-	}
-	if got, _ := cache.getString("b2", clock.Now()); got.plain != nil {
-		t.Fatal("the plain form was kept and an entry made room instead")
-	}
+	requirePlainFormGoesFirst(t, cache, clock, "b2", "b1", "f1", "f2", "f3")
 	if cache.used() > budget {
 		t.Fatalf("used %d of %d", cache.used(), budget)
 	}
+}
+
+// requirePlainFormGoesFirst stores a new large answer that needs room, and
+// fails unless the room came from the plain form of withPlain, with it
+// and the entries of others still cached.
+func requirePlainFormGoesFirst(t *testing.T, cache *responseCache, clock models.Clock, withPlain string, others ...string) {
+	t.Helper()
+	big, _ := largeAnswer(3)
+	cache.put(cacheSlot{key: "new", ttl: time.Hour}, big, 0)
+	for _, key := range append([]string{withPlain, "new"}, others...) {
+		if _, ok := cache.getString(key, clock.Now()); !ok {
+			t.Fatalf("%s was evicted while the plain form of %s could go", key, withPlain)
+		}
+	}
+	if got, _ := cache.getString(withPlain, clock.Now()); got.plain != nil {
+		t.Fatalf("the plain form of %s was kept and an entry made room instead", withPlain)
+	}
+}
+
+// roomForOnePlainForm is a cache holding two large answers, compressed,
+// with room for one plain form beside them.
+type roomForOnePlainForm struct {
+	t      *testing.T
+	clock  *models.ManualClock
+	cache  *responseCache
+	budget int64
+	// answers and plains are the two answers and their plain bodies, by
+	// key.
+	answers map[string]*cachedAnswer
+	plains  map[string][]byte
+}
+
+func newRoomForOnePlainForm(t *testing.T, clock *models.ManualClock, first, second string) *roomForOnePlainForm {
+	r := &roomForOnePlainForm{t: t, clock: clock, answers: map[string]*cachedAnswer{}, plains: map[string][]byte{}}
+	for i, key := range []string{first, second} {
+		r.answers[key], r.plains[key] = largeAnswer(i + 1)
+		r.budget += r.answers[key].size()
+	}
+	r.budget += int64(max(len(r.plains[first]), len(r.plains[second]))) + 64
+	r.cache = newResponseCache(time.Hour, r.budget, clock)
+	for key, answer := range r.answers {
+		r.cache.put(cacheSlot{key: key, ttl: time.Hour}, answer, 0)
+	}
+	return r
+}
+
+// hit asks for the answer of key times times.
+func (r *roomForOnePlainForm) hit(key string, times int) {
+	r.t.Helper()
+	for range times {
+		if _, ok := r.cache.getString(key, r.clock.Now()); !ok {
+			r.t.Fatalf("%s is not cached", key)
+		}
+	}
+}
+
+// offerPlain offers the plain form of key's answer to the cache, as the
+// request of a client without gzip does.
+func (r *roomForOnePlainForm) offerPlain(key string) {
+	answer := r.answers[key]
+	r.cache.replace(key, answer, answer.withPlain(r.plains[key]), r.clock.Now())
+}
+
+// plainKept asks for the answer of key (one request) and tells whether
+// it comes with its plain form.
+func (r *roomForOnePlainForm) plainKept(key string) bool {
+	got, ok := r.cache.getString(key, r.clock.Now())
+	return ok && got.plain != nil
 }
 
 // TestAPlainFormTakesTheRoomOfAnotherOnlyWhenAskedMoreOften: with room
 // for one plain form, the answer asked for most keeps it; one asked for
 // as often or less is served inflated and not kept.
 func TestAPlainFormTakesTheRoomOfAnotherOnlyWhenAskedMoreOften(t *testing.T) {
-	clock := models.NewManualClock(time.Unix(1000, 0))
-	popular, popularPlain := largeAnswer(1)
-	rare, rarePlain := largeAnswer(2)
-	budget := popular.size() + rare.size() + int64(max(len(popularPlain), len(rarePlain))) + 64
-	cache := newResponseCache(time.Hour, budget, clock)
-	cache.put(cacheSlot{key: "popular", ttl: time.Hour}, popular, 0)
-	cache.put(cacheSlot{key: "rare", ttl: time.Hour}, rare, 0)
-	hit := func(key string, times int) {
-		for range times {
-			if _, ok := cache.getString(key, clock.Now()); !ok {
-				t.Fatalf("%s is not cached", key)
-			}
-		}
-	}
-	hit("popular", 5)
-	cache.replace("popular", popular, popular.withPlain(popularPlain))
-	hit("rare", 5)
-	cache.replace("rare", rare, rare.withPlain(rarePlain))
-	plainKept := func(key string) bool {
-		got, ok := cache.getString(key, clock.Now())
-		return ok && got.plain != nil
-	}
-	if !plainKept("popular") || plainKept("rare") {
+	r := newRoomForOnePlainForm(t, models.NewManualClock(time.Unix(1000, 0)), "popular", "rare")
+	r.hit("popular", 5)
+	r.offerPlain("popular")
+	r.hit("rare", 5)
+	r.offerPlain("rare")
+	if !r.plainKept("popular") || r.plainKept("rare") {
 		t.Fatal("an answer asked for as often took the room of another's plain form")
 	}
 	// The two lookups above counted once each; three more for rare and it
 	// is asked for more often.
-	hit("rare", 3)
-	cache.replace("rare", rare, rare.withPlain(rarePlain))
-	if plainKept("popular") || !plainKept("rare") {
+	r.hit("rare", 3)
+	r.offerPlain("rare")
+	if r.plainKept("popular") || !r.plainKept("rare") {
 		t.Fatal("the answer asked for more often did not take the room of the other's plain form")
 	}
+	if r.cache.used() > r.budget {
+		t.Fatalf("used %d of %d", r.cache.used(), r.budget)
+	}
+}
+
+// TestARenewedAnswerKeepsItsPlainFormAsAnExtra: an answer stored again
+// under its key at the end of its lifetime (a history that still holds,
+// an upstream answer that did not change) keeps its plain form as an
+// extra, the first thing to go when room is needed, and keeps its count
+// of requests, so that an answer asked for less often cannot take the
+// room of its plain form.
+func TestARenewedAnswerKeepsItsPlainFormAsAnExtra(t *testing.T) {
+	clock := models.NewManualClock(time.Unix(0, 0).Add(10 * hitHalfLife))
+	kept, keptPlain := largeAnswer(1)
+	rare, rarePlain := largeAnswer(2)
+	filler := newCachedAnswer([]byte(`{"a":1}`))
+	// Room for both compressed answers, one plain form and the fillers.
+	budget := kept.size() + rare.size() + int64(max(len(keptPlain), len(rarePlain))) + 3*(filler.size()+2) + 64
+	cache := newResponseCache(time.Hour, budget, clock)
+	// Within one half-life of the counts of requests.
+	lifetime := hitHalfLife / 2
+	cache.put(cacheSlot{key: "kept", ttl: lifetime}, kept, 0)
+	cache.put(cacheSlot{key: "rare", ttl: time.Hour}, rare, 0)
+	for _, key := range []string{"f1", "f2", "f3"} {
+		cache.put(cacheSlot{key: key, ttl: time.Hour}, filler, 0)
+	}
+	for range 5 {
+		cache.getString("kept", clock.Now())
+	}
+	completed := kept.withPlain(keptPlain)
+	cache.replace("kept", kept, completed, clock.Now())
+	// Its lifetime ends, and what it was read from still holds: the same
+	// answer is stored again, plain form and all.
+	clock.Advance(lifetime)
+	if cache.expired("kept") != completed {
+		t.Fatal("the answer whose lifetime ended is not the one with its plain form")
+	}
+	cache.put(cacheSlot{key: "kept", ttl: lifetime}, completed, 0)
+	if got, ok := cache.getString("kept", clock.Now()); !ok || got.plain == nil {
+		t.Fatal("the renewed answer lost its plain form")
+	}
+	// rare, asked for less often than kept was before and after its
+	// renewal, cannot take the room of its plain form.
+	for range 3 {
+		cache.getString("rare", clock.Now())
+	}
+	if cache.wouldKeepPlain("rare", rare, clock.Now()) {
+		t.Fatal("the renewal forgot how often the answer is asked for")
+	}
+	// A new entry that needs room takes it from the plain form first.
+	requirePlainFormGoesFirst(t, cache, clock, "kept", "rare", "f1", "f2", "f3")
 	if cache.used() > budget {
 		t.Fatalf("used %d of %d", cache.used(), budget)
+	}
+}
+
+// TestAPlainFormGoesToTheAnswerAskedForNow: counts of requests fade, so an
+// answer asked for a lot some minutes ago, and no longer, gives its plain
+// form to one asked for now, though fewer times in all.
+func TestAPlainFormGoesToTheAnswerAskedForNow(t *testing.T) {
+	// At the start of a half-life, so that half of one passes within it.
+	clock := models.NewManualClock(time.Unix(0, 0).Add(10 * hitHalfLife))
+	r := newRoomForOnePlainForm(t, clock, "former", "current")
+	r.hit("former", 100)
+	r.offerPlain("former")
+	// Within the half-life, 20 requests do not outweigh 100.
+	clock.Advance(hitHalfLife / 2)
+	r.hit("current", 20)
+	r.offerPlain("current")
+	if !r.plainKept("former") || r.plainKept("current") {
+		t.Fatal("an answer asked for less often, within the half-life, took the other's plain form")
+	}
+	// Four half-lives on, the former's 101 requests count as 6 and the
+	// current's 21 as 1: ten more requests, and the current one weighs
+	// more.
+	clock.Advance(4 * hitHalfLife)
+	r.hit("current", 10)
+	r.offerPlain("current")
+	if !r.plainKept("current") || r.plainKept("former") {
+		t.Fatal("the answer asked for now did not take the plain form of one asked for minutes ago")
 	}
 }
 
@@ -493,7 +613,7 @@ func TestAPlainFormTooLargeForTheBudgetIsNotKept(t *testing.T) {
 	compressed := newCachedAnswer(plain)
 	cache := newResponseCache(time.Hour, compressed.size()+100, clock)
 	cache.put(cacheSlot{key: "big", ttl: time.Hour}, compressed, 0)
-	cache.replace("big", compressed, compressed.withPlain(plain))
+	cache.replace("big", compressed, compressed.withPlain(plain), clock.Now())
 	if got, ok := cache.getString("big", clock.Now()); !ok || got != compressed {
 		t.Fatal("the compressed answer was not kept as it was")
 	}

@@ -61,7 +61,7 @@ func (s *Server) sendAnswer(c *fiber.Ctx, answer *cachedAnswer, fromCache bool, 
 	if answer.plain != nil || answer.gzipped == nil {
 		return c.Send(answer.plain)
 	}
-	if !s.cache.wouldKeepPlain(key, answer) {
+	if !s.cache.wouldKeepPlain(key, answer, s.requestNow(c)) {
 		// Served inflated and not kept: inflated straight into the
 		// response's pooled body buffer.
 		c.Response().ResetBody()
@@ -71,7 +71,7 @@ func (s *Server) sendAnswer(c *fiber.Ctx, answer *cachedAnswer, fromCache bool, 
 	if err != nil {
 		return err
 	}
-	s.cache.replace(key, answer, answer.withPlain(plain))
+	s.cache.replace(key, answer, answer.withPlain(plain), s.requestNow(c))
 	return c.Send(plain)
 }
 
