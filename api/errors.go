@@ -14,6 +14,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/crownsdev/crowns/api/internal/accesslog"
 	"github.com/crownsdev/crowns/models"
 )
 
@@ -140,6 +141,9 @@ func orDefault(d time.Duration) time.Duration {
 // contract's JSON body and logs what the client does not see.
 func (s *Server) handleError(c *fiber.Ctx, err error) error {
 	answer, known := classify(err)
+	if stateOf(c) == nil {
+		s.refusedUnseen(c, answer.status)
+	}
 	body := errorBody{Error: true, StatusCode: answer.status, StatusText: answer.text, Info: s.cfg.SupportInfo}
 	if !known {
 		body.EventID = newEventID()
@@ -177,6 +181,35 @@ func (s *Server) handleError(c *fiber.Ctx, err error) error {
 	c.Response().Header.Del(fiber.HeaderETag)
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
 	return c.Status(answer.status).Send(encoded)
+}
+
+// refusedUnseen gives a request that the HTTP server refused before the
+// app's middleware saw it (its head or its body too large) what
+// requestContext gives every other: an X-Request-Id, nosniff, and an
+// access line, sampled like the lines of other refusals.
+func (s *Server) refusedUnseen(c *fiber.Ctx, status int) {
+	header := &c.Response().Header
+	if header.PeekBytes(s.headers.requestID) != nil {
+		return
+	}
+	id := s.requestIDs.appendNewID(nil, c.Context())
+	header.SetCanonical(s.headers.requestID, id)
+	header.SetCanonical(s.headers.contentTypeOptions, s.headers.valueNoSniff)
+	ok, skipped := s.refusals.admit(s.clock.Now())
+	if !ok || s.cfg.DisableAccessLog {
+		return
+	}
+	attrs := []slog.Attr{
+		slog.String("requestId", string(id)),
+		slog.String("method", methodOf(c)),
+		slog.String("route", routeOf(c)),
+		slog.Int("status", status),
+		slog.Duration("latency", time.Since(requestStart(c.Context()))),
+	}
+	if skipped > 0 {
+		attrs = append(attrs, slog.Int64("refusedLinesSkipped", skipped))
+	}
+	s.log.LogAttrs(context.Background(), slog.LevelInfo, accesslog.Message, attrs...)
 }
 
 // errorKey names an error answer by what its body says.

@@ -1,7 +1,10 @@
 package api_test
 
 import (
+	"bufio"
+	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -129,5 +132,43 @@ func TestDirectAccessLinesAreTheLoggersLines(t *testing.T) {
 	}
 	if len(lines[true]) != 5 || !strings.Contains(lines[true][3], `route="/no/such=path"`) {
 		t.Fatalf("want five lines, the fourth with its path quoted:\n%s", strings.Join(lines[true], "\n"))
+	}
+}
+
+// TestAnswersOfTheHTTPServerCarryARequestID: a request the HTTP server
+// refuses before the app sees it (a head over the read buffer, a body over
+// the limit) is answered like any other: the contract's JSON body, an
+// X-Request-Id, nosniff, and an access line with that id.
+func TestAnswersOfTheHTTPServerCarryARequestID(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	addr := serveOn(t, h)
+	tests := []struct {
+		name    string
+		request string
+		status  int
+	}{
+		{"head too large", "GET /clan/search?name=royal HTTP/1.1\r\nHost: x\r\nX-Filler: " + strings.Repeat("a", 20<<10) + "\r\n\r\n", http.StatusRequestHeaderFieldsTooLarge},
+		{"body too large", "POST /security/leaked-keys HTTP/1.1\r\nHost: x\r\nContent-Length: " + strconv.Itoa(17<<10) + "\r\n\r\n" + strings.Repeat(" ", 17<<10), http.StatusRequestEntityTooLarge},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			conn, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			resp := rawExchange(t, conn, bufio.NewReader(conn), tt.request)
+			body := readBody(t, resp)
+			if resp.StatusCode != tt.status || !strings.Contains(string(body), `"statusCode":`+strconv.Itoa(tt.status)) {
+				t.Fatalf("status %d, body %s; want %d with the contract's body", resp.StatusCode, body, tt.status)
+			}
+			id := resp.Header.Get("X-Request-Id")
+			if id == "" || resp.Header.Get("X-Content-Type-Options") != "nosniff" {
+				t.Fatalf("X-Request-Id %q, X-Content-Type-Options %q", id, resp.Header.Get("X-Content-Type-Options"))
+			}
+			if !h.logs.contains("requestId="+id+" ") || !h.logs.contains("status="+strconv.Itoa(tt.status)) {
+				t.Fatalf("no access line of request %s in the log:\n%s", id, h.logs)
+			}
+		})
 	}
 }
