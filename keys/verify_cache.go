@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hashicorp/golang-lru/v2/simplelru"
+
 	"github.com/crownsdev/crowns/models"
 )
 
@@ -27,18 +29,16 @@ type verdict struct {
 // each one read drops the verdicts it concerns.
 //
 // Verdicts of keys that authenticate and those of unknown keys are kept
-// apart, each within its own bound, so that a flood of made-up keys can
-// never push a real key's verdict out. One mutex guards both maps.
+// apart, each in a least-recently-used list within its own bound, so that
+// a flood of made-up keys can never push a real key's verdict out. One
+// mutex guards both.
 type verifyCache struct {
 	ttl       int64
 	syncedTTL int64
-	// limit bounds the verdicts of known keys; unknownLimit those of
-	// unknown keys.
-	limit, unknownLimit int
 
 	mu      sync.Mutex
-	known   map[cacheID]*cachedVerdict
-	unknown map[cacheID]*cachedVerdict
+	known   *simplelru.LRU[cacheID, *cachedVerdict]
+	unknown *simplelru.LRU[cacheID, *cachedVerdict]
 	// generation moves on every forget; a lookup that started before a
 	// forget does not store its (possibly outdated) verdict.
 	generation atomic.Uint64
@@ -84,21 +84,27 @@ func newVerifyCache(size int, ttl, syncedTTL time.Duration) *verifyCache {
 	limit := max(1, size)
 	return &verifyCache{
 		ttl: int64(ttl), syncedTTL: int64(max(ttl, syncedTTL)),
-		limit: limit, unknownLimit: max(1, limit/unknownShare),
-		known: make(map[cacheID]*cachedVerdict), unknown: make(map[cacheID]*cachedVerdict),
+		known: newVerdictList(limit), unknown: newVerdictList(max(1, limit/unknownShare)),
 	}
+}
+
+// newVerdictList is a least-recently-used list of at most limit verdicts
+// (limit ≥ 1, which is all NewLRU checks).
+func newVerdictList(limit int) *simplelru.LRU[cacheID, *cachedVerdict] {
+	verdicts, _ := simplelru.NewLRU[cacheID, *cachedVerdict](limit, nil)
+	return verdicts
 }
 
 // get returns the verdict cached for the key of id, if it is still
 // trusted at now.
 func (c *verifyCache) get(id *cacheID, now int64) (*cachedVerdict, bool) {
 	c.mu.Lock()
-	v := c.known[*id]
-	if v == nil {
-		v = c.unknown[*id]
+	v, ok := c.known.Get(*id)
+	if !ok {
+		v, ok = c.unknown.Get(*id)
 	}
 	c.mu.Unlock()
-	if v == nil {
+	if !ok {
 		return nil, false
 	}
 	age := now - v.lookedUp
@@ -114,8 +120,8 @@ func (c *verifyCache) startLookup() uint64 { return c.generation.Load() }
 
 // put caches v for the key of id and d from now, unless a forget
 // happened since the lookup began at generation. When the verdicts of its
-// kind (known or unknown key) are at their bound, another of that kind
-// goes first.
+// kind (known or unknown key) are at their bound, the least recently used
+// of that kind goes.
 func (c *verifyCache) put(id *cacheID, d *digest, v verdict, now int64, generation uint64) {
 	entry := &cachedVerdict{id: *id, lookedUp: now, digest: *d, verdict: v}
 	entry.usedAt.Store(now)
@@ -124,32 +130,13 @@ func (c *verifyCache) put(id *cacheID, d *digest, v verdict, now int64, generati
 	if c.generation.Load() != generation {
 		return
 	}
-	delete(c.known, *id)
-	delete(c.unknown, *id)
-	verdicts, limit := c.known, c.limit
+	c.known.Remove(*id)
+	c.unknown.Remove(*id)
 	if errors.Is(v.err, models.ErrUnknownKey) {
-		verdicts, limit = c.unknown, c.unknownLimit
+		c.unknown.Add(*id, entry)
+	} else {
+		c.known.Add(*id, entry)
 	}
-	if len(verdicts) >= limit {
-		evictOne(verdicts, now-c.syncedTTL)
-	}
-	verdicts[*id] = entry
-}
-
-// evictOne drops a verdict of verdicts: one looked up before staleBefore
-// if the first few looked at include one, else the first of them. Go's
-// map order makes that a random pick.
-func evictOne(verdicts map[cacheID]*cachedVerdict, staleBefore int64) {
-	const looks = 8
-	var victim cacheID
-	n := 0
-	for id, v := range verdicts {
-		victim = id
-		if n++; v.lookedUp < staleBefore || n == looks {
-			break
-		}
-	}
-	delete(verdicts, victim)
 }
 
 // forget drops the verdicts of the keys of these digests (raw bytes from
@@ -171,10 +158,10 @@ func (c *verifyCache) forget(digests [][]byte) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, verdicts := range []map[cacheID]*cachedVerdict{c.known, c.unknown} {
-		for id, v := range verdicts {
-			if drop[v.digest] {
-				delete(verdicts, id)
+	for _, verdicts := range []*simplelru.LRU[cacheID, *cachedVerdict]{c.known, c.unknown} {
+		for _, id := range verdicts.Keys() {
+			if v, ok := verdicts.Peek(id); ok && drop[v.digest] {
+				verdicts.Remove(id)
 			}
 		}
 	}
@@ -185,13 +172,13 @@ func (c *verifyCache) forgetAll() {
 	c.generation.Add(1)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	clear(c.known)
-	clear(c.unknown)
+	c.known.Purge()
+	c.unknown.Purge()
 }
 
 // len counts cached verdicts, expired ones included.
 func (c *verifyCache) len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.known) + len(c.unknown)
+	return c.known.Len() + c.unknown.Len()
 }

@@ -101,18 +101,24 @@ func TestUnknownKeysNeverPushKnownKeysOut(t *testing.T) {
 	}
 }
 
-// TestVerifyCacheEvictsExpiredVerdictsFirst: at its bound, the cache
-// drops a verdict too old to be trusted rather than a fresh one.
-func TestVerifyCacheEvictsExpiredVerdictsFirst(t *testing.T) {
-	cache := newVerifyCache(2, time.Second, time.Second)
-	old, oldDigest := testEntry(1)
-	fresh, freshDigest := testEntry(2)
-	cache.put(&old, &oldDigest, verdict{}, 0, cache.startLookup())
-	cache.put(&fresh, &freshDigest, verdict{}, int64(5*time.Second), cache.startLookup())
+// TestVerifyCacheEvictsTheLeastRecentlyUsedVerdict: at its bound, the
+// cache drops the verdict asked for longest ago, not one in use.
+func TestVerifyCacheEvictsTheLeastRecentlyUsedVerdict(t *testing.T) {
+	cache := newVerifyCache(2, time.Minute, time.Minute)
+	used, usedDigest := testEntry(1)
+	idle, idleDigest := testEntry(2)
+	cache.put(&used, &usedDigest, verdict{}, 0, cache.startLookup())
+	cache.put(&idle, &idleDigest, verdict{}, 0, cache.startLookup())
+	if _, ok := cache.get(&used, int64(time.Second)); !ok {
+		t.Fatal("a fresh verdict is not cached")
+	}
 	next, nextDigest := testEntry(3)
-	cache.put(&next, &nextDigest, verdict{}, int64(5*time.Second), cache.startLookup())
-	if _, ok := cache.get(&fresh, int64(5*time.Second)); !ok {
-		t.Fatal("a fresh verdict was evicted while an expired one was held")
+	cache.put(&next, &nextDigest, verdict{}, int64(2*time.Second), cache.startLookup())
+	if _, ok := cache.get(&used, int64(2*time.Second)); !ok {
+		t.Fatal("the verdict in use was evicted")
+	}
+	if _, ok := cache.get(&idle, int64(2*time.Second)); ok {
+		t.Fatal("the verdict asked for longest ago was kept past the bound")
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/hashicorp/golang-lru/v2/simplelru"
+
 	"github.com/crownsdev/crowns/models"
 )
 
@@ -28,31 +30,38 @@ type playerRow struct {
 	Name string
 }
 
-// playerCache keeps clan_players rows both ways. Rows are immutable (a
-// rename is a new row), so a cached row never goes stale; when the cache
-// is full, arbitrary entries are forgotten and read again on demand.
+// playerCache keeps clan_players rows both ways, within limit rows: the
+// least recently used go first. Rows are immutable (a rename is a new
+// row), so a cached row never goes stale; one forgotten is read again on
+// demand.
 type playerCache struct {
-	mu    sync.RWMutex
-	limit int
-	byID  map[int64]playerKey
+	mu   sync.Mutex
+	byID *simplelru.LRU[int64, playerKey]
+	// byKey holds the rows of byID by tag and name: a row leaves it when
+	// byID lets it go.
 	byKey map[playerKey]int64
 }
 
 func newPlayerCache(limit int) *playerCache {
-	return &playerCache{limit: limit, byID: make(map[int64]playerKey), byKey: make(map[playerKey]int64)}
+	p := &playerCache{byKey: make(map[playerKey]int64)}
+	// NewLRU fails only for a limit below 1.
+	p.byID, _ = simplelru.NewLRU(max(1, limit), func(_ int64, k playerKey) { delete(p.byKey, k) })
+	return p
 }
 
 func (p *playerCache) key(id int64) (playerKey, bool) {
-	p.mu.RLock()
-	defer p.mu.RUnlock()
-	k, ok := p.byID[id]
-	return k, ok
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.byID.Get(id)
 }
 
 func (p *playerCache) id(k playerKey) (int64, bool) {
-	p.mu.RLock()
-	defer p.mu.RUnlock()
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	id, ok := p.byKey[k]
+	if ok {
+		p.byID.Get(id) // the row is in use
+	}
 	return id, ok
 }
 
@@ -60,25 +69,9 @@ func (p *playerCache) add(rows []playerRow) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, row := range rows {
-		if len(p.byID) >= p.limit {
-			p.evictSome()
-		}
 		k := playerKey{Tag: row.Tag, Name: row.Name}
-		p.byID[row.ID] = k
+		p.byID.Add(row.ID, k)
 		p.byKey[k] = row.ID
-	}
-}
-
-// evictSome forgets about an eighth of the entries (Go's map order is
-// random enough for this).
-func (p *playerCache) evictSome() {
-	drop := max(1, len(p.byID)/8)
-	for id, k := range p.byID {
-		delete(p.byID, id)
-		delete(p.byKey, k)
-		if drop--; drop == 0 {
-			return
-		}
 	}
 }
 
