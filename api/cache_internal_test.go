@@ -363,9 +363,13 @@ func TestAHitKeepsAnAnswerFromEviction(t *testing.T) {
 
 // largeAnswer is an answer of about 40 kB kept compressed only, told
 // apart by n, and its plain body.
-func largeAnswer(n int) (*cachedAnswer, []byte) {
+func largeAnswer(n int) (*cachedAnswer, []byte) { return answerOfSize(n, 40_000) }
+
+// answerOfSize is an answer of about size bytes (over gzipOnlySize) kept
+// compressed only, told apart by n, and its plain body.
+func answerOfSize(n, size int) (*cachedAnswer, []byte) {
 	var plain []byte
-	for i := 0; len(plain) < 40_000; i++ {
+	for i := 0; len(plain) < size; i++ {
 		plain = fmt.Appendf(plain, `{"answer":%d,"rank":%d,"name":"member %d"},`, n, i%50+1, i)
 	}
 	return newCachedAnswer(plain), plain
@@ -527,9 +531,8 @@ func TestAPlainFormTakesTheRoomOfAnotherOnlyWhenAskedMoreOften(t *testing.T) {
 }
 
 // TestARenewedAnswerKeepsItsPlainFormAsAnExtra: an answer stored again
-// under its key at the end of its lifetime (a history that still holds,
-// an upstream answer that did not change) keeps its plain form as an
-// extra, the first thing to go when room is needed, and keeps its count
+// under its key at the end of its lifetime (a history whose data still
+// holds) keeps its plain form as an extra, the first thing to go when room is needed, and keeps its count
 // of requests, so that an answer asked for less often cannot take the
 // room of its plain form.
 func TestARenewedAnswerKeepsItsPlainFormAsAnExtra(t *testing.T) {
@@ -572,6 +575,55 @@ func TestARenewedAnswerKeepsItsPlainFormAsAnExtra(t *testing.T) {
 	}
 	// A new entry that needs room takes it from the plain form first.
 	requirePlainFormGoesFirst(t, cache, clock, "kept", "rare", "f1", "f2", "f3")
+	if cache.used() > budget {
+		t.Fatalf("used %d of %d", cache.used(), budget)
+	}
+}
+
+// TestNoPlainFormGoesForNothing: a plain form that needs the room of two
+// others takes it only when both were asked for less often; when one of
+// them was asked for more, it is not kept, and neither of them goes.
+func TestNoPlainFormGoesForNothing(t *testing.T) {
+	clock := models.NewManualClock(time.Unix(1000, 0))
+	rare, rarePlain := answerOfSize(1, 40_000)
+	popular, popularPlain := answerOfSize(2, 40_000)
+	wide, widePlain := answerOfSize(3, 70_000)
+	budget := rare.size() + popular.size() + wide.size() + int64(len(rarePlain)+len(popularPlain)) + 3*64
+	cache := newResponseCache(time.Hour, budget, clock)
+	for key, answer := range map[string]*cachedAnswer{"rare": rare, "popular": popular, "wide": wide} {
+		cache.put(cacheSlot{key: key, ttl: time.Hour}, answer, 0)
+	}
+	hit := func(key string, times int) {
+		for range times {
+			if _, ok := cache.getString(key, clock.Now()); !ok {
+				t.Fatalf("%s is not cached", key)
+			}
+		}
+	}
+	hit("rare", 1)
+	cache.replace("rare", rare, rare.withPlain(rarePlain), clock.Now())
+	hit("popular", 10)
+	cache.replace("popular", popular, popular.withPlain(popularPlain), clock.Now())
+	plainKept := func(key string) bool {
+		got, ok := cache.getString(key, clock.Now())
+		return ok && got.plain != nil
+	}
+	// wide needs the room of both; rare (least recently used) was asked
+	// for less often, popular more.
+	hit("wide", 5)
+	if cache.wouldKeepPlain("wide", wide, clock.Now()) {
+		t.Fatal("a plain form would take the room of one asked for more often")
+	}
+	cache.replace("wide", wide, wide.withPlain(widePlain), clock.Now())
+	if plainKept("wide") || !plainKept("rare") || !plainKept("popular") {
+		t.Fatal("a plain form that was not kept made another go")
+	}
+	// Asked for more often than both, it takes their room.
+	hit("wide", 20)
+	cache.replace("wide", wide, wide.withPlain(widePlain), clock.Now())
+	if !plainKept("wide") || plainKept("rare") || plainKept("popular") {
+		t.Fatal("the plain form asked for most did not take the room of the two others")
+	}
 	if cache.used() > budget {
 		t.Fatalf("used %d of %d", cache.used(), budget)
 	}

@@ -183,28 +183,50 @@ func (s *Server) handleError(c *fiber.Ctx, err error) error {
 	return c.Status(answer.status).Send(encoded)
 }
 
-// refusedUnseen gives a request that the HTTP server refused before the
-// app's middleware saw it (its head or its body too large) what
-// requestContext gives every other: an X-Request-Id, nosniff, and an
-// access line, sampled like the lines of other refusals.
+// refusedUnseen gives an answer of the HTTP server, made before the app's
+// middleware saw the request (Fiber's error handler called by fasthttp),
+// what requestContext gives every other: an X-Request-Id and nosniff.
+// Requests that came and were refused, a head too large (431) or
+// malformed (400), a body too large (413), also get an access line,
+// sampled like those of other refusals; a connection that sent nothing
+// before its timeout (408) or broke off (502) was no request and gets
+// none. Only a 413's head was read: the others' lines name neither method
+// nor route, and only a 413 keeps the client's plain request id.
 func (s *Server) refusedUnseen(c *fiber.Ctx, status int) {
 	header := &c.Response().Header
 	if header.PeekBytes(s.headers.requestID) != nil {
 		return
 	}
-	id := s.requestIDs.appendNewID(nil, c.Context())
+	headRead := status == http.StatusRequestEntityTooLarge
+	var id []byte
+	if incoming := c.Request().Header.Peek(headerRequestID); headRead && plainRequestID(incoming) {
+		id = append(id, incoming...)
+	} else {
+		id = s.requestIDs.appendUnseenID(nil)
+	}
 	header.SetCanonical(s.headers.requestID, id)
 	header.SetCanonical(s.headers.contentTypeOptions, s.headers.valueNoSniff)
-	ok, skipped := s.refusals.admit(s.clock.Now())
-	if !ok || s.cfg.DisableAccessLog {
+	switch status {
+	case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusRequestHeaderFieldsTooLarge:
+	default:
 		return
+	}
+	if s.cfg.DisableAccessLog {
+		return
+	}
+	ok, skipped := s.refusals.admit(s.clock.Now())
+	if !ok {
+		return
+	}
+	method, route := "-", "-"
+	if headRead {
+		method, route = methodOf(c), loggedPath(c)
 	}
 	attrs := []slog.Attr{
 		slog.String("requestId", string(id)),
-		slog.String("method", methodOf(c)),
-		slog.String("route", routeOf(c)),
+		slog.String("method", method),
+		slog.String("route", route),
 		slog.Int("status", status),
-		slog.Duration("latency", time.Since(requestStart(c.Context()))),
 	}
 	if skipped > 0 {
 		attrs = append(attrs, slog.Int64("refusedLinesSkipped", skipped))

@@ -269,3 +269,14 @@ func (b *syncBuffer) String() string {
 
 // contains reports whether the captured logs mention s.
 func (b *syncBuffer) contains(s string) bool { return strings.Contains(b.String(), s) }
+
+// lineWith is the first captured log line that mentions s; "" when none
+// does.
+func (b *syncBuffer) lineWith(s string) string {
+	for line := range strings.Lines(b.String()) {
+		if strings.Contains(line, s) {
+			return line
+		}
+	}
+	return ""
+}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -90,6 +91,9 @@ func (p *requestStates) put(st *requestState) {
 // would travel between cores on every request).
 type requestIDs struct {
 	prefix string
+	// unseen numbers the requests the HTTP server refuses before they
+	// are read whole (see appendUnseenID).
+	unseen atomic.Uint64
 }
 
 func newRequestIDs() *requestIDs {
@@ -102,6 +106,14 @@ func newRequestIDs() *requestIDs {
 func (r *requestIDs) appendNewID(dst []byte, ctx *fasthttp.RequestCtx) []byte {
 	dst = strconv.AppendUint(append(dst, r.prefix...), ctx.ConnID(), 36)
 	return strconv.AppendUint(append(dst, '-'), ctx.ConnRequestNum(), 36)
+}
+
+// appendUnseenID appends an id for a request the HTTP server refused
+// before reading it whole, which has no connection and request numbers
+// yet: "3fa1c09e-0-5", the fifth such request. fasthttp numbers
+// connections from 1, so these never collide with appendNewID's.
+func (r *requestIDs) appendUnseenID(dst []byte) []byte {
+	return strconv.AppendUint(append(dst, r.prefix+"0-"...), r.unseen.Add(1), 36)
 }
 
 // requestStart is when the server began to handle the request: taken by
@@ -307,6 +319,12 @@ func routeOf(c *fiber.Ctx) string {
 	if route := c.Route(); route != nil && route.Path != "/" && route.Path != "" {
 		return route.Path
 	}
+	return loggedPath(c)
+}
+
+// loggedPath is the request's path as the log names a request no route
+// matched: at most 100 bytes of it.
+func loggedPath(c *fiber.Ctx) string {
 	path := c.Path()
 	if len(path) > 100 {
 		path = path[:100]

@@ -6,7 +6,8 @@ import (
 	"time"
 )
 
-// Access lines of refused requests (401, 403, 429) are sampled: at most
+// Access lines of refused requests (401, 403, 429, and those the HTTP
+// server refuses before any route: 400, 413, 431) are sampled: at most
 // refusalLinesPerSecond a second, with bursts of refusalLineBurst, so that
 // a flood of made-up keys or of one key past its rate cannot fill a disk.
 // The next line written says how many were left out before it.

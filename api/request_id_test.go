@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
+
 	"github.com/crownsdev/crowns/api"
 )
 
@@ -136,39 +139,95 @@ func TestDirectAccessLinesAreTheLoggersLines(t *testing.T) {
 }
 
 // TestAnswersOfTheHTTPServerCarryARequestID: a request the HTTP server
-// refuses before the app sees it (a head over the read buffer, a body over
-// the limit) is answered like any other: the contract's JSON body, an
-// X-Request-Id, nosniff, and an access line with that id.
+// refuses before the app sees it (a head over the read buffer or
+// malformed, a body over the limit) is answered like any other: the
+// contract's JSON body, an X-Request-Id of its own, nosniff, and an access
+// line with that id and status.
 func TestAnswersOfTheHTTPServerCarryARequestID(t *testing.T) {
 	h := newHarness(t, harnessOptions{})
 	addr := serveOn(t, h)
-	tests := []struct {
-		name    string
-		request string
-		status  int
-	}{
-		{"head too large", "GET /clan/search?name=royal HTTP/1.1\r\nHost: x\r\nX-Filler: " + strings.Repeat("a", 20<<10) + "\r\n\r\n", http.StatusRequestHeaderFieldsTooLarge},
-		{"body too large", "POST /security/leaked-keys HTTP/1.1\r\nHost: x\r\nContent-Length: " + strconv.Itoa(17<<10) + "\r\n\r\n" + strings.Repeat(" ", 17<<10), http.StatusRequestEntityTooLarge},
+	tooLargeHead := "GET /clan/search?name=royal HTTP/1.1\r\nHost: x\r\nX-Filler: " + strings.Repeat("a", 20<<10) + "\r\n\r\n"
+	tooLargeBody := func(path, extraHeader string) string {
+		return "POST " + path + " HTTP/1.1\r\nHost: x\r\n" + extraHeader + "Content-Length: " + strconv.Itoa(17<<10) + "\r\n\r\n" + strings.Repeat(" ", 17<<10)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			conn, err := net.Dial("tcp", addr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close()
-			resp := rawExchange(t, conn, bufio.NewReader(conn), tt.request)
-			body := readBody(t, resp)
-			if resp.StatusCode != tt.status || !strings.Contains(string(body), `"statusCode":`+strconv.Itoa(tt.status)) {
-				t.Fatalf("status %d, body %s; want %d with the contract's body", resp.StatusCode, body, tt.status)
-			}
-			id := resp.Header.Get("X-Request-Id")
-			if id == "" || resp.Header.Get("X-Content-Type-Options") != "nosniff" {
-				t.Fatalf("X-Request-Id %q, X-Content-Type-Options %q", id, resp.Header.Get("X-Content-Type-Options"))
-			}
-			if !h.logs.contains("requestId="+id+" ") || !h.logs.contains("status="+strconv.Itoa(tt.status)) {
-				t.Fatalf("no access line of request %s in the log:\n%s", id, h.logs)
-			}
-		})
+	ids := map[string]bool{}
+	refuse := func(t *testing.T, conn net.Conn, reader *bufio.Reader, request string, status int) string {
+		t.Helper()
+		resp := rawExchange(t, conn, reader, request)
+		body := readBody(t, resp)
+		if resp.StatusCode != status || !strings.Contains(string(body), `"statusCode":`+strconv.Itoa(status)) {
+			t.Fatalf("status %d, body %s; want %d with the contract's body", resp.StatusCode, body, status)
+		}
+		id := resp.Header.Get("X-Request-Id")
+		if id == "" || ids[id] || resp.Header.Get("X-Content-Type-Options") != "nosniff" {
+			t.Fatalf("X-Request-Id %q (empty or given before: %v), X-Content-Type-Options %q", id, ids[id], resp.Header.Get("X-Content-Type-Options"))
+		}
+		ids[id] = true
+		if line := h.logs.lineWith("requestId=" + id + " "); !strings.Contains(line, "status="+strconv.Itoa(status)) {
+			t.Fatalf("the access line of request %s: %q", id, line)
+		}
+		return id
+	}
+	dial := func(t *testing.T) (net.Conn, *bufio.Reader) {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		return conn, bufio.NewReader(conn)
+	}
+	t.Run("heads too large, each on a new connection", func(t *testing.T) {
+		for range 3 {
+			conn, reader := dial(t)
+			refuse(t, conn, reader, tooLargeHead, http.StatusRequestHeaderFieldsTooLarge)
+		}
+	})
+	t.Run("malformed head", func(t *testing.T) {
+		conn, reader := dial(t)
+		refuse(t, conn, reader, "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: nine\r\n\r\n", http.StatusBadRequest)
+	})
+	t.Run("body too large after another request", func(t *testing.T) {
+		conn, reader := dial(t)
+		first := rawExchange(t, conn, reader, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+		readBody(t, first)
+		ids[first.Header.Get("X-Request-Id")] = true
+		refuse(t, conn, reader, tooLargeBody("/security/leaked-keys", ""), http.StatusRequestEntityTooLarge)
+	})
+	t.Run("body too large with the caller's id", func(t *testing.T) {
+		conn, reader := dial(t)
+		if id := refuse(t, conn, reader, tooLargeBody("/security/leaked-keys", "X-Request-Id: caller-413\r\n"), http.StatusRequestEntityTooLarge); id != "caller-413" {
+			t.Fatalf("the caller's plain id came back as %q", id)
+		}
+	})
+	t.Run("body too large on a long path", func(t *testing.T) {
+		conn, reader := dial(t)
+		id := refuse(t, conn, reader, tooLargeBody("/"+strings.Repeat("a", 4000), ""), http.StatusRequestEntityTooLarge)
+		if line := h.logs.lineWith("requestId=" + id + " "); len(line) > 400 {
+			t.Fatalf("the access line of a request on a 4,000-byte path is %d bytes: the path is not cut", len(line))
+		}
+	})
+}
+
+// TestNoAccessLineForConnectionsThatSentNoRequest: the HTTP server also
+// answers a connection that sent nothing before its read timeout (408)
+// or broke off (502) through the error handler; neither was a request,
+// so neither gets an access line, though the answer carries an id.
+func TestNoAccessLineForConnectionsThatSentNoRequest(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	app := h.server.App()
+	for _, refusal := range []*fiber.Error{fiber.ErrRequestTimeout, fiber.ErrBadGateway} {
+		var request fasthttp.RequestCtx
+		c := app.AcquireCtx(&request)
+		if err := app.ErrorHandler(c, refusal); err != nil {
+			t.Fatal(err)
+		}
+		id := string(request.Response.Header.Peek("X-Request-Id"))
+		app.ReleaseCtx(c)
+		if request.Response.StatusCode() != refusal.Code || id == "" {
+			t.Fatalf("%d: answered %d with X-Request-Id %q", refusal.Code, request.Response.StatusCode(), id)
+		}
+		if line := h.logs.lineWith("requestId=" + id + " "); line != "" {
+			t.Fatalf("%d: an access line for no request: %s", refusal.Code, line)
+		}
 	}
 }
