@@ -55,7 +55,7 @@ func (s *Server) verifyKey(c *fiber.Ctx) (keys.Identity, time.Time, error) {
 	identity, err := s.deps.Keys.VerifyCached(raw, now)
 	cached := !errors.Is(err, keys.ErrNotCached)
 	if !cached {
-		if err := s.lookups.spend(c, now); err != nil {
+		if err := s.lookups.spend(c, now, errors.Is(err, keys.ErrVerdictExpired)); err != nil {
 			s.metrics.lookupRefused(err)
 			return keys.Identity{}, time.Time{}, err
 		}

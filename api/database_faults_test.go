@@ -32,6 +32,17 @@ const databaseBound = 8 * time.Second
 // requests of few keys from one address.
 func proxiedHarness(t *testing.T, params map[string]string, keysConfig func(*keys.Config)) (*harness, *faultproxy.Proxy, string) {
 	t.Helper()
+	lift := func(c *api.Config) {
+		c.KeyLookupsPerAddress, c.KeyLookupsPerSecond = 1e6, 1e6
+		c.RatePerSecond, c.RateBurst = 1e6, 1e6
+	}
+	return proxiedHarnessWith(t, params, keysConfig, lift)
+}
+
+// proxiedHarnessWith is proxiedHarness with the API configured by config
+// alone.
+func proxiedHarnessWith(t *testing.T, params map[string]string, keysConfig func(*keys.Config), config func(*api.Config)) (*harness, *faultproxy.Proxy, string) {
+	t.Helper()
 	cfg, proxy := storetest.PostgresBehindProxy(t, params)
 	db, err := store.Open(context.Background(), cfg)
 	if err != nil {
@@ -41,11 +52,7 @@ func proxiedHarness(t *testing.T, params map[string]string, keysConfig func(*key
 	if _, err := db.Migrate(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	lift := func(c *api.Config) {
-		c.KeyLookupsPerAddress, c.KeyLookupsPerSecond = 1e6, 1e6
-		c.RatePerSecond, c.RateBurst = 1e6, 1e6
-	}
-	return newHarness(t, harnessOptions{db: db, keys: keysConfig, config: lift}), proxy, storetest.Unproxied(t, cfg.URL, proxy.Target())
+	return newHarness(t, harnessOptions{db: db, keys: keysConfig, config: config}), proxy, storetest.Unproxied(t, cfg.URL, proxy.Target())
 }
 
 // timedAnswer is one answer of a request, read whole.
@@ -183,6 +190,60 @@ func TestDatabaseCutUnderLoad(t *testing.T) {
 		}
 	}
 	t.Logf("%d answers, %d of them 503", len(answers), unavailable)
+}
+
+// TestAKnownKeyThroughALongOutageIsAnswered503: once the database has
+// been down longer than a verdict is trusted without the key-event feed,
+// every request of a key verified before rechecks it, and is answered the
+// contract's 503, however many there are: the budget of lookups per
+// client address, which keeps made-up keys from the database, does not
+// turn them into 429s. Made-up keys still meet that budget.
+func TestAKnownKeyThroughALongOutageIsAnswered503(t *testing.T) {
+	const perAddress = 1
+	h, proxy, _ := proxiedHarnessWith(t, nil, nil, func(c *api.Config) {
+		c.KeyLookupsPerAddress = perAddress
+		c.RatePerSecond, c.RateBurst = 1e6, 1e6
+	})
+	verified := h.issue("450000000000000001")
+	if a := send(h, "/clan/search?name=royal", verified); a.status != http.StatusOK {
+		t.Fatalf("before the outage: %d %s", a.status, a.body)
+	}
+	proxy.Refuse()
+	proxy.CutAll()
+	h.clock.Advance(time.Minute)
+	// Ten seconds' worth of the address's lookups, then as many again.
+	for i := range 2 * 10 * perAddress {
+		if err := checkUnavailable(send(h, "/clan/search?name=royal", verified)); err != nil {
+			t.Fatalf("request %d of a verified key through the outage: %v", i+1, err)
+		}
+	}
+	// The address's ten seconds of lookups untouched, made-up keys meet
+	// the outage ten times, then the budget.
+	for i := range 10*perAddress + 1 {
+		madeUp, err := keys.NewKey()
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := send(h, "/clan/search?name=royal", madeUp)
+		if i < 10*perAddress {
+			if err := checkUnavailable(a); err != nil {
+				t.Fatalf("made-up key %d: %v", i+1, err)
+			}
+		} else if a.status != http.StatusTooManyRequests {
+			t.Fatalf("a made-up key past the address's lookups: %d %s, want 429", a.status, a.body)
+		}
+	}
+	proxy.Accept()
+	deadline := time.Now().Add(databaseBound)
+	for {
+		a := send(h, "/clan/search?name=royal", verified)
+		if a.status == http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the database is back, but the verified key is answered %d %s", a.status, a.body)
+		}
+	}
 }
 
 // TestLockedKeyTable: with api_keys locked by another connection's open

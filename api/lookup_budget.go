@@ -55,11 +55,17 @@ func newLookupBudget(cfg Config) *lookupBudget {
 
 // spend takes one lookup of the request's client address at now, or says
 // why it may not: a rateLimitedError for the client's own budget, an
-// UnavailableError for the overall one.
-func (b *lookupBudget) spend(c *fiber.Ctx, now time.Time) error {
-	client := int64(maphash.Bytes(b.seed, c.Context().RemoteIP()))
-	if d := b.perClient.take(client, now); !d.allowed {
-		return &rateLimitedError{retryAfter: d.retryAfter}
+// UnavailableError for the overall one. The recheck of a key that
+// authenticated before (its verdict expired: keys.ErrVerdictExpired) is no
+// made-up key and spends the overall budget only: through a database
+// outage longer than a verdict is trusted, each request of a real client
+// rechecks its key, and is answered the 503 of the database, not a 429.
+func (b *lookupBudget) spend(c *fiber.Ctx, now time.Time, recheck bool) error {
+	if !recheck {
+		client := int64(maphash.Bytes(b.seed, c.Context().RemoteIP()))
+		if d := b.perClient.take(client, now); !d.allowed {
+			return &rateLimitedError{retryAfter: d.retryAfter}
+		}
 	}
 	if d := b.overall.take(0, now); !d.allowed {
 		return models.Unavailable("key lookups", d.retryAfter, errLookupBudgetSpent)

@@ -24,8 +24,9 @@ import (
 // ErrKeyDisabled, ErrKeyBlacklisted or an unavailable database.
 type KeyVerifier interface {
 	// VerifyCached verifies raw at now from memory, or answers
-	// keys.ErrNotCached: then VerifyAt is asked, with the request's
-	// context (made only then).
+	// keys.ErrNotCached (keys.ErrVerdictExpired for the recheck of a key
+	// that authenticated before): then VerifyAt is asked, with the
+	// request's context (made only then).
 	VerifyCached(raw string, now time.Time) (keys.Identity, error)
 	// VerifyAt verifies raw at now, the request's time on the clock the
 	// verifier would read.

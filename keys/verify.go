@@ -3,6 +3,7 @@ package keys
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/crownsdev/crowns/models"
@@ -61,6 +62,14 @@ func (s *Service) VerifyAt(ctx context.Context, raw string, at time.Time) (Ident
 // database can give: VerifyAt asks it.
 var ErrNotCached = errors.New("keys: no cached verdict")
 
+// ErrVerdictExpired is VerifyCached's answer for a key that authenticated
+// when last looked up, but so long ago that the verdict is no longer
+// trusted (the key-event feed could not be read meanwhile): VerifyAt asks
+// the database again. It is an ErrNotCached; a caller that bounds lookups
+// to keep made-up keys from the database can tell a known key's recheck
+// from them.
+var ErrVerdictExpired = fmt.Errorf("%w: the verdict of a known key expired", ErrNotCached)
+
 // VerifyCached is VerifyAt without the database: the verdict on raw when
 // it is known in memory (the cached verdict, or models.ErrUnknownKey for
 // a malformed key: wrong length, prefix, alphabet or checksum), else
@@ -79,9 +88,13 @@ func (s *Service) verifyCached(raw string, now int64) (cacheID, Identity, error)
 		return cacheID{}, Identity{}, models.ErrUnknownKey
 	}
 	id := s.ring.cacheID(raw)
-	if v, ok := s.cache.get(&id, now); ok {
+	v, trusted := s.cache.get(&id, now)
+	switch {
+	case trusted:
 		v.noteUse(now)
 		return id, v.identity, v.err
+	case v != nil && v.err == nil:
+		return id, Identity{}, ErrVerdictExpired
 	}
 	if CheckFormat(raw) != nil {
 		return cacheID{}, Identity{}, models.ErrUnknownKey

@@ -95,9 +95,9 @@ func newVerdictList(limit int) *simplelru.LRU[cacheID, *cachedVerdict] {
 	return verdicts
 }
 
-// get returns the verdict cached for the key of id, if it is still
-// trusted at now.
-func (c *verifyCache) get(id *cacheID, now int64) (*cachedVerdict, bool) {
+// get returns the verdict cached for the key of id, if there is one, and
+// whether it is still trusted at now.
+func (c *verifyCache) get(id *cacheID, now int64) (v *cachedVerdict, trusted bool) {
 	c.mu.Lock()
 	v, ok := c.known.Get(*id)
 	if !ok {
@@ -108,10 +108,7 @@ func (c *verifyCache) get(id *cacheID, now int64) (*cachedVerdict, bool) {
 		return nil, false
 	}
 	age := now - v.lookedUp
-	if age < c.ttl || (age < c.syncedTTL && now-c.synced.Load() < c.ttl) {
-		return v, true
-	}
-	return nil, false
+	return v, age < c.ttl || (age < c.syncedTTL && now-c.synced.Load() < c.ttl)
 }
 
 // startLookup returns the generation to hand to put after the database

@@ -187,9 +187,21 @@ func TestVerifyCachedAnswersOnlyFromMemory(t *testing.T) {
 		if n := statements.Load(); n != 0 {
 			t.Fatalf("cached verdicts sent %d statements", n)
 		}
+		made, err := keys.NewKey()
+		if err != nil {
+			t.Fatal(err)
+		}
+		expectVerify(t, service, made, models.ErrUnknownKey, "")
+		// Past the TTL, the key that authenticated is a recheck; the
+		// blacklisted and the unknown ones are lookups like any other.
 		clock.Advance(testTTL)
-		if _, err := service.VerifyCached(issued.Key, clock.Now()); !errors.Is(err, keys.ErrNotCached) {
-			t.Fatalf("after the TTL: %v, want ErrNotCached", err)
+		if _, err := service.VerifyCached(issued.Key, clock.Now()); !errors.Is(err, keys.ErrVerdictExpired) || !errors.Is(err, keys.ErrNotCached) {
+			t.Fatalf("after the TTL: %v, want ErrVerdictExpired, an ErrNotCached", err)
+		}
+		for _, raw := range []string{blacklisted.Key, made} {
+			if _, err := service.VerifyCached(raw, clock.Now()); !errors.Is(err, keys.ErrNotCached) || errors.Is(err, keys.ErrVerdictExpired) {
+				t.Fatalf("a refused key after the TTL: %v, want ErrNotCached alone", err)
+			}
 		}
 	})
 }
