@@ -270,6 +270,7 @@ func isUnavailable(err error) bool {
 		opErr      *net.OpError
 		connectErr *pgconn.ConnectError
 		pgErr      *pgconn.PgError
+		sqliteErr  sqliteCoded
 	)
 	switch {
 	case errors.Is(err, context.DeadlineExceeded),
@@ -288,6 +289,8 @@ func isUnavailable(err error) bool {
 		return true
 	case errors.As(err, &pgErr):
 		return unavailableCode(pgErr.Code)
+	case errors.As(err, &sqliteErr):
+		return sqliteUnavailableCode(sqliteErr.Code())
 	}
 	msg := err.Error()
 	return fileLocked(err) || strings.Contains(msg, "sql: database is closed") ||
@@ -306,6 +309,22 @@ func unavailableCode(code string) bool {
 		return true
 	}
 	return strings.HasPrefix(code, "08") || strings.HasPrefix(code, "53")
+}
+
+// sqliteCoded is how the SQLite driver's errors give their result code.
+type sqliteCoded interface{ Code() int }
+
+// sqliteUnavailableCode tells the SQLite result codes of a database that
+// cannot do the work now, as against a statement that is wrong: busy or
+// locked (5, 6), out of memory (7), read-only (8), an I/O error (10), a
+// full disk (13), a file that cannot be opened (14). An extended code
+// carries its primary one in its low byte.
+func sqliteUnavailableCode(code int) bool {
+	switch code & 0xff {
+	case 5, 6, 7, 8, 10, 13, 14:
+		return true
+	}
+	return false
 }
 
 // IsUniqueViolation reports whether err is a unique-constraint violation on

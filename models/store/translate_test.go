@@ -18,6 +18,40 @@ import (
 	"github.com/crownsdev/crowns/models/store/storetest"
 )
 
+// sqliteError is an error with a SQLite result code, as the SQLite
+// driver's errors give it.
+type sqliteError int
+
+func (e sqliteError) Error() string { return fmt.Sprintf("sqlite error (%d)", int(e)) }
+func (e sqliteError) Code() int     { return int(e) }
+
+// TestTranslateSQLiteStorageFailures: a database file that cannot be
+// written is a failure of the database, not of the request: the SQLite
+// driver's own error for it becomes unavailable.
+func TestTranslateSQLiteStorageFailures(t *testing.T) {
+	raw, err := sql.Open("sqlite", ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	raw.SetMaxOpenConns(1)
+	ctx := context.Background()
+	for _, statement := range []string{"CREATE TABLE t (n INTEGER)", "PRAGMA query_only = ON"} {
+		if _, err := raw.ExecContext(ctx, statement); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, readOnly := raw.ExecContext(ctx, "INSERT INTO t VALUES (1)")
+	if readOnly == nil {
+		t.Fatal("a read-only database took a write")
+	}
+	db := storetest.Open(t, store.DialectSQLite)
+	var unavailable *models.UnavailableError
+	if got := db.Translate(fmt.Errorf("write: %w", readOnly)); !errors.As(got, &unavailable) {
+		t.Fatalf("Translate(%v) = %v, want unavailable", readOnly, got)
+	}
+}
+
 // TestTranslateUnavailable: every way a database can fail to answer, as
 // the drivers report it (wrapped, as store methods wrap them), becomes an
 // unavailable error of source "database", which the API answers 503; an
@@ -48,6 +82,14 @@ func TestTranslateUnavailable(t *testing.T) {
 		{"lock timeout", pgCode("55P03"), true},
 		{"too many connections", pgCode("53300"), true},
 		{"sqlite locked", errors.New("database is locked (5) (SQLITE_BUSY)"), true},
+		{"sqlite busy, by code", sqliteError(5), true},
+		{"sqlite read-only", sqliteError(8), true},
+		{"sqlite read-only, extended code", sqliteError(8 | 3<<8), true},
+		{"sqlite I/O error", sqliteError(10), true},
+		{"sqlite disk full", sqliteError(13), true},
+		{"sqlite cannot open", sqliteError(14), true},
+		{"sqlite constraint", sqliteError(19), false},
+		{"sqlite syntax", sqliteError(1), false},
 		{"syntax error", pgCode("42601"), false},
 		{"unique violation", pgCode("23505"), false},
 		{"plain error", errors.New("something else"), false},
