@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/crownsdev/crowns/internal/backoff"
 	"github.com/crownsdev/crowns/models"
 )
 
@@ -118,8 +119,9 @@ func (s *Service) Flush(ctx context.Context) error {
 // and flushes request counts and last-use times every FlushInterval
 // (deleting usage past models.KeyUsageRetention once an hour), until ctx
 // ends; then it
-// flushes once more (bounded by a few seconds) so a graceful shutdown
-// loses nothing. Failures are logged and retried at the next tick. The
+// flushes once more, trying again for a few seconds (finalFlushTimeout)
+// while the database fails, so a graceful shutdown loses nothing.
+// Failures are logged and retried at the next tick. The
 // two run in separate loops, each try bounded by its own timeout: a
 // flush stalled on a locked table never holds up the sync, whose success
 // is what keeps cached verdicts trusted.
@@ -136,12 +138,12 @@ func (s *Service) Run(ctx context.Context) {
 		select {
 		case <-ticker.C:
 			flushCtx, cancel := context.WithTimeout(ctx, flushTimeout)
-			s.flushLogged(flushCtx, false)
+			s.flushLogged(flushCtx)
 			s.retainUsage(flushCtx)
 			cancel()
 		case <-ctx.Done():
 			final, cancel := context.WithTimeout(context.WithoutCancel(ctx), finalFlushTimeout)
-			s.flushLogged(final, true)
+			s.flushFinal(final)
 			cancel()
 			<-syncDone
 			return
@@ -149,16 +151,33 @@ func (s *Service) Run(ctx context.Context) {
 	}
 }
 
-// flushLogged flushes, logging a failure: a warning while the counts
-// wait for the next flush, an error at shutdown (final), when they are
-// lost.
-func (s *Service) flushLogged(ctx context.Context, final bool) {
-	err := s.Flush(ctx)
-	switch {
-	case err == nil:
-	case final:
-		s.log.ErrorContext(ctx, "cannot write key usage at shutdown: the request counts and last-use times since the last flush are lost", "error", err)
-	default:
+// flushLogged flushes, logging a failure as a warning: the counts are
+// kept for the next flush.
+func (s *Service) flushLogged(ctx context.Context) {
+	if err := s.Flush(ctx); err != nil {
 		s.log.WarnContext(ctx, "cannot write key usage (request counts and last-use times): kept for the next flush", "error", err)
+	}
+}
+
+// finalFlushRetry spaces the tries of the flush at shutdown.
+var finalFlushRetry = backoff.Policy{First: 50 * time.Millisecond, Max: time.Second}
+
+// flushFinal is the flush at shutdown. What it cannot write is lost, so
+// a failure (a database restarting, a connection cut) is tried again
+// until ctx ends, and only then logged as an error.
+func (s *Service) flushFinal(ctx context.Context) {
+	for failures := 1; ; failures++ {
+		err := s.Flush(ctx)
+		if err == nil {
+			return
+		}
+		wait := time.NewTimer(finalFlushRetry.Delay(failures))
+		select {
+		case <-ctx.Done():
+			wait.Stop()
+			s.log.ErrorContext(ctx, "cannot write key usage at shutdown: the request counts and last-use times since the last flush are lost", "error", err, "tries", failures)
+			return
+		case <-wait.C:
+		}
 	}
 }

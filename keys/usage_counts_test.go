@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -115,6 +117,51 @@ func TestRunFlushesUsageOnStop(t *testing.T) {
 			t.Errorf("stored requests after stop = %d, want 7", got)
 		}
 	})
+}
+
+// failingUsageStore is a store whose first writes of usage fail as an
+// unreachable database does.
+type failingUsageStore struct {
+	keys.Store
+	failures atomic.Int32
+}
+
+func (f *failingUsageStore) AddKeyUsage(ctx context.Context, counts map[models.KeyUsageSlot]models.KeyUsageCount) error {
+	if f.failures.Add(-1) >= 0 {
+		return models.Unavailable("database", time.Second, syscall.ECONNREFUSED)
+	}
+	return f.Store.AddKeyUsage(ctx, counts)
+}
+
+// TestTheFlushAtStopIsTriedAgain: when the database fails as Run stops
+// (a restart, a cut connection), the last flush is tried again until it
+// is written, within its few seconds.
+func TestTheFlushAtStopIsTriedAgain(t *testing.T) {
+	db := storetest.Open(t, store.DialectSQLite)
+	failing := &failingUsageStore{Store: db}
+	failing.failures.Store(3)
+	clock := models.NewManualClock(testStart)
+	service, err := keys.NewService(failing, keys.Config{Secret: testSecret, Clock: clock, FlushInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice := issue(t, service, "1")
+	for range 5 {
+		service.Count(alice.KeyID, "/clan/search", http.StatusOK, clock.Now())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	service.Run(ctx) // returns after the final flush
+	if left := failing.failures.Load(); left >= 0 {
+		t.Fatalf("the flush was tried %d times, want 4", 3-left)
+	}
+	report, err := service.KeyUsage(context.Background(), alice.KeyID, 1, clock.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := report.Total().Requests; got != 5 {
+		t.Errorf("stored requests after a stop that met a failing database = %d, want 5", got)
+	}
 }
 
 // TestOldUsageIsDeleted keeps 30 days of usage.
