@@ -94,14 +94,33 @@ func TestRefusedRequestsAreLoggedBySample(t *testing.T) {
 	if want := fmt.Sprintf("refusedLinesSkipped=%d", flood-written); !h.logs.contains(want) {
 		t.Fatalf("the line after the flood does not say %q:\n%s", want, h.logs.String())
 	}
-	// Answers other than refusals are all logged.
-	before := strings.Count(h.logs.String(), "status=200")
+	// Requests without a key to unknown paths are sampled alike.
+	h.clock.Advance(time.Minute)
+	for range flood {
+		expectError(t, h.get("/no/such/path"), http.StatusNotFound, "Path not found")
+	}
+	if n := strings.Count(h.logs.String(), "status=404"); n == 0 || n > 100 {
+		t.Fatalf("%d of %d requests to unknown paths were logged, want at most the burst of 100", n, flood)
+	}
+	// Answers other than refusals are all logged, a valid key's other
+	// 4xx too (the history of an untracked clan).
+	h.clock.Advance(time.Minute)
 	valid := h.issue("301")
+	untracked := h.get("/clan/2CCCP/history", "auth", valid).StatusCode
+	if untracked < 400 || untracked >= 500 || untracked == http.StatusTooManyRequests {
+		t.Fatalf("the history of an untracked clan answered %d", untracked)
+	}
+	status := fmt.Sprintf("status=%d", untracked)
+	before, beforeUntracked := strings.Count(h.logs.String(), "status=200"), strings.Count(h.logs.String(), status)
 	for range 150 {
 		h.get("/clan/2CCCP/tracking", "auth", valid)
+		h.get("/clan/2CCCP/history", "auth", valid)
 	}
 	if n := strings.Count(h.logs.String(), "status=200") - before; n != 150 {
 		t.Fatalf("%d of 150 answered requests were logged", n)
+	}
+	if n := strings.Count(h.logs.String(), status) - beforeUntracked; n != 150 {
+		t.Fatalf("%d of a valid key's 150 %s answers were logged", n, status)
 	}
 }
 

@@ -172,7 +172,7 @@ func (s *Server) requestContext(c *fiber.Ctx) error {
 	// it.
 	end := start.Add(latency)
 	var skipped int64
-	if refused(status) {
+	if refused(status, st.authenticated) {
 		var ok bool
 		if ok, skipped = s.refusals.admit(s.requestNow(c)); !ok {
 			return nil

@@ -6,11 +6,14 @@ import (
 	"time"
 )
 
-// Access lines of refused requests (401, 403, 429, and those the HTTP
-// server refuses before any route: 400, 413, 431) are sampled: at most
-// refusalLinesPerSecond a second, with bursts of refusalLineBurst, so that
-// a flood of made-up keys or of one key past its rate cannot fill a disk.
-// The next line written says how many were left out before it.
+// Access lines of refused requests are sampled: those of 401, 403 and
+// 429, of any other 4xx of a request that brought no valid key (an
+// unknown path, a method we do not serve, a malformed query), and of the
+// requests the HTTP server refuses before any route (400, 413, 431). At
+// most refusalLinesPerSecond a second are written, with bursts of
+// refusalLineBurst, so that a flood of made-up keys, of one key past its
+// rate or of junk requests cannot fill a disk. The next line written says
+// how many were left out before it.
 const (
 	refusalLinesPerSecond = 10
 	refusalLineBurst      = 100
@@ -27,9 +30,14 @@ func newRefusalSampler() *refusalSampler {
 	return &refusalSampler{lines: newRateLimiter(refusalLinesPerSecond, refusalLineBurst)}
 }
 
-// refused tells whether status is the answer to a refused request.
-func refused(status int) bool {
-	return status == http.StatusUnauthorized || status == http.StatusForbidden || status == http.StatusTooManyRequests
+// refused tells whether the answer status to a request, which brought a
+// valid key or not (authenticated), is a refusal whose line is sampled.
+func refused(status int, authenticated bool) bool {
+	switch {
+	case status == http.StatusUnauthorized, status == http.StatusForbidden, status == http.StatusTooManyRequests:
+		return true
+	}
+	return !authenticated && status >= http.StatusBadRequest && status < http.StatusInternalServerError
 }
 
 // admit tells whether the line of a refused request at now is written;
