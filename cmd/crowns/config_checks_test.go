@@ -142,6 +142,39 @@ func TestCommandsWarnOfUnknownVariables(t *testing.T) {
 	}
 }
 
+// TestClosestNameOfAMisspelledStart: a misspelled start of a long name
+// is pointed at that name, not at a short one fewer edits away in all.
+func TestClosestNameOfAMisspelledStart(t *testing.T) {
+	known := knownVariables()
+	for name, want := range map[string]string{
+		"CROWNS_RATE_LIMT":     "CROWNS_RATE_LIMIT_BURST",
+		"CROWNS_TRACK_ADRESS":  "CROWNS_TRACK_ADDRESS",
+		"crowns_database_url":  "CROWNS_DATABASE_URL",
+		"CROWNS_DISCORD_TOKN":  "CROWNS_DISCORD_TOKEN",
+		"CROWNS_SHUTDOWN_TIME": "CROWNS_SHUTDOWN_TIMEOUT",
+	} {
+		if got := closestName(name, known); got != want {
+			t.Errorf("closest to %s: %s, want %s", name, got, want)
+		}
+	}
+}
+
+// TestAShortShutdownTimeoutIsWarnedOf: a shutdown bound shorter than a
+// request may take cuts requests off at shutdown; the command says so,
+// and still runs.
+func TestAShortShutdownTimeoutIsWarnedOf(t *testing.T) {
+	for timeout, warned := range map[string]bool{"5s": true, "20s": false} {
+		env := map[string]string{"CROWNS_DATA_DIR": t.TempDir(), "CROWNS_SHUTDOWN_TIMEOUT": timeout}
+		var stdout, stderr bytes.Buffer
+		if code := run(t.Context(), []string{"keys", "list"}, testCLI(&stdout, &stderr, env)); code != exitOK {
+			t.Fatalf("keys list: exit %d:\n%s", code, stderr.String())
+		}
+		if got := strings.Contains(stderr.String(), "CROWNS_SHUTDOWN_TIMEOUT is shorter than a request may take"); got != warned {
+			t.Errorf("CROWNS_SHUTDOWN_TIMEOUT=%s: warned %v, want %v:\n%s", timeout, got, warned, stderr.String())
+		}
+	}
+}
+
 // TestConfigChecksTheLeakReportKeysFile: crowns serve reads and checks
 // the file with the rest of its configuration (exit 2 at start-up,
 // whatever the roles), not when the API starts; the operator commands,

@@ -47,11 +47,19 @@ func unknownVariables(environ []string) []unknownVariable {
 }
 
 // closestName is the name of candidates with the fewest single-character
-// edits from name (the first of equals).
+// edits from name (the first of equals). A candidate that name misspells
+// the start of (CROWNS_RATE_LIMT for CROWNS_RATE_LIMIT_BURST) counts as
+// that many edits plus one, so that it wins over short names that happen
+// to be fewer edits away in all.
 func closestName(name string, candidates []string) string {
+	name = strings.ToUpper(name)
 	best, bestDistance := "", -1
 	for _, candidate := range candidates {
-		if d := editDistance(strings.ToUpper(name), candidate); bestDistance < 0 || d < bestDistance {
+		d := editDistance(name, candidate)
+		if len(candidate) > len(name) {
+			d = min(d, editDistance(name, candidate[:len(name)])+1)
+		}
+		if bestDistance < 0 || d < bestDistance {
 			best, bestDistance = candidate, d
 		}
 	}

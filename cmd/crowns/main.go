@@ -15,10 +15,10 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/crownsdev/crowns/models/store"
-
+	"github.com/crownsdev/crowns/api"
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/store"
 )
 
 // version is the release this binary was built from, set at build time
@@ -101,6 +101,10 @@ func setup(env cli, load func(getenv func(string) string) (config, error)) (conf
 		for _, v := range unknownVariables(env.environ()) {
 			log.Warn("unknown configuration variable ignored", "name", v.name, "closest", v.closest)
 		}
+	}
+	if cfg.ShutdownTimeout < api.DefaultRequestTimeout {
+		log.Warn("CROWNS_SHUTDOWN_TIMEOUT is shorter than a request may take: at shutdown, a request still running past it is cut off",
+			"CROWNS_SHUTDOWN_TIMEOUT", cfg.ShutdownTimeout, "requestTimeout", api.DefaultRequestTimeout)
 	}
 	return cfg, log, true
 }
