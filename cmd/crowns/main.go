@@ -138,7 +138,7 @@ func durationAsText(_ []string, a slog.Attr) slog.Attr {
 // and checks the key secret against the one the database was first used
 // with; it returns the store and the secret.
 func openDatabase(ctx context.Context, cfg config, log *slog.Logger, clock models.Clock) (*store.Store, []byte, error) {
-	secret, err := loadSecret(cfg, log)
+	secret, generatedFile, err := loadSecret(cfg, log)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -156,6 +156,9 @@ func openDatabase(ctx context.Context, cfg config, log *slog.Logger, clock model
 	}
 	if err := keys.VerifySecret(ctx, db, secret, clock.Now()); err != nil {
 		_ = db.Close()
+		if errors.Is(err, keys.ErrSecretDiffers) && generatedFile != "" {
+			return nil, nil, secretFileLost(generatedFile)
+		}
 		if errors.Is(err, keys.ErrSecretDiffers) {
 			return nil, nil, err
 		}
@@ -181,10 +184,10 @@ func openCommandDatabase(ctx context.Context, env cli, command string) (cfg conf
 }
 
 // startFailureCode is the exit code of a process that could not start:
-// 2 for a secret that is missing or differs from the deployment's (the
-// configuration is wrong), 1 otherwise.
+// 2 for a secret that is missing, lost or differs from the deployment's
+// (the configuration is wrong), 1 otherwise.
 func startFailureCode(err error) int {
-	if errors.Is(err, keys.ErrSecretDiffers) || errors.Is(err, errSecretRequired) {
+	if errors.Is(err, keys.ErrSecretDiffers) || errors.Is(err, errSecretRequired) || errors.Is(err, errSecretFileLost) {
 		return exitUsage
 	}
 	return exitFailure

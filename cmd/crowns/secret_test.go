@@ -118,6 +118,36 @@ func TestSQLiteGeneratedSecretIsTheDeployments(t *testing.T) {
 	}
 }
 
+// TestALostSecretFileIsNotReplaced: on SQLite, a secret file missing
+// beside a database used before is refused with exit 2 and a line saying
+// to restore it, and no new secret is left in its place; with the file
+// restored, the keys work again.
+func TestALostSecretFileIsNotReplaced(t *testing.T) {
+	env := map[string]string{"CROWNS_DATA_DIR": t.TempDir()}
+	key := keysIssue(t, env)
+	file := filepath.Join(env["CROWNS_DATA_DIR"], "secret.key")
+	backup, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(file); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCrowns(env, "keys", "list")
+	if code != exitUsage || !strings.Contains(stderr, "secret.key was missing") || !strings.Contains(stderr, "restore that file") {
+		t.Fatalf("keys list without the secret file: exit %d:\n%s", code, stderr)
+	}
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
+		t.Fatalf("a secret was left in place of the lost one: %v", err)
+	}
+	if err := os.WriteFile(file, backup, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if again := keysIssue(t, env); again != key {
+		t.Fatal("with the secret file restored, the same key was not reminded")
+	}
+}
+
 // TestPostgresRequiresASecret: with PostgreSQL, serve and every command
 // that opens the database stop before touching anything, with exit 2 and
 // one line naming CROWNS_SECRET.
