@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -32,6 +33,8 @@ const refusalWriteTimeout = time.Second
 // anything.
 type connectionLimit struct {
 	limit int
+	// proxies are let in without count (see trustedProxies).
+	proxies trustedProxies
 	// refusal is the whole HTTP answer written to a refused connection.
 	refusal []byte
 
@@ -42,12 +45,12 @@ type connectionLimit struct {
 	admitted map[net.Conn]string
 }
 
-// newConnectionLimit is a limit of connections per address; body is the
-// JSON error body of the 429.
-func newConnectionLimit(limit int, body []byte) *connectionLimit {
+// newConnectionLimit is a limit of connections per address, but for
+// those of proxies; body is the JSON error body of the 429.
+func newConnectionLimit(limit int, proxies []netip.Prefix, body []byte) *connectionLimit {
 	refusal := fmt.Appendf(nil, "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nRetry-After: 1\r\nX-Ratelimit-Retry-After: 1000\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n%s",
 		http.StatusTooManyRequests, http.StatusText(http.StatusTooManyRequests), len(body), body)
-	return &connectionLimit{limit: limit, refusal: refusal, open: make(map[string]int), admitted: make(map[net.Conn]string)}
+	return &connectionLimit{limit: limit, proxies: proxies, refusal: refusal, open: make(map[string]int), admitted: make(map[net.Conn]string)}
 }
 
 // listener is ln letting in only the connections within the limit.
@@ -75,7 +78,12 @@ func (ll *limitedListener) Accept() (net.Conn, error) {
 	}
 }
 
+// admit counts conn against its address's limit, and tells whether it is
+// within; a trusted proxy's connection is let in uncounted.
 func (l *connectionLimit) admit(conn net.Conn) bool {
+	if l.proxies.containsConn(conn) {
+		return true
+	}
 	address := addressOf(conn)
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -11,7 +11,7 @@ import (
 // connection it closes, those of App().Test too; only the ones the
 // listener let in free a place.
 func TestOnlyConnectionsLetInGiveTheirPlaceBack(t *testing.T) {
-	limit := newConnectionLimit(1, []byte(`{}`))
+	limit := newConnectionLimit(1, nil, []byte(`{}`))
 	hook := limit.connectionStateHook(nil)
 	first, firstPeer := net.Pipe()
 	second, secondPeer := net.Pipe()

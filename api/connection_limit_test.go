@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -82,6 +83,27 @@ func TestConnectionsPerAddressAreBounded(t *testing.T) {
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("a closed connection's place was never given back")
+		}
+	}
+}
+
+// TestConnectionsOfATrustedProxyAreNotBounded: a trusted proxy's
+// connections carry many clients' requests, so they hold no place in the
+// per-address limit.
+func TestConnectionsOfATrustedProxyAreNotBounded(t *testing.T) {
+	h := newHarness(t, harnessOptions{config: func(c *api.Config) {
+		c.MaxConnsPerAddress = 1
+		c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
+	}})
+	addr := strings.TrimPrefix(serveOnLoopback(t, h.server), "http://")
+	for range 3 {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		if resp := askHealth(t, conn); resp.StatusCode != http.StatusOK {
+			t.Fatalf("a trusted proxy's connection past the limit of 1: %d", resp.StatusCode)
 		}
 	}
 }

@@ -41,6 +41,7 @@ var errLookupBudgetSpent = errors.New("the key lookups of all clients are over t
 // budget, 503, as for a database that cannot keep up.
 type lookupBudget struct {
 	seed      maphash.Seed
+	proxies   trustedProxies
 	perClient *rateLimiter
 	overall   *rateLimiter
 }
@@ -48,12 +49,14 @@ type lookupBudget struct {
 func newLookupBudget(cfg Config) *lookupBudget {
 	return &lookupBudget{
 		seed:      maphash.MakeSeed(),
+		proxies:   cfg.TrustedProxies,
 		perClient: newRateLimiter(cfg.KeyLookupsPerAddress, burstOf(cfg.KeyLookupsPerAddress, lookupBurstPerAddress)),
 		overall:   newRateLimiter(cfg.KeyLookupsPerSecond, burstOf(cfg.KeyLookupsPerSecond, lookupBurstOverall)),
 	}
 }
 
-// spend takes one lookup of the request's client address at now, or says
+// spend takes one lookup of the request's client address (behind a
+// trusted proxy, the one it names) at now, or says
 // why it may not: a rateLimitedError for the client's own budget, an
 // UnavailableError for the overall one. The recheck of a key that
 // authenticated before (its verdict expired: keys.ErrVerdictExpired) is no
@@ -62,7 +65,7 @@ func newLookupBudget(cfg Config) *lookupBudget {
 // rechecks its key, and is answered the 503 of the database, not a 429.
 func (b *lookupBudget) spend(c *fiber.Ctx, now time.Time, recheck bool) error {
 	if !recheck {
-		client := int64(maphash.Bytes(b.seed, c.Context().RemoteIP()))
+		client := int64(maphash.Bytes(b.seed, b.proxies.clientAddress(c)))
 		if d := b.perClient.take(client, now); !d.allowed {
 			return &rateLimitedError{retryAfter: d.retryAfter}
 		}

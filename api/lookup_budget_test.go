@@ -3,6 +3,7 @@ package api_test
 import (
 	"fmt"
 	"net/http"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -139,4 +140,44 @@ func TestMalformedKeysSpendNoLookups(t *testing.T) {
 		expectError(t, h.get("/clan/2CCCP/tracking", "auth", key[:len(key)-1]+string(last)), http.StatusUnauthorized, textUnknownKey)
 	}
 	expectError(t, h.get("/clan/2CCCP/tracking", "auth", madeUpKey(t)), http.StatusUnauthorized, textUnknownKey)
+}
+
+// TestClientsBehindATrustedProxyHaveTheirOwnLookupBudget: requests that
+// come through a trusted proxy spend the lookup budget of the client its
+// X-Forwarded-For names (the rightmost address that is not a proxy's,
+// whatever the client wrote left of it); from any other peer the header
+// is ignored and the peer's budget is spent.
+func TestClientsBehindATrustedProxyHaveTheirOwnLookupBudget(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		proxies []netip.Prefix
+		// second is what the first request of a second client gets, after
+		// a first client spent its one lookup.
+		second int
+	}{
+		// The harness's requests come from 0.0.0.0.
+		{"through a trusted proxy", []netip.Prefix{netip.MustParsePrefix("0.0.0.0/32"), netip.MustParsePrefix("10.0.0.0/8")}, http.StatusUnauthorized},
+		{"from a peer that is no proxy", []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")}, http.StatusTooManyRequests},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, harnessOptions{config: func(c *api.Config) {
+				c.KeyLookupsPerAddress = 0.1 // a burst of 1
+				c.TrustedProxies = tc.proxies
+			}})
+			first := func(forwardedFor string) *http.Response {
+				return h.get("/clan/2CCCP/tracking", "auth", madeUpKey(t), "X-Forwarded-For", forwardedFor)
+			}
+			expectError(t, first("203.0.113.1"), http.StatusUnauthorized, textUnknownKey)
+			// The same client, whatever it writes before its address.
+			expectError(t, first("198.51.100.9, 203.0.113.1"), http.StatusTooManyRequests, "Rate limit exceeded")
+			if got := first("203.0.113.2").StatusCode; got != tc.second {
+				t.Fatalf("another client's first made-up key: %d, want %d", got, tc.second)
+			}
+			if tc.second == http.StatusUnauthorized {
+				// Through two proxies, both trusted: the client is left of both.
+				expectError(t, first("203.0.113.3, 10.0.0.5"), http.StatusUnauthorized, textUnknownKey)
+				expectError(t, first("203.0.113.3"), http.StatusTooManyRequests, "Rate limit exceeded")
+			}
+		})
+	}
 }

@@ -33,8 +33,8 @@ func newRefusalSampler() *refusalSampler {
 // refused tells whether the answer status to a request, which brought a
 // valid key or not (authenticated), is a refusal whose line is sampled.
 func refused(status int, authenticated bool) bool {
-	switch {
-	case status == http.StatusUnauthorized, status == http.StatusForbidden, status == http.StatusTooManyRequests:
+	switch status {
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests:
 		return true
 	}
 	return !authenticated && status >= http.StatusBadRequest && status < http.StatusInternalServerError

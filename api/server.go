@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -122,6 +123,12 @@ type Config struct {
 	// open at once (zero: DefaultMaxConnsPerAddress); one more is answered
 	// 429 and closed.
 	MaxConnsPerAddress int
+	// TrustedProxies are the addresses of the proxies in front of the API
+	// (a load balancer): their connections hold no place in the
+	// per-address connection limit, and the client address of their
+	// requests, for the per-address key-lookup budget, is the one their
+	// X-Forwarded-For names. None by default: the header is then ignored.
+	TrustedProxies []netip.Prefix
 	// DisableAccessLog drops the access-log line of every request
 	// (CROWNS_ACCESS_LOG=off; off rather than on, so that the zero Config
 	// logs); errors and 5xx answers are still logged.
@@ -269,7 +276,7 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 	s.app = fiber.New(fiberCfg)
 	server := s.app.Server()
 	server.Handler = knownMethodsOnly(server.Handler, fiberCfg.RequestMethods)
-	s.connections = newConnectionLimit(cfg.MaxConnsPerAddress, s.errorBodies[errorKey{http.StatusTooManyRequests, textRateLimited}])
+	s.connections = newConnectionLimit(cfg.MaxConnsPerAddress, cfg.TrustedProxies, s.errorBodies[errorKey{http.StatusTooManyRequests, textRateLimited}])
 	server.ConnState = s.connections.connectionStateHook(server.ConnState)
 	// Answers given while draining say Connection: close, so a keep-alive
 	// client does not send another request on a connection about to close.

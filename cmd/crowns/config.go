@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"net/netip"
 	"net/url"
 	"os"
 	"strconv"
@@ -58,6 +59,9 @@ type config struct {
 	// all.
 	KeyLookupsPerAddress float64
 	KeyLookupsPerSecond  float64
+	// TrustedProxies are the proxies in front of the API, whose
+	// X-Forwarded-For names the client (see api.Config.TrustedProxies).
+	TrustedProxies []netip.Prefix
 	// GameCallsPerKey bounds the game-API calls a second of one key.
 	GameCallsPerKey float64
 	CacheTTL        time.Duration
@@ -177,6 +181,7 @@ func readConfig(getenv func(string) string, serving bool) (config, error) {
 		RateBurst:            r.integer("CROWNS_RATE_LIMIT_BURST", 20, 1, 1_000_000),
 		KeyLookupsPerAddress: r.float("CROWNS_KEY_LOOKUPS_PER_ADDRESS", api.DefaultKeyLookupsPerAddress),
 		KeyLookupsPerSecond:  r.float("CROWNS_KEY_LOOKUPS_PER_SECOND", api.DefaultKeyLookupsPerSecond),
+		TrustedProxies:       r.prefixes("CROWNS_TRUSTED_PROXIES"),
 		GameCallsPerKey:      r.float("CROWNS_GAME_CALLS_PER_KEY", api.DefaultGameCallsPerKey),
 		CacheTTL:             r.duration("CROWNS_CACHE_TTL", 3*time.Minute),
 		HistoryCacheTTL:      r.duration("CROWNS_HISTORY_CACHE_TTL", time.Minute),
@@ -292,6 +297,29 @@ func (r *envReader) check(ok bool, problem string) {
 	if !ok {
 		r.problems = append(r.problems, problem)
 	}
+}
+
+// prefixes reads a comma-separated list of addresses and CIDR prefixes
+// (an address stands for itself alone); empty by default.
+func (r *envReader) prefixes(name string) []netip.Prefix {
+	var out []netip.Prefix
+	for item := range strings.SplitSeq(r.getenv(name), ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		if addr, err := netip.ParseAddr(item); err == nil {
+			out = append(out, netip.PrefixFrom(addr.Unmap(), addr.Unmap().BitLen()))
+			continue
+		}
+		prefix, err := netip.ParsePrefix(item)
+		if err != nil {
+			r.fail("%s: %q is neither an address nor a CIDR prefix (like 10.0.0.0/8)", name, item)
+			continue
+		}
+		out = append(out, prefix.Masked())
+	}
+	return out
 }
 
 func (r *envReader) str(name, def string) string {

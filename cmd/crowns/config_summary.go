@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/netip"
 	"strings"
 )
 
@@ -69,6 +70,7 @@ func (c config) summary() []slog.Attr {
 		slog.Int("CROWNS_RATE_LIMIT_BURST", c.RateBurst),
 		slog.Float64("CROWNS_KEY_LOOKUPS_PER_ADDRESS", c.KeyLookupsPerAddress),
 		slog.Float64("CROWNS_KEY_LOOKUPS_PER_SECOND", c.KeyLookupsPerSecond),
+		slog.String("CROWNS_TRUSTED_PROXIES", orNone(prefixList(c.TrustedProxies))),
 		slog.Float64("CROWNS_GAME_CALLS_PER_KEY", c.GameCallsPerKey),
 		slog.Duration("CROWNS_CACHE_TTL", c.CacheTTL),
 		slog.Duration("CROWNS_HISTORY_CACHE_TTL", c.HistoryCacheTTL),
@@ -133,4 +135,13 @@ func secretName(c config) string {
 		return "CROWNS_SECRET_FILE"
 	}
 	return "CROWNS_SECRET"
+}
+
+// prefixList is prefixes as CROWNS_TRUSTED_PROXIES writes them.
+func prefixList(prefixes []netip.Prefix) string {
+	items := make([]string, len(prefixes))
+	for i, prefix := range prefixes {
+		items[i] = prefix.String()
+	}
+	return strings.Join(items, ",")
 }

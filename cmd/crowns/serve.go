@@ -201,6 +201,7 @@ func (n *node) startAPI(ctx context.Context, cfg config, env cli, log *slog.Logg
 		RatePerSecond:        cfg.RatePerSecond,
 		KeyLookupsPerAddress: cfg.KeyLookupsPerAddress,
 		KeyLookupsPerSecond:  cfg.KeyLookupsPerSecond,
+		TrustedProxies:       cfg.TrustedProxies,
 		GameCallsPerKey:      cfg.GameCallsPerKey,
 		RateBurst:            cfg.RateBurst,
 		CacheTTL:             cfg.CacheTTL,
