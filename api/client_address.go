@@ -43,29 +43,56 @@ func (p trustedProxies) containsConn(conn net.Conn) bool {
 	return ok && p.contains(addr)
 }
 
+// maxForwardedHops bounds the addresses of X-Forwarded-For read from the
+// right: past them, the peer stands for the client. A chain of proxies is
+// short; the bound keeps a header written long by a client cheap.
+const maxForwardedHops = 16
+
 // clientAddress is the address of the client of a request: the
 // connection's peer, or, when that is a trusted proxy, the last address
 // of X-Forwarded-For (all its lines, in order) that is not one, read from
-// the right: the addresses left of it are the client's to write. A header
-// that names no valid address leaves the peer.
+// the right: the addresses left of it are the client's to write. A hop
+// may carry a port (192.0.2.1:443, [2001:db8::1]:443). A header that
+// names no valid address there, or only proxies within
+// maxForwardedHops, leaves the peer.
 func (p trustedProxies) clientAddress(c *fiber.Ctx) []byte {
-	peer := c.Context().RemoteIP()
-	addr, ok := netip.AddrFromSlice(peer)
-	if len(p) == 0 || !ok || !p.contains(addr) {
-		return peer
+	peer, ok := netip.AddrFromSlice(c.Context().RemoteIP())
+	if !ok {
+		return c.Context().RemoteIP()
+	}
+	peer = peer.Unmap()
+	if len(p) == 0 || !p.contains(peer) {
+		return peer.AsSlice()
 	}
 	lines := c.Request().Header.PeekAll(headerForwardedFor)
+	hops := 0
 	for i := len(lines) - 1; i >= 0; i-- {
-		hops := bytes.Split(lines[i], []byte{','})
-		for j := len(hops) - 1; j >= 0; j-- {
-			hop, err := netip.ParseAddr(string(bytes.TrimSpace(hops[j])))
-			if err != nil {
-				return peer
+		rest := lines[i]
+		for len(rest) > 0 {
+			if hops++; hops > maxForwardedHops {
+				return peer.AsSlice()
+			}
+			cut := bytes.LastIndexByte(rest, ',')
+			hop, ok := parseHop(bytes.TrimSpace(rest[cut+1:]))
+			if !ok {
+				return peer.AsSlice()
 			}
 			if !p.contains(hop) {
-				return hop.Unmap().AsSlice()
+				return hop.AsSlice()
 			}
+			rest = rest[:max(cut, 0)]
 		}
 	}
-	return peer
+	return peer.AsSlice()
+}
+
+// parseHop reads one address of X-Forwarded-For, with or without a port.
+func parseHop(hop []byte) (netip.Addr, bool) {
+	if addr, err := netip.ParseAddr(string(hop)); err == nil {
+		return addr.Unmap(), true
+	}
+	if addrPort, err := netip.ParseAddrPort(string(hop)); err == nil {
+		return addrPort.Addr().Unmap(), true
+	}
+	return netip.Addr{}, false
 }

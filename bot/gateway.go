@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"time"
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/gorilla/websocket"
@@ -47,7 +46,7 @@ func (b *Bot) openGateway(ctx context.Context) bool {
 		}
 		delay := retry.Delay(failures)
 		b.log.Warn("cannot reach the Discord gateway; retrying", "error", err, "retryIn", delay)
-		if !waitOrDone(ctx, delay) {
+		if !backoff.Wait(ctx, delay) {
 			return false
 		}
 	}
@@ -75,17 +74,4 @@ func refusalOf(err error) string {
 		return textTokenRefused
 	}
 	return ""
-}
-
-// waitOrDone waits for d or until ctx ends; it reports whether d
-// elapsed.
-func waitOrDone(ctx context.Context, d time.Duration) bool {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-timer.C:
-		return true
-	}
 }

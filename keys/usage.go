@@ -2,6 +2,7 @@ package keys
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -163,21 +164,19 @@ func (s *Service) flushLogged(ctx context.Context) {
 var finalFlushRetry = backoff.Policy{First: 50 * time.Millisecond, Max: time.Second}
 
 // flushFinal is the flush at shutdown. What it cannot write is lost, so
-// a failure (a database restarting, a connection cut) is tried again
-// until ctx ends, and only then logged as an error.
+// a database that cannot answer now (restarting, a connection cut) is
+// tried again until ctx ends; a failure that will not pass, at once, and
+// either is then logged as an error.
 func (s *Service) flushFinal(ctx context.Context) {
 	for failures := 1; ; failures++ {
 		err := s.Flush(ctx)
 		if err == nil {
 			return
 		}
-		wait := time.NewTimer(finalFlushRetry.Delay(failures))
-		select {
-		case <-ctx.Done():
-			wait.Stop()
-			s.log.ErrorContext(ctx, "cannot write key usage at shutdown: the request counts and last-use times since the last flush are lost", "error", err, "tries", failures)
-			return
-		case <-wait.C:
+		if errors.Is(err, models.ErrUnavailable) && backoff.Wait(ctx, finalFlushRetry.Delay(failures)) {
+			continue
 		}
+		s.log.ErrorContext(ctx, "cannot write key usage at shutdown: the request counts and last-use times since the last flush are lost", "error", err, "tries", failures)
+		return
 	}
 }

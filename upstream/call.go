@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/crownsdev/crowns/internal/backoff"
 	"github.com/crownsdev/crowns/models"
 )
 
@@ -86,7 +87,7 @@ func (c *Client) call(ctx context.Context, req request, out any) (callOutcome, e
 			return outcomeOf(ctx, got), f.err
 		}
 		c.log.Warn("game API attempt failed, retrying", append(attrs, "wait", wait, "error", f.err)...)
-		if !pause(ctx, wait) {
+		if !backoff.Wait(ctx, wait) {
 			c.report(ctx, f, attrs)
 			return outcomeOf(ctx, got), f.err
 		}
@@ -124,18 +125,6 @@ func (c *Client) attempt(ctx context.Context, target, token string, attemptsLeft
 		return answer{status: resp.StatusCode, err: err}
 	}
 	return answer{status: resp.StatusCode, body: body, retryAfter: c.parseRetryAfter(resp.Header.Get("Retry-After"))}
-}
-
-// pause waits d or until ctx ends; it reports whether the wait completed.
-func pause(ctx context.Context, d time.Duration) bool {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
 
 // setTokenAside leaves out of the rotation the token at place, which the

@@ -159,22 +159,6 @@ func TestClosestNameOfAMisspelledStart(t *testing.T) {
 	}
 }
 
-// TestAShortShutdownTimeoutIsWarnedOf: a shutdown bound shorter than a
-// request may take cuts requests off at shutdown; the command says so,
-// and still runs.
-func TestAShortShutdownTimeoutIsWarnedOf(t *testing.T) {
-	for timeout, warned := range map[string]bool{"5s": true, "20s": false} {
-		env := map[string]string{"CROWNS_DATA_DIR": t.TempDir(), "CROWNS_SHUTDOWN_TIMEOUT": timeout}
-		var stdout, stderr bytes.Buffer
-		if code := run(t.Context(), []string{"keys", "list"}, testCLI(&stdout, &stderr, env)); code != exitOK {
-			t.Fatalf("keys list: exit %d:\n%s", code, stderr.String())
-		}
-		if got := strings.Contains(stderr.String(), "CROWNS_SHUTDOWN_TIMEOUT is shorter than a request may take"); got != warned {
-			t.Errorf("CROWNS_SHUTDOWN_TIMEOUT=%s: warned %v, want %v:\n%s", timeout, got, warned, stderr.String())
-		}
-	}
-}
-
 // TestConfigChecksTheLeakReportKeysFile: crowns serve reads and checks
 // the file with the rest of its configuration (exit 2 at start-up,
 // whatever the roles), not when the API starts; the operator commands,

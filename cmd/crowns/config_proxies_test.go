@@ -19,6 +19,8 @@ func TestTrustedProxiesSetting(t *testing.T) {
 			netip.MustParsePrefix("198.51.100.1/32"), netip.MustParsePrefix("2001:db8::/32"),
 		}, ""},
 		{"a prefix with host bits", "10.1.2.3/8", []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, ""},
+		{"an IPv4 prefix written mapped", "::ffff:10.0.0.0/104", []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, ""},
+		{"a mapped prefix wider than IPv4", "::ffff:0.0.0.0/90", nil, `CROWNS_TRUSTED_PROXIES: "::ffff:0.0.0.0/90" is neither an address nor a CIDR prefix (like 10.0.0.0/8)`},
 		{"neither", "10.0.0/8", nil, `CROWNS_TRUSTED_PROXIES: "10.0.0/8" is neither an address nor a CIDR prefix (like 10.0.0.0/8)`},
 	}
 	for _, tt := range tests {

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -18,46 +20,51 @@ import (
 var errSecretRequired = errors.New("CROWNS_SECRET is required with PostgreSQL (CROWNS_DATABASE_URL): " +
 	"set the same base64 secret on every host (make one with: head -c 32 /dev/urandom | base64)")
 
-// errSecretFileLost: the generated secret file of the data directory was
-// missing, but its database had been used with a secret, so a new one
+// errSecretFileLost: the generated secret file of the data directory is
+// missing, but its database has been used with a secret, so a new one
 // cannot be right.
-var errSecretFileLost = errors.New("was missing, but this database was first used with another secret: " +
-	"restore that file (mode 0600) from a backup, or set CROWNS_SECRET to the secret it held; " +
-	"the secret generated now was removed")
+var errSecretFileLost = errors.New("is missing, but this database was first used with a secret: " +
+	"restore that file (mode 0600) from a backup, or set CROWNS_SECRET to the secret it held")
+
+// secretRecorder tells whether the database has been used with a secret.
+type secretRecorder interface {
+	SecretRecorded(ctx context.Context) (bool, error)
+}
 
 // loadSecret returns the secret behind key digests and key encryption:
-// CROWNS_SECRET, required with PostgreSQL; on SQLite, without it, the
-// file generated once in the data directory. generatedFile names that
-// file when this call generated it ("" otherwise).
-func loadSecret(cfg config, log *slog.Logger) (secret []byte, generatedFile string, err error) {
-	if cfg.DatabaseURL != "" && cfg.Secret == "" {
-		return nil, "", errSecretRequired
-	}
-	var existed bool
-	file := filepath.Join(cfg.DataDir, keys.SecretFileName)
+// CROWNS_SECRET, required with PostgreSQL (checked by requireSecret); on
+// SQLite, without it, the file generated once in the data directory,
+// unless db has been used with a secret already: then the file was lost,
+// and a new one would be wrong.
+func loadSecret(ctx context.Context, cfg config, log *slog.Logger, db secretRecorder) ([]byte, error) {
 	if cfg.Secret == "" && cfg.DataDir != "" {
-		_, statErr := os.Stat(file)
-		existed = statErr == nil
+		file := filepath.Join(cfg.DataDir, keys.SecretFileName)
+		if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
+			recorded, err := db.SecretRecorded(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("key secret: %w", err)
+			}
+			if recorded {
+				return nil, fmt.Errorf("%s %w", file, errSecretFileLost)
+			}
+		}
 	}
 	secret, source, err := keys.LoadOrCreateSecret(cfg.DataDir, cfg.Secret)
 	if err != nil {
-		return nil, "", fmt.Errorf("key secret: %w", err)
+		return nil, fmt.Errorf("key secret: %w", err)
 	}
 	log.Debug("loaded key secret", "source", source)
-	if cfg.Secret == "" && !existed {
-		generatedFile = file
-	}
-	return secret, generatedFile, nil
+	return secret, nil
 }
 
-// secretFileLost is the error of a secret generated into file (see
-// loadSecret) that the database refused: the file is removed, so that the
-// operator's next try does not meet it, and the error says what to do.
-func secretFileLost(file string) error {
-	if err := os.Remove(file); err != nil {
-		return fmt.Errorf("%s %w (but removing it failed: %v)", file, errSecretFileLost, err)
+// requireSecret refuses PostgreSQL without CROWNS_SECRET, before anything
+// is opened: several processes on several hosts share that database, so
+// none may generate a secret of its own.
+func requireSecret(cfg config) error {
+	if cfg.DatabaseURL != "" && cfg.Secret == "" {
+		return errSecretRequired
 	}
-	return fmt.Errorf("%s %w", file, errSecretFileLost)
+	return nil
 }
 
 // newKeyService builds the developer-key service on store with secret.

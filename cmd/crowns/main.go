@@ -15,7 +15,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/crownsdev/crowns/api"
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/models/store"
@@ -102,10 +101,6 @@ func setup(env cli, load func(getenv func(string) string) (config, error)) (conf
 			log.Warn("unknown configuration variable ignored", "name", v.name, "closest", v.closest)
 		}
 	}
-	if cfg.ShutdownTimeout < api.DefaultRequestTimeout {
-		log.Warn("CROWNS_SHUTDOWN_TIMEOUT is shorter than a request may take: at shutdown, a request still running past it is cut off",
-			"CROWNS_SHUTDOWN_TIMEOUT", cfg.ShutdownTimeout, "requestTimeout", api.DefaultRequestTimeout)
-	}
 	return cfg, log, true
 }
 
@@ -138,8 +133,7 @@ func durationAsText(_ []string, a slog.Attr) slog.Attr {
 // and checks the key secret against the one the database was first used
 // with; it returns the store and the secret.
 func openDatabase(ctx context.Context, cfg config, log *slog.Logger, clock models.Clock) (*store.Store, []byte, error) {
-	secret, generatedFile, err := loadSecret(cfg, log)
-	if err != nil {
+	if err := requireSecret(cfg); err != nil {
 		return nil, nil, err
 	}
 	db, err := store.Open(ctx, store.DatabaseConfig{URL: cfg.DatabaseURL, DataDir: cfg.DataDir, Logger: log, Clock: clock})
@@ -154,11 +148,13 @@ func openDatabase(ctx context.Context, cfg config, log *slog.Logger, clock model
 	for _, name := range applied {
 		log.Info("applied database migration", "migration", name)
 	}
+	secret, err := loadSecret(ctx, cfg, log, db)
+	if err != nil {
+		_ = db.Close()
+		return nil, nil, err
+	}
 	if err := keys.VerifySecret(ctx, db, secret, clock.Now()); err != nil {
 		_ = db.Close()
-		if errors.Is(err, keys.ErrSecretDiffers) && generatedFile != "" {
-			return nil, nil, secretFileLost(generatedFile)
-		}
 		if errors.Is(err, keys.ErrSecretDiffers) {
 			return nil, nil, err
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/base64"
 	"maps"
 	"os"
@@ -134,11 +135,30 @@ func TestALostSecretFileIsNotReplaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, stderr := runCrowns(env, "keys", "list")
-	if code != exitUsage || !strings.Contains(stderr, "secret.key was missing") || !strings.Contains(stderr, "restore that file") {
+	if code != exitUsage || !strings.Contains(stderr, "secret.key is missing") || !strings.Contains(stderr, "restore that file") {
 		t.Fatalf("keys list without the secret file: exit %d:\n%s", code, stderr)
 	}
 	if _, err := os.Stat(file); !os.IsNotExist(err) {
 		t.Fatalf("a secret was left in place of the lost one: %v", err)
+	}
+	// A start that fails before the secret is read (a database migrated
+	// by a newer release) generates none either.
+	raw, err := sql.Open("sqlite", filepath.Join(env["CROWNS_DATA_DIR"], "crowns.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if _, err := raw.Exec(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (999999, 'from a newer release', CURRENT_TIMESTAMP)`); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCrowns(env, "keys", "list"); code == exitOK {
+		t.Fatalf("keys list on a database of a newer release: exit 0:\n%s", stderr)
+	}
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
+		t.Fatalf("a start that failed left a secret: %v", err)
+	}
+	if _, err := raw.Exec(`DELETE FROM schema_migrations WHERE version = 999999`); err != nil {
+		t.Fatal(err)
 	}
 	if err := os.WriteFile(file, backup, 0o600); err != nil {
 		t.Fatal(err)

@@ -57,6 +57,10 @@ func runServe(ctx context.Context, env cli, args []string) int {
 	defer func() { _ = out.Close() }()
 	log := newBufferedLogger(out, cfg)
 	logConfiguration(out, log, cfg)
+	if cfg.Roles.API && cfg.ShutdownTimeout < api.DefaultRequestTimeout {
+		log.Warn("CROWNS_SHUTDOWN_TIMEOUT is shorter than a request may take: at shutdown, a request still running past it is cut off",
+			"CROWNS_SHUTDOWN_TIMEOUT", cfg.ShutdownTimeout, "requestTimeout", api.DefaultRequestTimeout)
+	}
 	node, err := startNode(ctx, cfg, env, log, out.accessLines())
 	if err != nil {
 		log.Error("cannot start", "error", err)

@@ -205,6 +205,33 @@ func TestServePrintsTheConfigurationWithSecretsMasked(t *testing.T) {
 	}
 }
 
+// TestAShortShutdownTimeoutIsWarnedOf: with the API role, a shutdown
+// bound shorter than a request may take cuts requests off at shutdown,
+// and serve says so as it starts; without the API role, and in the
+// operator commands, there is nothing to cut, and no warning.
+func TestAShortShutdownTimeoutIsWarnedOf(t *testing.T) {
+	const warning = "CROWNS_SHUTDOWN_TIMEOUT is shorter than a request may take"
+	for _, tc := range []struct {
+		roles, timeout, startedLine string
+		warned                      bool
+	}{
+		{"api", "5s", "API listening", true},
+		{"api", "20s", "API listening", false},
+		{"scheduler", "5s", "scheduler running", false},
+	} {
+		env := map[string]string{"CROWNS_DATA_DIR": t.TempDir(), "CROWNS_ROLES": tc.roles, "CROWNS_SHUTDOWN_TIMEOUT": tc.timeout}
+		n := startServeUntil(t, env, nil, tc.startedLine)
+		if got := strings.Contains(n.stderr.String(), warning); got != tc.warned {
+			t.Errorf("roles %s, CROWNS_SHUTDOWN_TIMEOUT=%s: warned %v, want %v:\n%s", tc.roles, tc.timeout, got, tc.warned, n.stderr.String())
+		}
+		n.stop(t)
+	}
+	env := map[string]string{"CROWNS_DATA_DIR": t.TempDir(), "CROWNS_SHUTDOWN_TIMEOUT": "5s"}
+	if code, _, stderr := runCrowns(env, "keys", "list"); code != exitOK || strings.Contains(stderr, warning) {
+		t.Errorf("keys list with a short shutdown bound: exit %d:\n%s", code, stderr)
+	}
+}
+
 func TestServeDrainsRequestsInFlightOnShutdown(t *testing.T) {
 	arrived, release := make(chan struct{}), make(chan struct{})
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

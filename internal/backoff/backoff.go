@@ -1,7 +1,8 @@
 // Package backoff is the one retry schedule of Crowns: every loop that
 // tries again after a failure (game-API calls, scheduler jobs, the clan
 // change listener, opening the database, the Discord gateway and audit
-// poll) waits the delay a Policy gives.
+// poll, the last usage flush) waits the delay a Policy gives, with Wait
+// where the wait ends with a context.
 //
 // The delay doubles from First per failure in a row, up to Max, and is
 // then jittered to a random point in its upper half, so that replicas and
@@ -10,6 +11,7 @@
 package backoff
 
 import (
+	"context"
 	"math/rand/v2"
 	"time"
 )
@@ -43,4 +45,17 @@ func (p Policy) Delay(failures int) time.Duration {
 	}
 	half := d / 2
 	return d - half + rand.N(half+1)
+}
+
+// Wait waits d, or until ctx ends; it reports whether the whole wait
+// passed (false: ctx ended first).
+func Wait(ctx context.Context, d time.Duration) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-timer.C:
+		return true
+	}
 }

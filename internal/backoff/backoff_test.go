@@ -1,6 +1,7 @@
 package backoff_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -57,5 +58,18 @@ func TestDelayStaysInTheUpperHalfAndVaries(t *testing.T) {
 func TestDelayOfAZeroPolicyIsZero(t *testing.T) {
 	if got := (backoff.Policy{}).Delay(3); got != 0 {
 		t.Fatalf("Delay = %v, want 0", got)
+	}
+}
+
+// TestWaitEndsWithItsContext: a wait of an hour whose context has ended
+// returns at once, saying it did not pass; a wait of nothing passes.
+func TestWaitEndsWithItsContext(t *testing.T) {
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	if backoff.Wait(ended, time.Hour) {
+		t.Fatal("a wait whose context had ended passed")
+	}
+	if !backoff.Wait(context.Background(), 0) {
+		t.Fatal("a wait of nothing did not pass")
 	}
 }

@@ -21,3 +21,11 @@ func (s *Store) RecordSecretCheck(ctx context.Context, check string, at time.Tim
 	err = db.Raw(`SELECT secret_check FROM settings WHERE id = 1`).Scan(&recorded).Error
 	return recorded, s.translate(err)
 }
+
+// SecretRecorded tells whether the database records the check value of a
+// secret: whether it has been used with one.
+func (s *Store) SecretRecorded(ctx context.Context) (bool, error) {
+	var recorded int64
+	err := s.session(ctx).Raw(`SELECT COUNT(*) FROM settings WHERE id = 1 AND secret_check IS NOT NULL`).Scan(&recorded).Error
+	return recorded > 0, s.translate(err)
+}

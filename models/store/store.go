@@ -316,12 +316,13 @@ type sqliteCoded interface{ Code() int }
 
 // sqliteUnavailableCode tells the SQLite result codes of a database that
 // cannot do the work now, as against a statement that is wrong: busy or
-// locked (5, 6), out of memory (7), read-only (8), an I/O error (10), a
-// full disk (13), a file that cannot be opened (14). An extended code
-// carries its primary one in its low byte.
+// locked (5, 6), out of memory (7), read-only (8), interrupted (9: the
+// driver's answer to a context deadline, like PostgreSQL's 57014), an I/O
+// error (10), a full disk (13), a file that cannot be opened (14). An
+// extended code carries its primary one in its low byte.
 func sqliteUnavailableCode(code int) bool {
 	switch code & 0xff {
-	case 5, 6, 7, 8, 10, 13, 14:
+	case 5, 6, 7, 8, 9, 10, 13, 14:
 		return true
 	}
 	return false

@@ -85,6 +85,7 @@ func TestTranslateUnavailable(t *testing.T) {
 		{"sqlite busy, by code", sqliteError(5), true},
 		{"sqlite read-only", sqliteError(8), true},
 		{"sqlite read-only, extended code", sqliteError(8 | 3<<8), true},
+		{"sqlite interrupted by the deadline", sqliteError(9), true},
 		{"sqlite I/O error", sqliteError(10), true},
 		{"sqlite disk full", sqliteError(13), true},
 		{"sqlite cannot open", sqliteError(14), true},
