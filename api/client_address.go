@@ -86,13 +86,15 @@ func (p trustedProxies) clientAddress(c *fiber.Ctx) []byte {
 	return peer.AsSlice()
 }
 
-// parseHop reads one address of X-Forwarded-For, with or without a port.
+// parseHop reads one address of X-Forwarded-For, with or without a port,
+// without its zone (fe80::1%eth0): a prefix never contains an address
+// with one.
 func parseHop(hop []byte) (netip.Addr, bool) {
 	if addr, err := netip.ParseAddr(string(hop)); err == nil {
-		return addr.Unmap(), true
+		return addr.Unmap().WithZone(""), true
 	}
 	if addrPort, err := netip.ParseAddrPort(string(hop)); err == nil {
-		return addrPort.Addr().Unmap(), true
+		return addrPort.Addr().Unmap().WithZone(""), true
 	}
 	return netip.Addr{}, false
 }

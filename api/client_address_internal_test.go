@@ -14,7 +14,7 @@ import (
 // sends it: from the right, ports allowed, a bounded number of hops.
 func TestClientAddressBehindProxies(t *testing.T) {
 	app := fiber.New()
-	proxies := trustedProxies{netip.MustParsePrefix("10.0.0.0/8")}
+	proxies := trustedProxies{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("fe80::/10")}
 	manyProxies := strings.Repeat("10.0.0.7, ", maxForwardedHops)
 	tests := []struct {
 		name, peer, forwardedFor, want string
@@ -25,6 +25,7 @@ func TestClientAddressBehindProxies(t *testing.T) {
 		{"two proxies", "10.0.0.1", "203.0.113.9, 10.0.0.2", "203.0.113.9"},
 		{"with a port", "10.0.0.1", "203.0.113.9:443", "203.0.113.9"},
 		{"IPv6 with a port", "10.0.0.1", "[2001:db8::1]:443", "2001:db8::1"},
+		{"a link-local proxy with its zone", "10.0.0.1", "203.0.113.9, fe80::1%eth0, [fe80::2%eth0]:80", "203.0.113.9"},
 		{"IPv4 written mapped", "10.0.0.1", "::ffff:203.0.113.9", "203.0.113.9"},
 		{"a peer written mapped", "::ffff:10.0.0.1", "203.0.113.9", "203.0.113.9"},
 		{"not an address", "10.0.0.1", "203.0.113.9, unknown", "10.0.0.1"},

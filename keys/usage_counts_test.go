@@ -2,6 +2,7 @@ package keys_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -119,15 +120,19 @@ func TestRunFlushesUsageOnStop(t *testing.T) {
 	})
 }
 
-// failingUsageStore is a store whose first writes of usage fail as an
-// unreachable database does.
+// failingUsageStore is a store whose first writes of usage fail, as an
+// unreachable database does, or with err when it is set.
 type failingUsageStore struct {
 	keys.Store
 	failures atomic.Int32
+	err      error
 }
 
 func (f *failingUsageStore) AddKeyUsage(ctx context.Context, counts map[models.KeyUsageSlot]models.KeyUsageCount) error {
 	if f.failures.Add(-1) >= 0 {
+		if f.err != nil {
+			return f.err
+		}
 		return models.Unavailable("database", time.Second, syscall.ECONNREFUSED)
 	}
 	return f.Store.AddKeyUsage(ctx, counts)
@@ -161,6 +166,27 @@ func TestTheFlushAtStopIsTriedAgain(t *testing.T) {
 	}
 	if got := report.Total().Requests; got != 5 {
 		t.Errorf("stored requests after a stop that met a failing database = %d, want 5", got)
+	}
+}
+
+// TestTheFlushAtStopGivesUpOnAFailureThatWillNotPass: a write the
+// database refuses for what it is (not for being unreachable) is not
+// tried again.
+func TestTheFlushAtStopGivesUpOnAFailureThatWillNotPass(t *testing.T) {
+	db := storetest.Open(t, store.DialectSQLite)
+	failing := &failingUsageStore{Store: db, err: errors.New("a statement the database refuses")}
+	failing.failures.Store(100)
+	service, err := keys.NewService(failing, keys.Config{Secret: testSecret, Clock: models.NewManualClock(testStart), FlushInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice := issue(t, service, "1")
+	service.Count(alice.KeyID, "/clan/search", http.StatusOK, testStart)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	service.Run(ctx)
+	if tries := 100 - failing.failures.Load(); tries != 1 {
+		t.Fatalf("a failure that will not pass was tried %d times, want 1", tries)
 	}
 }
 

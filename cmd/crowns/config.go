@@ -316,10 +316,10 @@ func (r *envReader) prefixes(name string) []netip.Prefix {
 		if err == nil && prefix.Addr().Is4In6() {
 			// An IPv4 prefix written mapped: addresses are compared unmapped.
 			if prefix.Bits() < 96 {
-				err = errors.New("mapped IPv4 prefix shorter than /96")
-			} else {
-				prefix = netip.PrefixFrom(prefix.Addr().Unmap(), prefix.Bits()-96)
+				r.fail("%s: %q: an IPv4 prefix written mapped needs at least /96 (write it as IPv4)", name, item)
+				continue
 			}
+			prefix = netip.PrefixFrom(prefix.Addr().Unmap(), prefix.Bits()-96)
 		}
 		if err != nil {
 			r.fail("%s: %q is neither an address nor a CIDR prefix (like 10.0.0.0/8)", name, item)

@@ -20,7 +20,7 @@ func TestTrustedProxiesSetting(t *testing.T) {
 		}, ""},
 		{"a prefix with host bits", "10.1.2.3/8", []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, ""},
 		{"an IPv4 prefix written mapped", "::ffff:10.0.0.0/104", []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, ""},
-		{"a mapped prefix wider than IPv4", "::ffff:0.0.0.0/90", nil, `CROWNS_TRUSTED_PROXIES: "::ffff:0.0.0.0/90" is neither an address nor a CIDR prefix (like 10.0.0.0/8)`},
+		{"a mapped prefix wider than IPv4", "::ffff:0.0.0.0/90", nil, `CROWNS_TRUSTED_PROXIES: "::ffff:0.0.0.0/90": an IPv4 prefix written mapped needs at least /96 (write it as IPv4)`},
 		{"neither", "10.0.0/8", nil, `CROWNS_TRUSTED_PROXIES: "10.0.0/8" is neither an address nor a CIDR prefix (like 10.0.0.0/8)`},
 	}
 	for _, tt := range tests {

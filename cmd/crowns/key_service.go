@@ -44,7 +44,10 @@ func loadSecret(ctx context.Context, cfg config, log *slog.Logger, db secretReco
 			if err != nil {
 				return nil, fmt.Errorf("key secret: %w", err)
 			}
-			if recorded {
+			// A first process starting beside this one publishes its file
+			// before it records its secret: the file lost is one still
+			// missing once the secret is recorded.
+			if _, err := os.Stat(file); recorded && errors.Is(err, fs.ErrNotExist) {
 				return nil, fmt.Errorf("%s %w", file, errSecretFileLost)
 			}
 		}

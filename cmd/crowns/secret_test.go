@@ -5,12 +5,15 @@ import (
 	"context"
 	"database/sql"
 	"encoding/base64"
+	"log/slog"
 	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/crownsdev/crowns/keys"
 )
 
 // otherSecret is a valid secret other than testSecret.
@@ -187,5 +190,31 @@ func TestPostgresRequiresASecret(t *testing.T) {
 		if _, err := os.Stat(dataDir); !os.IsNotExist(err) {
 			t.Errorf("%v: the data dir was created (%v)", args, err)
 		}
+	}
+}
+
+// firstProcessBeside plays a first process starting beside this one on an
+// empty data dir: between this one's look for the secret file and its
+// question to the database, it publishes its file and records its secret.
+type firstProcessBeside struct{ dataDir string }
+
+func (f firstProcessBeside) SecretRecorded(context.Context) (bool, error) {
+	_, _, err := keys.LoadOrCreateSecret(f.dataDir, "")
+	return true, err
+}
+
+// TestASecondProcessStartingBesideTheFirstUsesItsSecret: a process that
+// finds no secret file, then a database with a secret recorded by a first
+// process starting beside it, uses that process's file; it is not told the
+// file was lost.
+func TestASecondProcessStartingBesideTheFirstUsesItsSecret(t *testing.T) {
+	dir := t.TempDir()
+	secret, err := loadSecret(t.Context(), config{DataDir: dir}, slog.New(slog.DiscardHandler), firstProcessBeside{dir})
+	if err != nil {
+		t.Fatalf("the second process: %v", err)
+	}
+	first, _, err := keys.LoadOrCreateSecret(dir, "")
+	if err != nil || !bytes.Equal(secret, first) {
+		t.Fatalf("the second process's secret is not the first's (%v)", err)
 	}
 }

@@ -48,8 +48,11 @@ func (p Policy) Delay(failures int) time.Duration {
 }
 
 // Wait waits d, or until ctx ends; it reports whether the whole wait
-// passed (false: ctx ended first).
+// passed (false: ctx ended first, or had ended before).
 func Wait(ctx context.Context, d time.Duration) bool {
+	if ctx.Err() != nil {
+		return false
+	}
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	select {

@@ -66,8 +66,10 @@ func TestDelayOfAZeroPolicyIsZero(t *testing.T) {
 func TestWaitEndsWithItsContext(t *testing.T) {
 	ended, cancel := context.WithCancel(context.Background())
 	cancel()
-	if backoff.Wait(ended, time.Hour) {
-		t.Fatal("a wait whose context had ended passed")
+	for _, d := range []time.Duration{time.Hour, 0} {
+		if backoff.Wait(ended, d) {
+			t.Fatalf("a wait of %s whose context had ended passed", d)
+		}
 	}
 	if !backoff.Wait(context.Background(), 0) {
 		t.Fatal("a wait of nothing did not pass")

@@ -46,10 +46,8 @@ func (s *Store) ListenForClanChanges(ctx context.Context) error {
 		failures++
 		wait := listenRetry.Delay(failures)
 		s.log.Warn("clan change listener disconnected; reconnecting", "error", err, "retryIn", wait)
-		select {
-		case <-ctx.Done():
+		if !backoff.Wait(ctx, wait) {
 			return nil
-		case <-time.After(wait):
 		}
 	}
 }

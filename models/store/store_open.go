@@ -39,12 +39,8 @@ func openPatiently(ctx context.Context, open func() (*gorm.DB, error)) (*gorm.DB
 				_ = sqlDB.Close()
 			}
 		}
-		timer := time.NewTimer(pause)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
+		if !backoff.Wait(ctx, pause) {
 			return nil, err
-		case <-timer.C:
 		}
 	}
 }
