@@ -98,3 +98,25 @@ func parseHop(hop []byte) (netip.Addr, bool) {
 	}
 	return netip.Addr{}, false
 }
+
+// boundAddress is what the per-address bounds (connections, key lookups)
+// count by for an address: an IPv4 address itself, an IPv6 address's /64,
+// which one subscriber is usually given whole, so that rotating through
+// it buys no more.
+func boundAddress(addr netip.Addr) netip.Addr {
+	addr = addr.Unmap()
+	if addr.Is4() {
+		return addr
+	}
+	return netip.PrefixFrom(addr.WithZone(""), 64).Masked().Addr()
+}
+
+// boundAddressOf is boundAddress of an address as bytes (left as it is
+// when it is none).
+func boundAddressOf(ip []byte) []byte {
+	addr, ok := netip.AddrFromSlice(ip)
+	if !ok {
+		return ip
+	}
+	return boundAddress(addr).AsSlice()
+}

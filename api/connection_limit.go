@@ -131,9 +131,13 @@ func (l *connectionLimit) refuse(conn net.Conn) {
 	_ = conn.Close()
 }
 
-// addressOf is the client address of a connection, without its port.
+// addressOf is the client address of a connection as its bound counts it
+// (see boundAddress), without its port.
 func addressOf(conn net.Conn) string {
 	if tcp, ok := conn.RemoteAddr().(*net.TCPAddr); ok {
+		if addr, ok := netip.AddrFromSlice(tcp.IP); ok {
+			return boundAddress(addr).String()
+		}
 		return tcp.IP.String()
 	}
 	host, _, err := net.SplitHostPort(conn.RemoteAddr().String())

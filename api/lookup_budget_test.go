@@ -145,8 +145,8 @@ func TestMalformedKeysSpendNoLookups(t *testing.T) {
 // TestClientsBehindATrustedProxyHaveTheirOwnLookupBudget: requests that
 // come through a trusted proxy spend the lookup budget of the client its
 // X-Forwarded-For names (the rightmost address that is not a proxy's,
-// whatever the client wrote left of it); from any other peer the header
-// is ignored and the peer's budget is spent.
+// whatever the client wrote left of it; an IPv6 client by its /64); from
+// any other peer the header is ignored and the peer's budget is spent.
 func TestClientsBehindATrustedProxyHaveTheirOwnLookupBudget(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -177,6 +177,10 @@ func TestClientsBehindATrustedProxyHaveTheirOwnLookupBudget(t *testing.T) {
 				// Through two proxies, both trusted: the client is left of both.
 				expectError(t, first("203.0.113.3, 10.0.0.5"), http.StatusUnauthorized, textUnknownKey)
 				expectError(t, first("203.0.113.3"), http.StatusTooManyRequests, "Rate limit exceeded")
+				// IPv6 clients are counted by their /64.
+				expectError(t, first("2001:db8:1:2::5"), http.StatusUnauthorized, textUnknownKey)
+				expectError(t, first("2001:db8:1:2:ffff::6"), http.StatusTooManyRequests, "Rate limit exceeded")
+				expectError(t, first("2001:db8:1:3::5"), http.StatusUnauthorized, textUnknownKey)
 			}
 		})
 	}
