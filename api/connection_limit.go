@@ -35,8 +35,11 @@ type connectionLimit struct {
 	limit int
 	// proxies are let in without count (see trustedProxies).
 	proxies trustedProxies
-	// refusal is the whole HTTP answer written to a refused connection.
-	refusal []byte
+	// refusalHead and refusalBody are the HTTP answer written to a
+	// refused connection, but for its Date and X-Request-Id (see refuse).
+	refusalHead, refusalBody []byte
+	// ids names refused connections' answers.
+	ids *requestIDs
 
 	mu   sync.Mutex
 	open map[string]int
@@ -46,11 +49,15 @@ type connectionLimit struct {
 }
 
 // newConnectionLimit is a limit of connections per address, but for
-// those of proxies; body is the JSON error body of the 429.
-func newConnectionLimit(limit int, proxies []netip.Prefix, body []byte) *connectionLimit {
-	refusal := fmt.Appendf(nil, "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nRetry-After: 1\r\nX-Ratelimit-Retry-After: 1000\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n%s",
-		http.StatusTooManyRequests, http.StatusText(http.StatusTooManyRequests), len(body), body)
-	return &connectionLimit{limit: limit, proxies: proxies, refusal: refusal, open: make(map[string]int), admitted: make(map[net.Conn]string)}
+// those of proxies; body is the JSON error body of the 429, ids names its
+// answers.
+func newConnectionLimit(limit int, proxies []netip.Prefix, body []byte, ids *requestIDs) *connectionLimit {
+	head := fmt.Appendf(nil, "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nRetry-After: 1\r\nX-Ratelimit-Retry-After: 1000\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n",
+		http.StatusTooManyRequests, http.StatusText(http.StatusTooManyRequests), len(body))
+	return &connectionLimit{
+		limit: limit, proxies: proxies, refusalHead: head, refusalBody: body, ids: ids,
+		open: make(map[string]int), admitted: make(map[net.Conn]string),
+	}
 }
 
 // listener is ln letting in only the connections within the limit.
@@ -126,8 +133,13 @@ func (l *connectionLimit) connectionStateHook(next func(net.Conn, fasthttp.ConnS
 
 // refuse answers a connection past its address's limit and closes it.
 func (l *connectionLimit) refuse(conn net.Conn) {
-	_ = conn.SetWriteDeadline(time.Now().Add(refusalWriteTimeout))
-	_, _ = conn.Write(l.refusal)
+	now := time.Now()
+	answer := append(append([]byte(nil), l.refusalHead...), "Date: "...)
+	answer = append(now.UTC().AppendFormat(answer, http.TimeFormat), "\r\nX-Request-Id: "...)
+	answer = append(l.ids.appendUnseenID(answer), "\r\n\r\n"...)
+	answer = append(answer, l.refusalBody...)
+	_ = conn.SetWriteDeadline(now.Add(refusalWriteTimeout))
+	_, _ = conn.Write(answer)
 	_ = conn.Close()
 }
 

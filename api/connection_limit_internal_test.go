@@ -11,7 +11,7 @@ import (
 // connection it closes, those of App().Test too; only the ones the
 // listener let in free a place.
 func TestOnlyConnectionsLetInGiveTheirPlaceBack(t *testing.T) {
-	limit := newConnectionLimit(1, nil, []byte(`{}`))
+	limit := newConnectionLimit(1, nil, []byte(`{}`), newRequestIDs())
 	hook := limit.connectionStateHook(nil)
 	first, firstPeer := net.Pipe()
 	second, secondPeer := net.Pipe()
@@ -56,7 +56,7 @@ func (c connFrom) RemoteAddr() net.Addr {
 // share one limit; another /64 has its own; IPv4 addresses, written
 // mapped or not, are one address each.
 func TestIPv6ConnectionsAreCountedByTheirSlash64(t *testing.T) {
-	limit := newConnectionLimit(1, nil, []byte(`{}`))
+	limit := newConnectionLimit(1, nil, []byte(`{}`), newRequestIDs())
 	for _, tc := range []struct {
 		address  string
 		admitted bool

@@ -66,6 +66,9 @@ func TestConnectionsPerAddressAreBounded(t *testing.T) {
 		t.Errorf("a connection past the limit: Retry-After %q, x-ratelimit-retry-after %q; want 1 and 1000 (every 429)",
 			resp.Header.Get("Retry-After"), resp.Header.Get("x-ratelimit-retry-after"))
 	}
+	if _, err := http.ParseTime(resp.Header.Get("Date")); err != nil || resp.Header.Get("X-Request-Id") == "" {
+		t.Errorf("a connection past the limit: Date %q (%v), X-Request-Id %q; want both", resp.Header.Get("Date"), err, resp.Header.Get("X-Request-Id"))
+	}
 	// Once a held connection closes, its place is free again: the server
 	// notices the close on its own time, so a new connection is tried
 	// until it is let in.

@@ -276,7 +276,7 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 	s.app = fiber.New(fiberCfg)
 	server := s.app.Server()
 	server.Handler = knownMethodsOnly(server.Handler, fiberCfg.RequestMethods)
-	s.connections = newConnectionLimit(cfg.MaxConnsPerAddress, cfg.TrustedProxies, s.errorBodies[errorKey{http.StatusTooManyRequests, textRateLimited}])
+	s.connections = newConnectionLimit(cfg.MaxConnsPerAddress, cfg.TrustedProxies, s.errorBodies[errorKey{http.StatusTooManyRequests, textRateLimited}], s.requestIDs)
 	server.ConnState = s.connections.connectionStateHook(server.ConnState)
 	// Answers given while draining say Connection: close, so a keep-alive
 	// client does not send another request on a connection about to close.
