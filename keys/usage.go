@@ -3,6 +3,7 @@ package keys
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -96,7 +97,7 @@ func (s *Service) Flush(ctx context.Context) error {
 	s.flushing.Lock()
 	defer s.flushing.Unlock()
 	if err := s.flushUsage(ctx); err != nil {
-		return err
+		return fmt.Errorf("write the request counts and last-use times: %w", err)
 	}
 	idleBefore := s.clock.Now().UnixNano() - s.cache.syncedTTL
 	pending := s.usage.pending(idleBefore)
@@ -108,7 +109,7 @@ func (s *Service) Flush(ctx context.Context) error {
 		uses[p.use.keyID] = time.Unix(0, p.latest).UTC()
 	}
 	if err := s.db.MarkKeysUsed(ctx, uses); err != nil {
-		return err
+		return fmt.Errorf("write the last-use times (the request counts are written): %w", err)
 	}
 	for _, p := range pending {
 		p.use.flushed = p.latest
@@ -156,7 +157,7 @@ func (s *Service) Run(ctx context.Context) {
 // kept for the next flush.
 func (s *Service) flushLogged(ctx context.Context) {
 	if err := s.Flush(ctx); err != nil {
-		s.log.WarnContext(ctx, "cannot write key usage (request counts and last-use times): kept for the next flush", "error", err)
+		s.log.WarnContext(ctx, "cannot write key usage: kept for the next flush", "error", err)
 	}
 }
 
@@ -176,7 +177,7 @@ func (s *Service) flushFinal(ctx context.Context) {
 		if errors.Is(err, models.ErrUnavailable) && backoff.Wait(ctx, finalFlushRetry.Delay(failures)) {
 			continue
 		}
-		s.log.ErrorContext(ctx, "cannot write key usage at shutdown: the request counts and last-use times since the last flush are lost", "error", err, "tries", failures)
+		s.log.ErrorContext(ctx, "cannot write key usage at shutdown: what the error names, since the last flush, is lost", "error", err, "tries", failures)
 		return
 	}
 }

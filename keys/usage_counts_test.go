@@ -1,9 +1,12 @@
 package keys_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -176,7 +179,9 @@ func TestTheFlushAtStopGivesUpOnAFailureThatWillNotPass(t *testing.T) {
 	db := storetest.Open(t, store.DialectSQLite)
 	failing := &failingUsageStore{Store: db, err: errors.New("a statement the database refuses")}
 	failing.failures.Store(100)
-	service, err := keys.NewService(failing, keys.Config{Secret: testSecret, Clock: models.NewManualClock(testStart), FlushInterval: time.Hour})
+	var logged bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&logged, nil))
+	service, err := keys.NewService(failing, keys.Config{Secret: testSecret, Clock: models.NewManualClock(testStart), FlushInterval: time.Hour, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,6 +192,9 @@ func TestTheFlushAtStopGivesUpOnAFailureThatWillNotPass(t *testing.T) {
 	service.Run(ctx)
 	if tries := 100 - failing.failures.Load(); tries != 1 {
 		t.Fatalf("a failure that will not pass was tried %d times, want 1", tries)
+	}
+	if line := logged.String(); !strings.Contains(line, "level=ERROR") || !strings.Contains(line, "write the request counts and last-use times") {
+		t.Fatalf("the loss is not logged as an error naming what is lost:\n%s", line)
 	}
 }
 
