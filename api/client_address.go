@@ -55,14 +55,11 @@ const maxForwardedHops = 16
 // may carry a port (192.0.2.1:443, [2001:db8::1]:443). A header that
 // names no valid address there, or only proxies within
 // maxForwardedHops, leaves the peer.
-func (p trustedProxies) clientAddress(c *fiber.Ctx) []byte {
-	peer, ok := netip.AddrFromSlice(c.Context().RemoteIP())
-	if !ok {
-		return c.Context().RemoteIP()
-	}
+func (p trustedProxies) clientAddress(c *fiber.Ctx) netip.Addr {
+	peer, _ := netip.AddrFromSlice(c.Context().RemoteIP())
 	peer = peer.Unmap()
 	if len(p) == 0 || !p.contains(peer) {
-		return peer.AsSlice()
+		return peer
 	}
 	lines := c.Request().Header.PeekAll(headerForwardedFor)
 	hops := 0
@@ -70,20 +67,20 @@ func (p trustedProxies) clientAddress(c *fiber.Ctx) []byte {
 		rest := lines[i]
 		for len(rest) > 0 {
 			if hops++; hops > maxForwardedHops {
-				return peer.AsSlice()
+				return peer
 			}
 			cut := bytes.LastIndexByte(rest, ',')
 			hop, ok := parseHop(bytes.TrimSpace(rest[cut+1:]))
 			if !ok {
-				return peer.AsSlice()
+				return peer
 			}
 			if !p.contains(hop) {
-				return hop.AsSlice()
+				return hop
 			}
 			rest = rest[:max(cut, 0)]
 		}
 	}
-	return peer.AsSlice()
+	return peer
 }
 
 // parseHop reads one address of X-Forwarded-For, with or without a port,
@@ -109,14 +106,4 @@ func boundAddress(addr netip.Addr) netip.Addr {
 		return addr
 	}
 	return netip.PrefixFrom(addr.WithZone(""), 64).Masked().Addr()
-}
-
-// boundAddressOf is boundAddress of an address as bytes (left as it is
-// when it is none).
-func boundAddressOf(ip []byte) []byte {
-	addr, ok := netip.AddrFromSlice(ip)
-	if !ok {
-		return ip
-	}
-	return boundAddress(addr).AsSlice()
 }

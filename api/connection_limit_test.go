@@ -27,20 +27,27 @@ func askHealth(t *testing.T, conn net.Conn) *http.Response {
 	return resp
 }
 
+// holdServedConnection opens a connection to addr that is answered 200
+// (what names it in a failure), held open until the test ends.
+func holdServedConnection(t *testing.T, addr, what string) net.Conn {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if resp := askHealth(t, conn); resp.StatusCode != http.StatusOK {
+		t.Fatalf("%s: %d", what, resp.StatusCode)
+	}
+	return conn
+}
+
 func TestConnectionsPerAddressAreBounded(t *testing.T) {
 	h := newHarness(t, harnessOptions{config: func(c *api.Config) { c.MaxConnsPerAddress = 2 }})
 	addr := strings.TrimPrefix(serveOnLoopback(t, h.server), "http://")
 	var held []net.Conn
 	for range 2 {
-		conn, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
-		if resp := askHealth(t, conn); resp.StatusCode != http.StatusOK {
-			t.Fatalf("a connection within the limit: %d", resp.StatusCode)
-		}
-		held = append(held, conn)
+		held = append(held, holdServedConnection(t, addr, "a connection within the limit"))
 	}
 	extra, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -100,13 +107,6 @@ func TestConnectionsOfATrustedProxyAreNotBounded(t *testing.T) {
 	}})
 	addr := strings.TrimPrefix(serveOnLoopback(t, h.server), "http://")
 	for range 3 {
-		conn, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
-		if resp := askHealth(t, conn); resp.StatusCode != http.StatusOK {
-			t.Fatalf("a trusted proxy's connection past the limit of 1: %d", resp.StatusCode)
-		}
+		holdServedConnection(t, addr, "a trusted proxy's connection past the limit of 1")
 	}
 }

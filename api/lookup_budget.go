@@ -65,7 +65,7 @@ func newLookupBudget(cfg Config) *lookupBudget {
 // rechecks its key, and is answered the 503 of the database, not a 429.
 func (b *lookupBudget) spend(c *fiber.Ctx, now time.Time, recheck bool) error {
 	if !recheck {
-		client := int64(maphash.Bytes(b.seed, boundAddressOf(b.proxies.clientAddress(c))))
+		client := int64(maphash.Bytes(b.seed, boundAddress(b.proxies.clientAddress(c)).AsSlice()))
 		if d := b.perClient.take(client, now); !d.allowed {
 			return &rateLimitedError{retryAfter: d.retryAfter}
 		}

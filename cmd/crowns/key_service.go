@@ -32,7 +32,7 @@ type secretRecorder interface {
 }
 
 // loadSecret returns the secret behind key digests and key encryption:
-// CROWNS_SECRET, required with PostgreSQL (checked by requireSecret); on
+// CROWNS_SECRET, required with PostgreSQL (the configuration checks it); on
 // SQLite, without it, the file generated once in the data directory,
 // unless db has been used with a secret already: then the file was lost,
 // and a new one would be wrong.
@@ -58,16 +58,6 @@ func loadSecret(ctx context.Context, cfg config, log *slog.Logger, db secretReco
 	}
 	log.Debug("loaded key secret", "source", source)
 	return secret, nil
-}
-
-// requireSecret refuses PostgreSQL without CROWNS_SECRET, before anything
-// is opened: several processes on several hosts share that database, so
-// none may generate a secret of its own.
-func requireSecret(cfg config) error {
-	if cfg.DatabaseURL != "" && cfg.Secret == "" {
-		return errSecretRequired
-	}
-	return nil
 }
 
 // newKeyService builds the developer-key service on store with secret.

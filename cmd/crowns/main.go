@@ -133,9 +133,6 @@ func durationAsText(_ []string, a slog.Attr) slog.Attr {
 // and checks the key secret against the one the database was first used
 // with; it returns the store and the secret.
 func openDatabase(ctx context.Context, cfg config, log *slog.Logger, clock models.Clock) (*store.Store, []byte, error) {
-	if err := requireSecret(cfg); err != nil {
-		return nil, nil, err
-	}
 	db, err := store.Open(ctx, store.DatabaseConfig{URL: cfg.DatabaseURL, DataDir: cfg.DataDir, Logger: log, Clock: clock})
 	if err != nil {
 		return nil, nil, fmt.Errorf("open database: %w", err)
@@ -180,10 +177,11 @@ func openCommandDatabase(ctx context.Context, env cli, command string) (cfg conf
 }
 
 // startFailureCode is the exit code of a process that could not start:
-// 2 for a secret that is missing, lost or differs from the deployment's
-// (the configuration is wrong), 1 otherwise.
+// 2 for a secret that is lost or differs from the deployment's (the
+// configuration is wrong; a missing one is refused with the rest of the
+// configuration), 1 otherwise.
 func startFailureCode(err error) int {
-	if errors.Is(err, keys.ErrSecretDiffers) || errors.Is(err, errSecretRequired) || errors.Is(err, errSecretFileLost) {
+	if errors.Is(err, keys.ErrSecretDiffers) || errors.Is(err, errSecretFileLost) {
 		return exitUsage
 	}
 	return exitFailure
