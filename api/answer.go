@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/s2"
 
 	"github.com/crownsdev/crowns/models"
 )
@@ -20,9 +21,9 @@ const (
 	minGzipSize = 1024
 	// gzipOnlySize: from this size on an answer is rendered compressed
 	// only, so a cached answer costs about a seventh of its plain size. The
-	// first client that does not accept gzip gets it inflated, and the
-	// plain form is then cached beside the compressed one, so that such
-	// clients are served as fast as the others.
+	// first client that does not accept gzip gets it inflated, and its
+	// packed form is then kept with it (see pack), and its plain form too
+	// for the answers such clients ask for most (see cacheShard).
 	gzipOnlySize = 8 << 10
 )
 
@@ -39,6 +40,10 @@ type cachedAnswer struct {
 	plain []byte
 	// gzipped is the body compressed; nil when compression does not pay.
 	gzipped []byte
+	// packed is the plain body of an answer kept compressed only, packed
+	// by S2: made the first time a client without gzip asks for the
+	// answer, and kept with it from then on (see pack); nil until then.
+	packed []byte
 	// length is the length of the plain body.
 	length int
 	etag   string
@@ -99,7 +104,7 @@ func withFingerprint(a *cachedAnswer, fingerprint models.HistoryFingerprint) *ca
 
 // size is what the answer occupies in memory, roughly.
 func (a *cachedAnswer) size() int64 {
-	return int64(len(a.plain) + len(a.gzipped) + 2*len(a.etag) + answerOverhead)
+	return int64(len(a.plain) + len(a.gzipped) + len(a.packed) + 2*len(a.etag) + answerOverhead)
 }
 
 // answerOverhead is the memory of an answer besides its bodies: the
@@ -139,11 +144,14 @@ type inflaters struct {
 	pool sync.Pool
 }
 
-// plainBody returns the plain body of a: as it is kept, or inflated from
-// its compressed form into a new slice of its own (to be kept).
+// plainBody returns the plain body of a: as it is kept, or unpacked or
+// inflated from its other forms into a new slice of its own (to be kept).
 func (p *inflaters) plainBody(a *cachedAnswer) ([]byte, error) {
 	if a.plain != nil || a.gzipped == nil {
 		return a.plain, nil
+	}
+	if a.packed != nil {
+		return unpack(nil, a)
 	}
 	// Exactly the body's length: the cache counts what it keeps by it.
 	plain := bytes.NewBuffer(make([]byte, 0, a.length))
@@ -176,6 +184,38 @@ func (p *inflaters) inflateInto(w io.Writer, a *cachedAnswer) error {
 		return errors.New("inflate answer: not the length of the rendered body")
 	}
 	return nil
+}
+
+// pack packs the plain body of an answer kept compressed only, for the
+// clients that do not accept gzip: S2 (a compressor built for speed, in
+// klauspost/compress) unpacks a 167 kB battles answer in 23 µs where
+// inflating its gzip form takes 102 µs, and packs it into 19 kB against
+// gzip's 16 kB, in 0.2 ms (BenchmarkUnpack).
+func pack(plain []byte) []byte {
+	return bytes.Clone(s2.EncodeBetter(nil, plain)) // the exact size: it is kept
+}
+
+// unpack returns the plain body of a from its packed form, in dst when it
+// has room enough, else in a new slice of exactly the body's length.
+func unpack(dst []byte, a *cachedAnswer) ([]byte, error) {
+	if cap(dst) < a.length {
+		dst = make([]byte, a.length)
+	}
+	plain, err := s2.Decode(dst[:a.length], a.packed)
+	if err != nil {
+		return nil, fmt.Errorf("unpack answer: %w", err)
+	}
+	if len(plain) != a.length {
+		return nil, errors.New("unpack answer: not the length of the rendered body")
+	}
+	return plain, nil
+}
+
+// withPacked is a with the packed form of its plain body.
+func (a *cachedAnswer) withPacked(packed []byte) *cachedAnswer {
+	completed := *a
+	completed.packed = packed
+	return &completed
 }
 
 // withoutPlain is a kept compressed only.

@@ -146,9 +146,31 @@ func (c *responseCache) replace(key string, previous, completed *cachedAnswer, n
 	c.shardOfString(key).replace(key, previous, completed, now)
 }
 
+// keepPacked keeps completed, previous with its packed form, under key in
+// place of previous, if previous is still what key holds (see
+// cacheShard.keepPacked); now is the request's time.
+func (c *responseCache) keepPacked(key string, previous, completed *cachedAnswer, now time.Time) {
+	if c.budget <= 0 || key == "" {
+		return
+	}
+	c.shardOfString(key).keepPacked(key, previous, completed, now)
+}
+
+// wouldKeepPacked tells whether keepPacked would keep the packed form of
+// previous, the answer under key kept compressed only, at now (see
+// cacheShard.roomLocked); the packed form is made only then. Its size is
+// not known before it is made: twice the compressed form's is asked for,
+// more than packed forms of answers take.
+func (c *responseCache) wouldKeepPacked(key string, previous *cachedAnswer, now time.Time) bool {
+	if c.budget <= 0 || key == "" {
+		return false
+	}
+	return c.shardOfString(key).wouldKeepPacked(key, previous, 2*int64(len(previous.gzipped)), now)
+}
+
 // wouldKeepPlain tells whether replace would keep the plain form of
 // previous, the answer under key kept compressed only (see
-// cacheShard.admitsPlainLocked); the plain form is made only then.
+// cacheShard.roomLocked); the plain form is made only then.
 func (c *responseCache) wouldKeepPlain(key string, previous *cachedAnswer, now time.Time) bool {
 	if c.budget <= 0 || key == "" {
 		return false

@@ -11,8 +11,9 @@ import (
 // belong to. One mutex guards it all; a hit holds it for a map lookup and
 // a move to the front of the order.
 //
-// The plain forms kept beside compressed ones for clients without gzip
-// (see replace) are extras: to make room, the least recently used extra
+// An answer kept compressed only grows by its packed form the first time
+// a client without gzip asks for it (see keepPacked). The plain forms
+// kept beside compressed ones for such clients (see replace) are extras: to make room, the least recently used extra
 // goes before any entry does, as an entry's compressed form costs a
 // seventh of its plain one and a missing plain form only an inflation,
 // where a missing entry costs a call to the game API or the database.
@@ -55,7 +56,14 @@ type cacheEntry struct {
 	// replace).
 	hits      int
 	hitPeriod int64
+	// askedPeriod is the period of hitHalfLife in which the entry was last
+	// served or stored (see roomLocked).
+	askedPeriod int64
 }
+
+// periodOf is the period of hitHalfLife (counted from the Unix epoch)
+// that holds t.
+func periodOf(t time.Time) int64 { return t.UnixNano() / int64(hitHalfLife) }
 
 // hitHalfLife is how fast an entry's count of requests fades: answers
 // asked for a lot a minute ago, and no longer, give up their plain forms
@@ -70,7 +78,7 @@ const hitHalfLife = 10 * time.Second
 // back (a request that began just before a boundary) changes nothing; a
 // clock set further back starts the periods again from there.
 func (e *cacheEntry) recentHits(now time.Time) int {
-	period := now.UnixNano() / int64(hitHalfLife)
+	period := periodOf(now)
 	switch passed := period - e.hitPeriod; {
 	case passed > 0:
 		e.hits >>= min(passed, 62)
@@ -116,6 +124,7 @@ func (sh *cacheShard) freshLocked(element *list.Element, now time.Time) (*cached
 	}
 	sh.order.MoveToFront(element)
 	entry.hits = entry.recentHits(now) + 1
+	entry.askedPeriod = periodOf(now)
 	if entry.extra != nil {
 		sh.extras.MoveToFront(entry.extra)
 	}
@@ -155,9 +164,10 @@ func (sh *cacheShard) put(entry *cacheEntry, current func() bool, now time.Time)
 	if !current() {
 		return
 	}
+	entry.hitPeriod, entry.askedPeriod = periodOf(now), periodOf(now)
 	if old := sh.entries[entry.key]; old != nil {
 		renewed := old.Value.(*cacheEntry)
-		entry.hits, entry.hitPeriod = renewed.hits, renewed.hitPeriod
+		entry.hits = renewed.recentHits(now)
 		sh.removeLocked(old)
 	}
 	sh.makeRoomLocked(entry.size)
@@ -187,24 +197,131 @@ func (sh *cacheShard) replace(key string, previous, completed *cachedAnswer, now
 	}
 }
 
+// keepPacked puts completed, previous with its packed form, in place of
+// the answer under key, if that is still previous and room can be made
+// for it (see roomLocked). The packed form becomes part of the entry, not
+// an extra: the entry's clients without gzip are served from it, and it
+// goes only with its entry.
+func (sh *cacheShard) keepPacked(key string, previous, completed *cachedAnswer, now time.Time) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	element := sh.entries[key]
+	if element == nil {
+		return
+	}
+	entry := element.Value.(*cacheEntry)
+	grown := completed.size() - previous.size()
+	if entry.answer != previous || !sh.roomLocked(entry, grown, packedWorth, true, now, false) {
+		return
+	}
+	sh.roomLocked(entry, grown, packedWorth, true, now, true)
+	sh.order.MoveToFront(element)
+	entry.answer = completed
+	entry.size += grown
+	sh.used += grown
+}
+
+// wouldKeepPacked tells whether keepPacked would keep a packed form of
+// size bytes beside previous, the answer under key, at now; the packed
+// form is made only then.
+func (sh *cacheShard) wouldKeepPacked(key string, previous *cachedAnswer, size int64, now time.Time) bool {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	element := sh.entries[key]
+	if element == nil {
+		return false
+	}
+	entry := element.Value.(*cacheEntry)
+	return entry.answer == previous && entry.extra == nil && sh.roomLocked(entry, size, packedWorth, true, now, false)
+}
+
+// Room for a form of an answer's body that clients without gzip are
+// served from (see roomLocked).
+const (
+	// packedWorth: a packed form saves such a client an inflation (about
+	// 100 µs) and a plain form saves it an unpacking (about 23 µs) in
+	// eight times the room: byte for byte a packed form is worth about
+	// forty times as many requests as a plain form.
+	packedWorth = 40
+	// plainWorth: plain forms are weighed against each other by their
+	// requests alone.
+	plainWorth = 1
+	// idlePeriods is how many periods of hitHalfLife (10 to 20 s) an
+	// entry must have gone unasked before such a form may take its room.
+	idlePeriods = 2
+)
+
+// roomLocked tells whether entry may grow by grown bytes for a packed or
+// plain form (worth: packedWorth or plainWorth), and, with take, makes
+// that room, which only a call without take under the same lock may say
+// can be made. The room is free, or made first from the least recently
+// used plain forms kept as extras, as long as each was asked for lately
+// (see recentHits) less than worth times as often as entry, and then,
+// with idleEntries (for a packed form), from the least recently used
+// entries no one asked for in the last idlePeriods of hitHalfLife. Entries
+// still in use never go, nor any for a plain form: producing an entry
+// again costs a call to the game API or a database read, and compressing
+// it, far more than a plain form saves.
+func (sh *cacheShard) roomLocked(entry *cacheEntry, grown int64, worth int, idleEntries bool, now time.Time, take bool) bool {
+	if entry.size+grown > sh.budget {
+		return false
+	}
+	short := sh.used + grown - sh.budget
+	hits := entry.recentHits(now)
+	for element := sh.extras.Back(); short > 0 && element != nil; {
+		victim := element.Value.(*cacheEntry)
+		if victim == entry || victim.recentHits(now) >= worth*hits {
+			break
+		}
+		previous := element.Prev()
+		short -= int64(len(victim.answer.plain))
+		if take {
+			sh.dropExtraLocked(victim)
+		}
+		element = previous
+	}
+	period := periodOf(now)
+	for element := sh.order.Back(); short > 0; {
+		if element == nil {
+			return false
+		}
+		victim := element.Value.(*cacheEntry)
+		if !idleEntries || victim == entry || period-victim.askedPeriod < idlePeriods {
+			return false
+		}
+		previous := element.Prev()
+		// A plain form it still keeps was counted with the extras or
+		// refused there: the entry is counted without it either way, so
+		// that the count with take is the count without.
+		short -= victim.size - int64(len(victim.extraPlain()))
+		if take {
+			sh.removeLocked(element)
+		}
+		element = previous
+	}
+	return true
+}
+
+// extraPlain is the plain form the entry keeps as an extra; nil when it
+// keeps none.
+func (e *cacheEntry) extraPlain() []byte {
+	if e.extra == nil {
+		return nil
+	}
+	return e.answer.plain
+}
+
 // keepPlainLocked puts completed, previous with an extra plain form, in
-// place of the answer of element, if that is still previous: the same
-// entry, lifetime and place in the order, with the size of the new
-// answer. Room is made by dropping the least recently used extras of
-// other entries, never whole entries, and only when those that make room
-// enough were each asked for less often than this entry lately;
-// otherwise the entry keeps previous and no extra goes.
+// place of the answer of element, if that is still previous and room can
+// be made for it (see roomLocked): the same entry, lifetime and place in
+// the order, with the size of the new answer.
 func (sh *cacheShard) keepPlainLocked(element *list.Element, previous, completed *cachedAnswer, now time.Time) {
 	entry := element.Value.(*cacheEntry)
 	grown := completed.size() - previous.size()
 	if !sh.admitsPlainLocked(entry, previous, grown, now) {
 		return
 	}
-	for sh.used+grown > sh.budget {
-		if !sh.dropExtraLocked() {
-			return
-		}
-	}
+	sh.roomLocked(entry, grown, plainWorth, false, now, true)
 	sh.order.MoveToFront(element)
 	entry.answer = completed
 	entry.size += grown
@@ -225,50 +342,32 @@ func (sh *cacheShard) wouldKeepPlain(key string, previous *cachedAnswer, now tim
 }
 
 // admitsPlainLocked tells whether entry, still holding previous and no
-// plain form, may keep a plain form that grows it by grown bytes: when it
-// fits the budget, or when the least recently used plain forms of other
-// entries, which go first to make room, were each asked for less often
-// lately (see recentHits) and together make room enough.
+// plain form, may keep a plain form that grows it by grown bytes (see
+// roomLocked).
 func (sh *cacheShard) admitsPlainLocked(entry *cacheEntry, previous *cachedAnswer, grown int64, now time.Time) bool {
 	if entry.answer != previous || entry.extra != nil {
 		return false
 	}
-	short := sh.used + grown - sh.budget
-	hits := entry.recentHits(now)
-	for element := sh.extras.Back(); short > 0; element = element.Prev() {
-		if element == nil {
-			return false
-		}
-		victim := element.Value.(*cacheEntry)
-		if victim.recentHits(now) >= hits {
-			return false
-		}
-		short -= int64(len(victim.answer.plain))
-	}
-	return true
+	return sh.roomLocked(entry, grown, plainWorth, false, now, false)
 }
 
-// dropExtraLocked takes the least recently used extra plain form out of
-// its entry, which keeps its compressed form; false when there is none.
-func (sh *cacheShard) dropExtraLocked() bool {
-	last := sh.extras.Back()
-	if last == nil {
-		return false
-	}
-	entry := sh.extras.Remove(last).(*cacheEntry)
+// dropExtraLocked takes the extra plain form out of entry, which keeps
+// its compressed and packed forms.
+func (sh *cacheShard) dropExtraLocked(entry *cacheEntry) {
+	sh.extras.Remove(entry.extra)
 	entry.extra = nil
 	shrunk := entry.answer.withoutPlain()
 	shrink := entry.answer.size() - shrunk.size()
 	entry.answer = shrunk
 	entry.size -= shrink
 	sh.used -= shrink
-	return true
 }
 
 // makeRoomLocked drops the least recently used extras, then the least
 // recently used entries, until size more bytes fit the budget.
 func (sh *cacheShard) makeRoomLocked(size int64) {
-	for sh.used+size > sh.budget && sh.dropExtraLocked() {
+	for sh.used+size > sh.budget && sh.extras.Len() > 0 {
+		sh.dropExtraLocked(sh.extras.Back().Value.(*cacheEntry))
 	}
 	for sh.used+size > sh.budget {
 		victim := sh.order.Back()

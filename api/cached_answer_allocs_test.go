@@ -62,3 +62,47 @@ func TestCachedAnswersAllocateNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestUnpackedAnswersAllocateNothing: an identity client of an answer
+// whose plain form the cache has no room for is served from its packed
+// form, unpacked into the response's pooled buffer, allocating nothing,
+// and gets the whole answer.
+func TestUnpackedAnswersAllocateNothing(t *testing.T) {
+	if raceDetector {
+		t.Skip("allocation counts mean nothing under the race detector; .ci/run runs this test without it")
+	}
+	var lines bytes.Buffer
+	// Room for the battles answer compressed and packed, not plain.
+	h := newHarness(t, harnessOptions{directAccessLog: true, config: func(c *api.Config) {
+		c.RatePerSecond, c.RateBurst = 1e9, 1e9
+		c.CacheBytes = 64 << 10
+		c.AccessLines = &lines
+	}})
+	key := h.issue("50")
+	path := "/player/" + h.world.PlayerTags()[0] + "/battles"
+	want := gunzipBody(t, h.get(path, "auth", key, "Accept-Encoding", "gzip"))
+	if len(want) <= 64<<10 {
+		t.Fatalf("the plain answer is %d bytes: it would fit the budget", len(want))
+	}
+	req := fasthttp.AcquireRequest()
+	defer fasthttp.ReleaseRequest(req)
+	req.SetRequestURI(path)
+	req.Header.Set("auth", key)
+	var ctx fasthttp.RequestCtx
+	ctx.Init(req, nil, nil)
+	handler := h.server.App().Handler()
+	serve := func() {
+		lines.Reset()
+		ctx.Response.Reset()
+		handler(&ctx)
+	}
+	for i := range 3 { // inflated and packed, then unpacked
+		serve()
+		if status, body := ctx.Response.StatusCode(), ctx.Response.Body(); status != http.StatusOK || !bytes.Equal(body, want) {
+			t.Fatalf("request %d: status %d, %d bytes that differ from the inflated gzip body", i, status, len(body))
+		}
+	}
+	if allocs := testing.AllocsPerRun(50, serve); allocs > 0 {
+		t.Errorf("%.1f allocations per unpacked answer", allocs)
+	}
+}

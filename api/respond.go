@@ -61,18 +61,43 @@ func (s *Server) sendAnswer(c *fiber.Ctx, answer *cachedAnswer, fromCache bool, 
 	if answer.plain != nil || answer.gzipped == nil {
 		return c.Send(answer.plain)
 	}
-	if !s.cache.wouldKeepPlain(key, answer, s.requestNow(c)) {
-		// Served inflated and not kept: inflated straight into the
-		// response's pooled body buffer.
-		c.Response().ResetBody()
-		return s.inflaters.inflateInto(c.Response().BodyWriter(), answer)
+	return s.sendUnpacked(c, answer, key)
+}
+
+// sendUnpacked serves an answer kept compressed only to a client that
+// does not accept gzip. The first such request of a cached answer
+// inflates it and keeps its packed form in the cache (see pack); the next
+// ones unpack it into a pooled buffer (see unpackedBodies), or, when the
+// cache admits the plain form beside it (see responseCache.wouldKeepPlain),
+// keep that too. An answer that is not cached, or whose packed form the
+// cache has no room for, is inflated into the response's buffer.
+func (s *Server) sendUnpacked(c *fiber.Ctx, answer *cachedAnswer, key string) error {
+	response := c.Response()
+	switch {
+	case answer.packed == nil && !s.cache.wouldKeepPacked(key, answer, s.requestNow(c)):
+		response.ResetBody()
+		return s.inflaters.inflateInto(response.BodyWriter(), answer)
+	case answer.packed == nil:
+		plain, err := s.inflaters.plainBody(answer)
+		if err != nil {
+			return err
+		}
+		s.cache.keepPacked(key, answer, answer.withPacked(pack(plain)), s.requestNow(c))
+		return c.Send(plain)
+	case s.cache.wouldKeepPlain(key, answer, s.requestNow(c)):
+		plain, err := unpack(nil, answer)
+		if err != nil {
+			return err
+		}
+		s.cache.replace(key, answer, answer.withPlain(plain), s.requestNow(c))
+		return c.Send(plain)
 	}
-	plain, err := s.inflaters.plainBody(answer)
+	body, err := s.unpackedBodies.unpack(answer)
 	if err != nil {
 		return err
 	}
-	s.cache.replace(key, answer, answer.withPlain(plain), s.requestNow(c))
-	return c.Send(plain)
+	response.SetBodyStream(body, answer.length)
+	return nil
 }
 
 // etagMatches applies If-None-Match's weak comparison: any listed tag, with

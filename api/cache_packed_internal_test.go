@@ -1,0 +1,148 @@
+package api
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/crownsdev/crowns/models"
+)
+
+func TestPackedFormsUnpackToTheRenderedBody(t *testing.T) {
+	compressed, plain := largeAnswer(1)
+	packed := pack(plain)
+	answer := compressed.withPacked(packed)
+	if grown := answer.size() - compressed.size(); grown != int64(len(packed)) {
+		t.Fatalf("the packed form counts %d bytes, want its %d", grown, len(packed))
+	}
+	if len(packed) >= len(plain)/4 {
+		t.Fatalf("a %d-byte body packed into %d bytes", len(plain), len(packed))
+	}
+	for _, dst := range [][]byte{nil, make([]byte, 10), make([]byte, 0, len(plain)+100)} {
+		got, err := unpack(dst, answer)
+		if err != nil || !bytes.Equal(got, plain) {
+			t.Fatalf("unpacked into a buffer of %d bytes: the body differs from the rendered one (%v)", cap(dst), err)
+		}
+		if cap(dst) >= len(plain) && &got[0] != &dst[:1][0] {
+			t.Fatal("the body was not unpacked into the buffer that had room for it")
+		}
+	}
+	var p inflaters
+	if got, err := p.plainBody(answer); err != nil || !bytes.Equal(got, plain) {
+		t.Fatalf("the plain body of a packed answer differs from the rendered one (%v)", err)
+	}
+	if answer.withPlain(plain).withoutPlain().packed == nil {
+		t.Fatal("dropping the plain form dropped the packed one")
+	}
+	cut := answer.withPacked(packed[:len(packed)/2])
+	if _, err := unpack(nil, cut); err == nil {
+		t.Fatal("a truncated packed form was unpacked without an error")
+	}
+}
+
+func TestAPackedFormIsKeptWithItsEntry(t *testing.T) {
+	clock := models.NewManualClock(time.Unix(1000, 0))
+	compressed, plain := largeAnswer(1)
+	cache := newResponseCache(time.Hour, 4*int64(len(plain)), clock)
+	cache.put(cacheSlot{key: "big", ttl: time.Hour}, compressed, 0)
+	before := cache.used()
+	completed := compressed.withPacked(pack(plain))
+	cache.keepPacked("big", compressed, completed, clock.Now())
+	if got, ok := cache.getString("big", clock.Now()); !ok || got != completed {
+		t.Fatal("the answer with its packed form did not replace the compressed-only one")
+	}
+	if grown := cache.used() - before; grown != int64(len(completed.packed)) {
+		t.Fatalf("the cache's use grew by %d bytes for a packed form of %d", grown, len(completed.packed))
+	}
+	// A replacement of an answer that is no longer the cached one is
+	// ignored.
+	cache.keepPacked("big", compressed, compressed.withPacked(pack(plain)), clock.Now())
+	if got, _ := cache.getString("big", clock.Now()); got != completed {
+		t.Fatal("a stale packed form overwrote the cached answer")
+	}
+	// The plain form is an extra that may go again; the packed form stays
+	// with the entry.
+	cache.replace("big", completed, completed.withPlain(plain), clock.Now())
+	shard := cache.shardOfString("big")
+	shard.mu.Lock()
+	shard.makeRoomLocked(shard.budget - shard.used + 1)
+	shard.mu.Unlock()
+	if got, _ := cache.getString("big", clock.Now()); got.plain != nil || got.packed == nil {
+		t.Fatalf("after its plain form went: plain %v, packed %v, want only the packed form", got.plain != nil, got.packed != nil)
+	}
+}
+
+// TestAPackedFormTakesTheRoomOfIdleEntriesOnly: room for a packed form is
+// made from entries no one asked for in the last 10 to 20 s, never from
+// entries in use, and the entry stays as it was when there is no room.
+func TestAPackedFormTakesTheRoomOfIdleEntriesOnly(t *testing.T) {
+	clock := models.NewManualClock(time.Unix(1000, 0))
+	asked, plain := largeAnswer(1)
+	packed := asked.withPacked(pack(plain))
+	other, _ := largeAnswer(2)
+	third, _ := largeAnswer(3)
+	// Room for the three compressed answers (and their five-letter keys),
+	// and for the packed form only when one of the others goes.
+	budget := asked.size() + other.size() + third.size() + 3*5 + int64(len(packed.packed)) - 1
+	cache := newResponseCache(time.Hour, budget, clock)
+	for _, key := range []string{"other", "third", "asked"} {
+		cache.put(cacheSlot{key: key, ttl: time.Hour}, map[string]*cachedAnswer{"other": other, "third": third, "asked": asked}[key], 0)
+	}
+	// Every entry was just stored, so each is in use.
+	cache.getString("asked", clock.Now())
+	cache.keepPacked("asked", asked, packed, clock.Now())
+	for _, key := range []string{"asked", "other", "third"} {
+		if got, ok := cache.getString(key, clock.Now()); !ok || got.packed != nil {
+			t.Fatalf("%s: cached %v, packed %v: an entry in use made room for a packed form", key, ok, ok && got.packed != nil)
+		}
+	}
+	// 25 s on, "other" has not been asked for since; "third" has.
+	clock.Advance(25 * time.Second)
+	cache.getString("third", clock.Now())
+	cache.getString("asked", clock.Now())
+	cache.keepPacked("asked", asked, packed, clock.Now())
+	if got, _ := cache.getString("asked", clock.Now()); got != packed {
+		t.Fatal("the packed form was not kept although an idle entry could make room")
+	}
+	if _, ok := cache.getString("third", clock.Now()); !ok {
+		t.Fatal("an entry in use made room for a packed form")
+	}
+	if _, ok := cache.getString("other", clock.Now()); ok {
+		t.Fatal("the idle entry is still kept although the packed form needed its room")
+	}
+}
+
+// BenchmarkUnpack compares what a client without gzip costs when the
+// answer's plain form is not kept: unpacking its packed form against
+// inflating its gzip form, for a 160 kB answer.
+func BenchmarkUnpack(b *testing.B) {
+	compressed, plain := answerOfSize(1, 160_000)
+	answer := compressed.withPacked(pack(plain))
+	b.Logf("%d bytes: gzip %d, packed %d", len(plain), len(answer.gzipped), len(answer.packed))
+	b.Run("unpack", func(b *testing.B) {
+		dst := make([]byte, len(plain))
+		b.SetBytes(int64(len(plain)))
+		for b.Loop() {
+			if _, err := unpack(dst, answer); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("inflate", func(b *testing.B) {
+		var p inflaters
+		var dst bytes.Buffer
+		b.SetBytes(int64(len(plain)))
+		for b.Loop() {
+			dst.Reset()
+			if err := p.inflateInto(&dst, answer); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("pack", func(b *testing.B) {
+		b.SetBytes(int64(len(plain)))
+		for b.Loop() {
+			pack(plain)
+		}
+	})
+}
