@@ -146,3 +146,73 @@ func BenchmarkUnpack(b *testing.B) {
 		}
 	})
 }
+
+// TestAnAnswerIsNotPackedAgainForNothing: wouldKeepPacked guesses a packed
+// form's size before it is made; once keepPacked had no room for the one
+// made, its exact size is asked for, so that each request does not pack
+// the answer again only to see it refused.
+func TestAnAnswerIsNotPackedAgainForNothing(t *testing.T) {
+	clock := models.NewManualClock(time.Unix(1000, 0))
+	compressed, plain := answerOfSize(1, 1_000_000)
+	packed := pack(plain)
+	guess := 2 * int64(len(compressed.gzipped))
+	if int64(len(packed)) <= guess {
+		t.Fatalf("packed into %d bytes, gzipped into %d: the guess is not short of it", len(packed), len(compressed.gzipped))
+	}
+	// Room for the entry and the guessed size, not the packed form.
+	budget := compressed.size() + 3 + guess
+	cache := newResponseCache(time.Hour, budget, clock)
+	cache.put(cacheSlot{key: "big", ttl: time.Hour}, compressed, 0)
+	if !cache.wouldKeepPacked("big", compressed, clock.Now()) {
+		t.Fatal("no room for the guessed size")
+	}
+	cache.keepPacked("big", compressed, compressed.withPacked(packed), clock.Now())
+	if got, _ := cache.getString("big", clock.Now()); got.packed != nil {
+		t.Fatal("a packed form larger than the room was kept")
+	}
+	if cache.wouldKeepPacked("big", compressed, clock.Now()) {
+		t.Fatal("after its packed form was refused, the answer would be packed again")
+	}
+}
+
+// TestAnIdleEntryIsCountedWholeWhenItsPlainFormWasNotTaken: an idle entry
+// whose plain form is worth too much to go alone still frees its whole
+// size when it goes, so no more entries go than the room needs.
+func TestAnIdleEntryIsCountedWholeWhenItsPlainFormWasNotTaken(t *testing.T) {
+	clock := models.NewManualClock(time.Unix(1000, 0))
+	idle, idlePlain := largeAnswer(1)
+	other, _ := largeAnswer(2)
+	asked, askedPlain := largeAnswer(3)
+	packed := asked.withPacked(pack(askedPlain))
+	grown := int64(len(packed.packed))
+	withPlain := idle.withPlain(idlePlain)
+	// Room for the three entries and the idle one's plain form; the packed
+	// form needs one byte more than the idle entry frees without its plain
+	// form.
+	budget := withPlain.size() + other.size() + asked.size() + 3*4 + grown - (idle.size() + 4 + 1)
+	if idle.size() >= grown {
+		t.Fatalf("the idle entry's compressed form (%d bytes) alone makes room for the packed one (%d)", idle.size(), grown)
+	}
+	cache := newResponseCache(time.Hour, budget, clock)
+	cache.put(cacheSlot{key: "idle", ttl: time.Hour}, idle, 0)
+	// The idle entry, asked for a lot, keeps its plain form.
+	for range 1000 {
+		cache.getString("idle", clock.Now())
+	}
+	cache.replace("idle", idle, withPlain, clock.Now())
+	if got, _ := cache.getString("idle", clock.Now()); got.plain == nil {
+		t.Fatal("the plain form was not kept")
+	}
+	cache.put(cacheSlot{key: "othr", ttl: time.Hour}, other, 0)
+	cache.put(cacheSlot{key: "askd", ttl: time.Hour}, asked, 0)
+	clock.Advance(25 * time.Second)
+	cache.getString("othr", clock.Now())
+	cache.getString("askd", clock.Now())
+	cache.keepPacked("askd", asked, packed, clock.Now())
+	if got, _ := cache.getString("askd", clock.Now()); got != packed {
+		t.Fatal("the packed form was not kept although the idle entry makes room for it")
+	}
+	if _, ok := cache.getString("othr", clock.Now()); !ok {
+		t.Fatal("an entry in use went too")
+	}
+}
