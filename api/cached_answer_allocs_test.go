@@ -65,7 +65,7 @@ func TestCachedAnswersAllocateNothing(t *testing.T) {
 
 // TestUnpackedAnswersAllocateNothing: an identity client of an answer
 // whose plain form the cache has no room for is served from its packed
-// form, unpacked into a pooled buffer (unpackedBodies), allocating nothing,
+// form, unpacked into the response's pooled body buffer, allocating nothing,
 // and gets the whole answer.
 func TestUnpackedAnswersAllocateNothing(t *testing.T) {
 	if raceDetector {

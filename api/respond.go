@@ -67,7 +67,7 @@ func (s *Server) sendAnswer(c *fiber.Ctx, answer *cachedAnswer, fromCache bool, 
 // sendUnpacked serves an answer kept compressed only to a client that
 // does not accept gzip. The first such request of a cached answer
 // inflates it and keeps its packed form in the cache (see pack); the next
-// ones unpack it into a pooled buffer (see unpackedBodies), or, when the
+// ones unpack it into the response's pooled body buffer, or, when the
 // cache admits the plain form beside it (see responseCache.wouldKeepPlain),
 // keep that too. An answer that is not cached, or whose packed form the
 // cache has no room for, is inflated into the response's buffer.
@@ -92,11 +92,13 @@ func (s *Server) sendUnpacked(c *fiber.Ctx, answer *cachedAnswer, key string) er
 		s.cache.replace(key, answer, answer.withPlain(plain), s.requestNow(c))
 		return c.Send(plain)
 	}
-	body, err := s.unpackedBodies.unpack(answer)
+	// Unpacked into the response's own body buffer, which fasthttp takes
+	// from its pool and gives back after the response is written.
+	plain, err := unpack(response.SwapBody(nil), answer)
 	if err != nil {
 		return err
 	}
-	response.SetBodyStream(body, answer.length)
+	response.SwapBody(plain)
 	return nil
 }
 

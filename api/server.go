@@ -197,11 +197,9 @@ type Server struct {
 	accessLog *accesslog.Writer
 	cache     *responseCache
 	// inflaters serve answers kept compressed only to identity clients.
-	inflaters inflaters
-	// unpackedBodies hold answers unpacked for identity clients.
-	unpackedBodies unpackedBodies
-	states         requestStates
-	requestIDs     *requestIDs
+	inflaters  inflaters
+	states     requestStates
+	requestIDs *requestIDs
 	// rateHeaders are the rate-limit header values that never change.
 	rateHeaders rateHeaders
 	// replicaID names this process among the replicas (see
