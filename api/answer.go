@@ -219,6 +219,13 @@ func (a *cachedAnswer) withPacked(packed []byte) *cachedAnswer {
 	return &completed
 }
 
+// withoutPacked is a without its packed form.
+func (a *cachedAnswer) withoutPacked() *cachedAnswer {
+	shrunk := *a
+	shrunk.packed = nil
+	return &shrunk
+}
+
 // withoutPlain is a kept compressed only.
 func (a *cachedAnswer) withoutPlain() *cachedAnswer {
 	shrunk := *a

@@ -113,10 +113,9 @@ func TestTheCacheAccountsForEveryFormUnderRandomUse(t *testing.T) {
 				if element := sh.entries[key]; element != nil {
 					entry := element.Value.(*cacheEntry)
 					grown := int64(rng.IntN(40_000))
-					worth := []int{plainWorth, packedWorth}[rng.IntN(2)]
-					idle := rng.IntN(2) == 0
-					if sh.roomLocked(entry, grown, worth, idle, now, false) {
-						if !sh.roomLocked(entry, grown, worth, idle, now, true) {
+					kind := []form{plainForm, packedForm}[rng.IntN(2)]
+					if sh.roomLocked(entry, grown, kind, now, false) {
+						if !sh.roomLocked(entry, grown, kind, now, true) {
 							sh.mu.Unlock()
 							t.Fatalf("seed %d step %d: the take pass refused what the check allowed", seed, step)
 						}
@@ -189,6 +188,18 @@ func checkShard(sh *cacheShard) error {
 	}
 	if sh.used > sh.budget {
 		return fmt.Errorf("used %d over budget %d", sh.used, sh.budget)
+	}
+	packed := 0
+	for element := sh.order.Front(); element != nil; element = element.Next() {
+		if entry := element.Value.(*cacheEntry); entry.answer.packed != nil {
+			packed++
+			if entry.packedElement == nil || entry.packedElement.Value != entry {
+				return fmt.Errorf("%s: keeps a packed form and is not in the packed list", entry.key)
+			}
+		}
+	}
+	if sh.packed.Len() != packed {
+		return fmt.Errorf("packed list %d, entries with packed forms %d", sh.packed.Len(), packed)
 	}
 	if sh.extras.Len() != len(withExtra) {
 		return fmt.Errorf("extras list %d, entries with extras %d", sh.extras.Len(), len(withExtra))

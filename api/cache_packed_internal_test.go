@@ -216,3 +216,47 @@ func TestAnIdleEntryIsCountedWholeWhenItsPlainFormWasNotTaken(t *testing.T) {
 		t.Fatal("an entry in use went too")
 	}
 }
+
+// TestAPlainFormTakesTheRoomOfPackedFormsAskedForFarLessOften: the plain
+// form of an answer asked for a lot may take the room of the packed forms
+// of answers asked for less than a fortieth as often, never of others,
+// and never the room of their entries.
+func TestAPlainFormTakesTheRoomOfPackedFormsAskedForFarLessOften(t *testing.T) {
+	clock := models.NewManualClock(time.Unix(1000, 0))
+	hot, hotPlain := largeAnswer(1)
+	rare, rarePlain := largeAnswer(2)
+	hotPacked := hot.withPacked(pack(hotPlain))
+	rarePacked := rare.withPacked(pack(rarePlain))
+	// Room for both entries packed, and for the hot plain form only
+	// once the rare packed form goes.
+	short := int64(len(rarePacked.packed)) - 1
+	budget := hotPacked.size() + rarePacked.size() + 2*4 + int64(len(hotPlain)) - short
+	cache := newResponseCache(time.Hour, budget, clock)
+	cache.put(cacheSlot{key: "hot!", ttl: time.Hour}, hotPacked, 0)
+	cache.put(cacheSlot{key: "rare", ttl: time.Hour}, rarePacked, 0)
+	askHot := func(times int) {
+		for range times {
+			cache.getString("hot!", clock.Now())
+		}
+	}
+	// Asked for 40 times as often as the rare answer: the packed form
+	// stays, and the plain form is not kept.
+	cache.getString("rare", clock.Now())
+	askHot(40)
+	if cache.wouldKeepPlain("hot!", hotPacked, clock.Now()) {
+		t.Fatal("the plain form would take the room of the packed form of an answer asked for 1/40 as often")
+	}
+	askHot(1)
+	if !cache.wouldKeepPlain("hot!", hotPacked, clock.Now()) {
+		t.Fatal("the plain form would not take the room of the packed form of an answer asked for 1/41 as often")
+	}
+	withPlain := hotPacked.withPlain(hotPlain)
+	cache.replace("hot!", hotPacked, withPlain, clock.Now())
+	if got, _ := cache.getString("hot!", clock.Now()); got != withPlain {
+		t.Fatal("the plain form was not kept")
+	}
+	got, ok := cache.getString("rare", clock.Now())
+	if !ok || got.packed != nil || got.gzipped == nil {
+		t.Fatalf("the rare answer: cached %v, packed %v; want its entry kept without its packed form", ok, ok && got.packed != nil)
+	}
+}

@@ -38,6 +38,9 @@ type cacheShard struct {
 	// recently used entry (front) to the least (back).
 	entries map[string]*list.Element
 	order   list.List
+	// packed holds the entries whose answer keeps a packed form, most
+	// recently used first.
+	packed list.List
 	// extras holds the entries that keep an extra plain form, most
 	// recently used first.
 	extras list.List
@@ -52,6 +55,9 @@ type cacheEntry struct {
 	answer  *cachedAnswer
 	expires time.Time
 	size    int64
+	// packedElement is the entry's element in cacheShard.packed while its
+	// answer keeps a packed form; nil otherwise.
+	packedElement *list.Element
 	// extra is the entry's element in cacheShard.extras while its answer
 	// keeps an extra plain form; nil otherwise.
 	extra *list.Element
@@ -139,6 +145,9 @@ func (sh *cacheShard) freshLocked(element *list.Element, now time.Time) (*cached
 	if entry.extra != nil {
 		sh.extras.MoveToFront(entry.extra)
 	}
+	if entry.packedElement != nil {
+		sh.packed.MoveToFront(entry.packedElement)
+	}
 	return entry.answer, true
 }
 
@@ -185,6 +194,9 @@ func (sh *cacheShard) put(entry *cacheEntry, current func() bool, now time.Time)
 	element := sh.order.PushFront(entry)
 	sh.entries[entry.key] = element
 	sh.used += entry.size
+	if entry.answer.packed != nil {
+		entry.packedElement = sh.packed.PushFront(entry)
+	}
 	if entry.group != "" {
 		members, ok := sh.groups[entry.group]
 		if !ok {
@@ -225,15 +237,16 @@ func (sh *cacheShard) keepPacked(key string, previous, completed *cachedAnswer, 
 	if entry.answer != previous {
 		return
 	}
-	if !sh.roomLocked(entry, grown, packedWorth, true, now, false) {
+	if !sh.roomLocked(entry, grown, packedForm, now, false) {
 		entry.refusedPacked = grown
 		return
 	}
-	sh.roomLocked(entry, grown, packedWorth, true, now, true)
+	sh.roomLocked(entry, grown, packedForm, now, true)
 	sh.order.MoveToFront(element)
 	entry.answer = completed
 	entry.size += grown
 	sh.used += grown
+	entry.packedElement = sh.packed.PushFront(entry)
 }
 
 // wouldKeepPacked tells whether keepPacked would keep a packed form of
@@ -252,42 +265,54 @@ func (sh *cacheShard) wouldKeepPacked(key string, previous *cachedAnswer, size i
 	if entry.refusedPacked > 0 {
 		size = entry.refusedPacked
 	}
-	return entry.answer == previous && entry.extra == nil && sh.roomLocked(entry, size, packedWorth, true, now, false)
+	return entry.answer == previous && entry.extra == nil && sh.roomLocked(entry, size, packedForm, now, false)
 }
 
-// Room for a form of an answer's body that clients without gzip are
-// served from (see roomLocked).
+// form names the forms of an answer's body kept for clients without
+// gzip, which roomLocked makes room for.
+type form int
+
 const (
-	// packedWorth: a packed form saves such a client an inflation (125 µs
-	// for a 162 kB battles answer) and a plain form saves it an unpacking
-	// (23 µs) in eight times the room: byte for byte a packed form is worth
-	// about forty times as many requests as a plain form.
-	packedWorth = 40
-	// plainWorth: plain forms are weighed against each other by their
-	// requests alone.
-	plainWorth = 1
-	// idlePeriods is how many periods of hitHalfLife (10 to 20 s) an
-	// entry must have gone unasked before such a form may take its room.
-	idlePeriods = 2
+	packedForm form = iota
+	plainForm
 )
 
-// roomLocked tells whether entry may grow by grown bytes for a packed or
-// plain form (worth: packedWorth or plainWorth), and, with take, makes
-// that room, which only a call without take under the same lock may say
-// can be made. The room is free, or made first from the least recently
-// used plain forms kept as extras, as long as each was asked for lately
-// (see recentHits) less than worth times as often as entry, and then,
-// with idleEntries (for a packed form), from the least recently used
-// entries no one asked for in the last idlePeriods of hitHalfLife. Entries
-// still in use never go, nor any for a plain form: producing an entry
-// again costs a call to the game API or a database read, and compressing
-// it, far more than a plain form saves.
-func (sh *cacheShard) roomLocked(entry *cacheEntry, grown int64, worth int, idleEntries bool, now time.Time, take bool) bool {
+// packedWorth weighs packed forms against plain ones: a packed form saves
+// a client without gzip an inflation (125 µs for a 162 kB battles answer)
+// and a plain form saves it an unpacking (23 µs) in eight times the room,
+// so byte for byte a packed form is worth about forty times as many
+// requests as a plain form.
+const packedWorth = 40
+
+// idlePeriods is how many periods of hitHalfLife (10 to 20 s) an entry
+// must have gone unasked before a packed form may take its room.
+const idlePeriods = 2
+
+// roomLocked tells whether entry may grow by grown bytes for a form of
+// its body, and, with take, makes that room, which only a call without
+// take under the same lock may say can be made. The room is free, or is
+// made, least recently used first, from what is worth less than the form
+// by the requests of their answers lately (see recentHits):
+//
+//   - for a packed form: plain forms kept as extras by answers asked for
+//     less than packedWorth times as often as entry's, then entries no
+//     one asked for in the last idlePeriods of hitHalfLife;
+//   - for a plain form: plain forms of answers asked for less often, then
+//     packed forms of answers asked for less than 1/packedWorth as often.
+//
+// Entries still in use never go, nor any for a plain form: producing an
+// entry again costs a call to the game API or a database read, and
+// compressing it, far more than these forms save.
+func (sh *cacheShard) roomLocked(entry *cacheEntry, grown int64, kind form, now time.Time, take bool) bool {
 	if entry.size+grown > sh.budget {
 		return false
 	}
 	short := sh.used + grown - sh.budget
 	hits := entry.recentHits(now)
+	worth := plainWorth
+	if kind == packedForm {
+		worth = packedWorth
+	}
 	sh.roomChecks++
 	for element := sh.extras.Back(); short > 0 && element != nil; {
 		victim := element.Value.(*cacheEntry)
@@ -302,13 +327,28 @@ func (sh *cacheShard) roomLocked(entry *cacheEntry, grown int64, worth int, idle
 		}
 		element = previous
 	}
+	if kind == plainForm {
+		for element := sh.packed.Back(); short > 0 && element != nil; {
+			victim := element.Value.(*cacheEntry)
+			if victim == entry || victim.recentHits(now)*packedWorth >= hits {
+				break
+			}
+			previous := element.Prev()
+			short -= int64(len(victim.answer.packed))
+			if take {
+				sh.dropPackedLocked(victim)
+			}
+			element = previous
+		}
+		return short <= 0
+	}
 	period := periodOf(now)
 	for element := sh.order.Back(); short > 0; {
 		if element == nil {
 			return false
 		}
 		victim := element.Value.(*cacheEntry)
-		if !idleEntries || victim == entry || period-victim.askedPeriod < idlePeriods {
+		if victim == entry || period-victim.askedPeriod < idlePeriods {
 			return false
 		}
 		previous := element.Prev()
@@ -326,6 +366,10 @@ func (sh *cacheShard) roomLocked(entry *cacheEntry, grown int64, worth int, idle
 	}
 	return true
 }
+
+// plainWorth: plain forms are weighed against each other by their
+// requests alone.
+const plainWorth = 1
 
 // extraPlain is the plain form the entry keeps as an extra; nil when it
 // keeps none.
@@ -346,7 +390,7 @@ func (sh *cacheShard) keepPlainLocked(element *list.Element, previous, completed
 	if !sh.admitsPlainLocked(entry, previous, grown, now) {
 		return
 	}
-	sh.roomLocked(entry, grown, plainWorth, false, now, true)
+	sh.roomLocked(entry, grown, plainForm, now, true)
 	sh.order.MoveToFront(element)
 	entry.answer = completed
 	entry.size += grown
@@ -373,7 +417,7 @@ func (sh *cacheShard) admitsPlainLocked(entry *cacheEntry, previous *cachedAnswe
 	if entry.answer != previous || entry.extra != nil {
 		return false
 	}
-	return sh.roomLocked(entry, grown, plainWorth, false, now, false)
+	return sh.roomLocked(entry, grown, plainForm, now, false)
 }
 
 // dropExtraLocked takes the extra plain form out of entry, which keeps
@@ -382,6 +426,18 @@ func (sh *cacheShard) dropExtraLocked(entry *cacheEntry) {
 	sh.extras.Remove(entry.extra)
 	entry.extra = nil
 	shrunk := entry.answer.withoutPlain()
+	shrink := entry.answer.size() - shrunk.size()
+	entry.answer = shrunk
+	entry.size -= shrink
+	sh.used -= shrink
+}
+
+// dropPackedLocked takes the packed form out of entry, which keeps its
+// other forms.
+func (sh *cacheShard) dropPackedLocked(entry *cacheEntry) {
+	sh.packed.Remove(entry.packedElement)
+	entry.packedElement = nil
+	shrunk := entry.answer.withoutPacked()
 	shrink := entry.answer.size() - shrunk.size()
 	entry.answer = shrunk
 	entry.size -= shrink
@@ -411,6 +467,10 @@ func (sh *cacheShard) removeLocked(element *list.Element) {
 	if entry.extra != nil {
 		sh.extras.Remove(entry.extra)
 		entry.extra = nil
+	}
+	if entry.packedElement != nil {
+		sh.packed.Remove(entry.packedElement)
+		entry.packedElement = nil
 	}
 	sh.used -= entry.size
 	if entry.group == "" {
