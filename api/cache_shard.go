@@ -19,17 +19,17 @@ import (
 // seventh of its plain one and a missing plain form only an unpacking,
 // where a missing entry costs a call to the game API or the database.
 // Room for a packed or plain form is taken only from what is worth less
-// (see roomLocked): plain forms of answers asked for less often lately
-// (hits counted per entry, halved every hitHalfLife), and, for a packed
-// form, entries no one asked for in the last 10 to 20 s.
+// (see roomLocked), by the requests of answers lately (hits counted per
+// entry, halved every hitHalfLife): other forms of answers asked for far
+// less often, and, for a packed form, entries no one asked for in the last
+// 10 to 20 s.
 // BenchmarkPlainFormAdmission replays Zipf-spread traffic (s = 1) moving
 // between 1,000 battles and 1,000 histories in a 40 MiB cache: at 6,000
 // requests a second, under 1% of identity requests are inflated in every
 // phase (the first request of each answer), against 36–41% before
-// answers had packed forms, and under 0.3% of requests miss the cache for
-// entries dropped to make room; the rest are served from plain forms
-// (26% of them while only the battles are asked, none once the packed
-// forms fill the cache) or unpacked.
+// answers had packed forms; 31–53% are served from plain forms (59–64%
+// before) and the rest unpacked; under 0.3% of requests miss the cache
+// for entries dropped to make room.
 type cacheShard struct {
 	mu     sync.Mutex
 	budget int64
