@@ -42,7 +42,8 @@ type cachedAnswer struct {
 	gzipped []byte
 	// packed is the plain body of an answer kept compressed only, packed
 	// by S2: made the first time a client without gzip asks for the
-	// answer, and kept with it from then on (see pack); nil until then.
+	// answer, and kept with it (see pack, cacheShard.keepPacked); nil
+	// until then.
 	packed []byte
 	// length is the length of the plain body.
 	length int

@@ -219,7 +219,7 @@ func TestAnIdleEntryIsCountedWholeWhenItsPlainFormWasNotTaken(t *testing.T) {
 
 // TestAPlainFormTakesTheRoomOfPackedFormsAskedForFarLessOften: the plain
 // form of an answer asked for a lot may take the room of the packed forms
-// of answers asked for less than a fortieth as often, never of others,
+// of answers asked for at most a fortieth as often, never of others,
 // and never the room of their entries.
 func TestAPlainFormTakesTheRoomOfPackedFormsAskedForFarLessOften(t *testing.T) {
 	clock := models.NewManualClock(time.Unix(1000, 0))
@@ -239,16 +239,16 @@ func TestAPlainFormTakesTheRoomOfPackedFormsAskedForFarLessOften(t *testing.T) {
 			cache.getString("hot!", clock.Now())
 		}
 	}
-	// Asked for 40 times as often as the rare answer: the packed form
-	// stays, and the plain form is not kept.
+	// The rare answer asked for once, counted as two against the
+	// halving: asked for 79 times, the hot one is not yet worth it.
 	cache.getString("rare", clock.Now())
-	askHot(40)
+	askHot(79)
 	if cache.wouldKeepPlain("hot!", hotPacked, clock.Now()) {
-		t.Fatal("the plain form would take the room of the packed form of an answer asked for 1/40 as often")
+		t.Fatal("the plain form would take the room of the packed form of an answer asked for more than 1/40 as often")
 	}
 	askHot(1)
 	if !cache.wouldKeepPlain("hot!", hotPacked, clock.Now()) {
-		t.Fatal("the plain form would not take the room of the packed form of an answer asked for 1/41 as often")
+		t.Fatal("the plain form would not take the room of the packed form of an answer asked for 1/40 as often")
 	}
 	withPlain := hotPacked.withPlain(hotPlain)
 	cache.replace("hot!", hotPacked, withPlain, clock.Now())
@@ -258,5 +258,27 @@ func TestAPlainFormTakesTheRoomOfPackedFormsAskedForFarLessOften(t *testing.T) {
 	got, ok := cache.getString("rare", clock.Now())
 	if !ok || got.packed != nil || got.gzipped == nil {
 		t.Fatalf("the rare answer: cached %v, packed %v; want its entry kept without its packed form", ok, ok && got.packed != nil)
+	}
+}
+
+// TestAPackedFormStaysForAnAnswerAskedForAsOften: counts are halved by
+// whole requests, so an answer asked for once a while ago counts 0; its
+// packed form does not go for the plain form of an answer asked for once
+// since.
+func TestAPackedFormStaysForAnAnswerAskedForAsOften(t *testing.T) {
+	clock := models.NewManualClock(time.Unix(1000, 0))
+	hot, hotPlain := largeAnswer(1)
+	rare, rarePlain := largeAnswer(2)
+	hotPacked := hot.withPacked(pack(hotPlain))
+	rarePacked := rare.withPacked(pack(rarePlain))
+	budget := hotPacked.size() + rarePacked.size() + 2*4 + int64(len(hotPlain)) - 1
+	cache := newResponseCache(time.Hour, budget, clock)
+	cache.put(cacheSlot{key: "hot!", ttl: time.Hour}, hotPacked, 0)
+	cache.put(cacheSlot{key: "rare", ttl: time.Hour}, rarePacked, 0)
+	cache.getString("rare", clock.Now())
+	clock.Advance(hitHalfLife)
+	cache.getString("hot!", clock.Now())
+	if cache.wouldKeepPlain("hot!", hotPacked, clock.Now()) {
+		t.Fatal("the packed form of an answer asked for once would go for the plain form of another asked for once")
 	}
 }

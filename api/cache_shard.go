@@ -27,7 +27,7 @@ import (
 // between 1,000 battles and 1,000 histories in a 40 MiB cache: at 6,000
 // requests a second, under 1% of identity requests are inflated in every
 // phase (the first request of each answer), against 36–41% before
-// answers had packed forms; 31–53% are served from plain forms (59–64%
+// answers had packed forms; 29–53% are served from plain forms (59–64%
 // before) and the rest unpacked; under 0.3% of requests miss the cache
 // for entries dropped to make room.
 type cacheShard struct {
@@ -222,9 +222,9 @@ func (sh *cacheShard) replace(key string, previous, completed *cachedAnswer, now
 
 // keepPacked puts completed, previous with its packed form, in place of
 // the answer under key, if that is still previous and room can be made
-// for it (see roomLocked). The packed form becomes part of the entry, not
-// an extra: the entry's clients without gzip are served from it, and it
-// goes only with its entry.
+// for it (see roomLocked). The packed form is not an extra: it goes before
+// the entry only to make room for the plain form of an answer asked for
+// far more often (see roomLocked).
 func (sh *cacheShard) keepPacked(key string, previous, completed *cachedAnswer, now time.Time) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
@@ -234,7 +234,7 @@ func (sh *cacheShard) keepPacked(key string, previous, completed *cachedAnswer, 
 	}
 	entry := element.Value.(*cacheEntry)
 	grown := completed.size() - previous.size()
-	if entry.answer != previous {
+	if entry.answer != previous || previous.packed != nil {
 		return
 	}
 	if !sh.roomLocked(entry, grown, packedForm, now, false) {
@@ -298,7 +298,8 @@ const idlePeriods = 2
 //     less than packedWorth times as often as entry's, then entries no
 //     one asked for in the last idlePeriods of hitHalfLife;
 //   - for a plain form: plain forms of answers asked for less often, then
-//     packed forms of answers asked for less than 1/packedWorth as often.
+//     packed forms of answers asked for at most 1/packedWorth as often (a
+//     count plus one, against the halving).
 //
 // Entries still in use never go, nor any for a plain form: producing an
 // entry again costs a call to the game API or a database read, and
@@ -330,7 +331,10 @@ func (sh *cacheShard) roomLocked(entry *cacheEntry, grown int64, kind form, now 
 	if kind == plainForm {
 		for element := sh.packed.Back(); short > 0 && element != nil; {
 			victim := element.Value.(*cacheEntry)
-			if victim == entry || victim.recentHits(now)*packedWorth >= hits {
+			// A count is whole requests halved: one more stands for what
+			// the halving dropped, so that an answer asked for once a
+			// while ago is not taken for one never asked.
+			if victim == entry || (victim.recentHits(now)+1)*packedWorth > hits {
 				break
 			}
 			previous := element.Prev()
