@@ -159,8 +159,10 @@ func (c *responseCache) keepPacked(key string, previous, completed *cachedAnswer
 // wouldKeepPacked tells whether keepPacked would keep the packed form of
 // previous, the answer under key kept compressed only, at now (see
 // cacheShard.roomLocked); the packed form is made only then. Its size is
-// not known before it is made: twice the compressed form's is asked for,
-// more than packed forms of answers take.
+// not known before it is made: twice the compressed form's is asked for
+// (more than the packed forms of Crowns' answers take), or, once the
+// shard refused the entry's packed form, its exact size (see
+// cacheShard.wouldKeepPacked).
 func (c *responseCache) wouldKeepPacked(key string, previous *cachedAnswer, now time.Time) bool {
 	if c.budget <= 0 || key == "" {
 		return false

@@ -242,11 +242,19 @@ func (sh *cacheShard) keepPacked(key string, previous, completed *cachedAnswer, 
 		return
 	}
 	sh.roomLocked(entry, grown, packedForm, now, true)
+	sh.growLocked(element, completed, grown)
+	entry.packedElement = sh.packed.PushFront(entry)
+}
+
+// growLocked puts completed, the answer of element with another form of
+// its body that grows it by grown bytes (room made for them), in place of
+// its answer, and makes it the most recently used.
+func (sh *cacheShard) growLocked(element *list.Element, completed *cachedAnswer, grown int64) {
+	entry := element.Value.(*cacheEntry)
 	sh.order.MoveToFront(element)
 	entry.answer = completed
 	entry.size += grown
 	sh.used += grown
-	entry.packedElement = sh.packed.PushFront(entry)
 }
 
 // wouldKeepPacked tells whether keepPacked would keep a packed form of
@@ -276,6 +284,10 @@ const (
 	packedForm form = iota
 	plainForm
 )
+
+// plainWorth weighs plain forms against each other: by their requests
+// alone.
+const plainWorth = 1
 
 // packedWorth weighs packed forms against plain ones: a packed form saves
 // a client without gzip an inflation (125 µs for a 162 kB battles answer)
@@ -371,10 +383,6 @@ func (sh *cacheShard) roomLocked(entry *cacheEntry, grown int64, kind form, now 
 	return true
 }
 
-// plainWorth: plain forms are weighed against each other by their
-// requests alone.
-const plainWorth = 1
-
 // extraPlain is the plain form the entry keeps as an extra; nil when it
 // keeps none.
 func (e *cacheEntry) extraPlain() []byte {
@@ -395,10 +403,7 @@ func (sh *cacheShard) keepPlainLocked(element *list.Element, previous, completed
 		return
 	}
 	sh.roomLocked(entry, grown, plainForm, now, true)
-	sh.order.MoveToFront(element)
-	entry.answer = completed
-	entry.size += grown
-	sh.used += grown
+	sh.growLocked(element, completed, grown)
 	entry.extra = sh.extras.PushFront(entry)
 }
 

@@ -85,7 +85,7 @@ func (s *Server) sendUnpacked(c *fiber.Ctx, answer *cachedAnswer, key string) er
 		s.cache.keepPacked(key, answer, answer.withPacked(pack(plain)), s.requestNow(c))
 		return c.Send(plain)
 	case s.cache.wouldKeepPlain(key, answer, s.requestNow(c)):
-		plain, err := unpack(nil, answer)
+		plain, err := s.inflaters.plainBody(answer)
 		if err != nil {
 			return err
 		}
