@@ -3,7 +3,6 @@ package api_test
 import (
 	"context"
 	"io"
-	"log/slog"
 	"net/http"
 	"strconv"
 	"sync/atomic"
@@ -28,8 +27,8 @@ func BenchmarkServeCached(b *testing.B) {
 	h := newHarness(b, harnessOptions{config: func(c *api.Config) {
 		c.RatePerSecond, c.RateBurst = 1e9, 1e9
 		c.HistoryCacheTTL = time.Hour
-		// Access-log lines formatted as in production, then dropped.
-		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+		// Access lines formatted as in production, then dropped.
+		c.AccessLines = io.Discard
 	}})
 	key := h.issue("40")
 	unknown, err := keys.NewKey()
@@ -146,7 +145,9 @@ func BenchmarkServeCachedManyKeys(b *testing.B) {
 func battlesOfManyKeys(b *testing.B, keys int) (crowns, bare fasthttp.RequestHandler, requests []*fasthttp.Request) {
 	h := newHarness(b, harnessOptions{config: func(c *api.Config) {
 		c.RatePerSecond, c.RateBurst = 1e9, 1e9
-		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+		// Every key is looked up once, all from one address.
+		c.KeyLookupsPerAddress, c.KeyLookupsPerSecond = 1e9, 1e9
+		c.AccessLines = io.Discard
 	}})
 	path := "/player/" + h.world.PlayerTags()[0] + "/battles"
 	requests = make([]*fasthttp.Request, keys)
