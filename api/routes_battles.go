@@ -25,7 +25,8 @@ func (s *Server) handleBattles(c *fiber.Ctx) error {
 		return s.sendAnswer(c, answer, true, string(key))
 	}
 	tag = strings.Clone(tag)
-	answer, hit, err := s.cache.fetch(s.requestCtx(c), now, string(key), s.cfg.RequestTimeout, s.gameCallOf(c, now),
+	keyString := string(key)
+	answer, hit, err := s.cache.fetch(s.requestCtx(c), now, keyString, s.cfg.RequestTimeout, s.gameCallOf(c, now),
 		func(ctx context.Context) (*cachedAnswer, error) {
 			battles, err := s.deps.Game.PlayerBattles(ctx, tag)
 			if err != nil {
@@ -38,13 +39,16 @@ func (s *Server) handleBattles(c *fiber.Ctx) error {
 			if err != nil {
 				return nil, fmt.Errorf("encode battles: %w", err)
 			}
-			return newCachedAnswer(body), nil
+			// A player who has not played since the answer's lifetime
+			// ended gets the answer that was, compressed and packed forms
+			// and all (see renewedAnswer).
+			return renewedAnswer(s.cache.expired(keyString), body), nil
 		})
 	s.metrics.cacheLookup(cacheBattles, hit)
 	if err != nil {
 		return err
 	}
-	return s.sendAnswer(c, answer, hit, string(key))
+	return s.sendAnswer(c, answer, hit, keyString)
 }
 
 // battlesCacheKey appends the name of the cached battles of a player to
