@@ -25,6 +25,8 @@ func TestClientAddressBehindProxies(t *testing.T) {
 		{"two proxies", "10.0.0.1", "203.0.113.9, 10.0.0.2", "203.0.113.9"},
 		{"with a port", "10.0.0.1", "203.0.113.9:443", "203.0.113.9"},
 		{"IPv6 with a port", "10.0.0.1", "[2001:db8::1]:443", "2001:db8::1"},
+		{"IPv6 in brackets without a port", "10.0.0.1", "[2001:db8::1], [fe80::2]", "2001:db8::1"},
+		{"empty brackets", "10.0.0.1", "203.0.113.9, []", "10.0.0.1"},
 		{"a link-local proxy with its zone", "10.0.0.1", "203.0.113.9, fe80::1%eth0, [fe80::2%eth0]:80", "203.0.113.9"},
 		{"IPv4 written mapped", "10.0.0.1", "::ffff:203.0.113.9", "203.0.113.9"},
 		{"a peer written mapped", "::ffff:10.0.0.1", "203.0.113.9", "203.0.113.9"},
