@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/crownsdev/crowns/models"
 )
 
@@ -57,11 +59,13 @@ type Config struct {
 // verification and their bookkeeping. It is safe for concurrent use; build
 // one per process with NewService.
 type Service struct {
-	db            Store
-	clock         models.Clock
-	log           *slog.Logger
-	ring          *keyring
-	cache         *verifyCache
+	db    Store
+	clock models.Clock
+	log   *slog.Logger
+	ring  *keyring
+	cache *verifyCache
+	// lookups joins concurrent lookups of one key (see VerifyAt).
+	lookups       singleflight.Group
 	usage         *usageLog
 	counts        *usageCounts
 	flushInterval time.Duration

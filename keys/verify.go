@@ -44,18 +44,44 @@ func (s *Service) VerifyAt(ctx context.Context, raw string, at time.Time) (Ident
 	if !errors.Is(err, ErrNotCached) {
 		return identity, err
 	}
-	now := at.UnixNano()
+	// Concurrent verifications of one key (its clients' first requests
+	// after a start, or a known key's rechecks while the database
+	// fails) share one lookup, made under the first one's deadline but
+	// not ended by its client going away.
+	shared, err, _ := s.lookups.Do(string(id[:]), func() (any, error) {
+		lookupCtx := context.WithoutCancel(ctx)
+		if deadline, ok := ctx.Deadline(); ok {
+			var cancel context.CancelFunc
+			lookupCtx, cancel = context.WithDeadline(lookupCtx, deadline)
+			defer cancel()
+		}
+		return s.lookupAndCache(lookupCtx, raw, id, at.UnixNano())
+	})
+	if err != nil {
+		return Identity{}, err
+	}
+	v := shared.(verdict)
+	return v.identity, v.err
+}
+
+// lookupAndCache asks the database for the verdict on raw, whose cacheID
+// is id, and caches it from now; a lookup that ended just before this
+// one began has cached it already.
+func (s *Service) lookupAndCache(ctx context.Context, raw string, id cacheID, now int64) (verdict, error) {
+	if _, identity, err := s.verifyCached(raw, now); !errors.Is(err, ErrNotCached) {
+		return verdict{identity: identity, err: err}, nil
+	}
 	lookup := s.ring.digest(raw)
 	generation := s.cache.startLookup()
 	v, err := s.lookup(ctx, lookup)
 	if err != nil {
-		return Identity{}, err
+		return verdict{}, err
 	}
 	if v.use != nil {
 		v.use.record(now)
 	}
 	s.cache.put(&id, &lookup, v, now, generation)
-	return v.identity, v.err
+	return v, nil
 }
 
 // ErrNotCached is VerifyCached's answer for a key whose verdict only the
