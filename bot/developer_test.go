@@ -11,13 +11,6 @@ import (
 	"github.com/crownsdev/crowns/models"
 )
 
-// API answers of the public contract.
-const (
-	textUnknownToken = "Unauthorized; unknown token"
-	textKeyDisabled  = "Unauthorized; key disabled: its owner is no longer a member of the community server"
-	textBlacklisted  = "Forbidden; key blacklisted"
-)
-
 // ask runs "get" or "regenerate" as a slash or a text command in a
 // channel and returns the bot's answer there.
 func (d *desk) ask(via, channelID, userID, sub string) string {
@@ -48,7 +41,7 @@ func TestGetInKeyChannelSendsWorkingKeyByDirectMessageOnly(t *testing.T) {
 				t.Errorf("answer in the channel holds a key: %q", answer)
 			}
 			key := d.keyFromLastDM(developerID)
-			d.assertAPI(key, 200, "")
+			d.assertVerdict(key, nil)
 			if via == "text" {
 				if deleted := d.discord.RequestsTo("DELETE", "/channels/"+keyChannelID+"/messages/*"); len(deleted) != 1 {
 					t.Errorf("command message deleted %d times, want once", len(deleted))
@@ -151,7 +144,7 @@ func TestReminderSendsTheSameKey(t *testing.T) {
 			if dms := d.directMessages(developerID); len(dms) != 2 {
 				t.Errorf("%d direct messages, want 2", len(dms))
 			}
-			d.assertAPI(first, 200, "")
+			d.assertVerdict(first, nil)
 		})
 	}
 }
@@ -189,7 +182,7 @@ func TestRegenerateReplacesTheKeyOnlyWhenConfirmedWithinSixtySeconds(t *testing.
 			if dms := d.directMessages(developerID); len(dms) != 1 {
 				t.Fatalf("asking to confirm sent a direct message")
 			}
-			d.assertAPI(old, 200, "")
+			d.assertVerdict(old, nil)
 
 			d.clock.Advance(tt.wait)
 			if answer := tt.confirm(d); !strings.Contains(answer, tt.want) {
@@ -199,15 +192,15 @@ func TestRegenerateReplacesTheKeyOnlyWhenConfirmedWithinSixtySeconds(t *testing.
 				if dms := d.directMessages(developerID); len(dms) != 1 {
 					t.Errorf("a late confirmation sent a key")
 				}
-				d.assertAPI(old, 200, "")
+				d.assertVerdict(old, nil)
 				return
 			}
 			fresh := d.keyFromLastDM(developerID)
 			if fresh == old {
 				t.Fatal("regenerate sent the old key")
 			}
-			d.assertAPI(old, 401, textUnknownToken)
-			d.assertAPI(fresh, 200, "")
+			d.assertVerdict(old, models.ErrUnknownKey)
+			d.assertVerdict(fresh, nil)
 		})
 	}
 }
@@ -221,7 +214,7 @@ func TestRegenerateButtonOnlyWorksForItsOwner(t *testing.T) {
 	if len(replies) != 1 || !strings.Contains(string(replies[0].Body), "isn't for you") {
 		t.Errorf("someone else's press answered %v", replies)
 	}
-	d.assertAPI(old, 200, "")
+	d.assertVerdict(old, nil)
 	if answer := d.answerText(d.press(developerID, developerID)); !strings.Contains(answer, "new key") {
 		t.Errorf("the owner's press after someone else's answered %q", answer)
 	}

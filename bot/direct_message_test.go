@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/crownsdev/crowns/bot/discordtest"
+	"github.com/crownsdev/crowns/models"
 )
 
 func TestClosedDirectMessagesExplainTheSettingAndPostNoKey(t *testing.T) {
@@ -50,7 +51,7 @@ func TestClosedDirectMessagesExplainTheSettingAndPostNoKey(t *testing.T) {
 				if answer := d.ask(via, keyChannelID, developerID, "get"); !strings.Contains(answer, "direct messages") {
 					t.Errorf("after opening direct messages: %q", answer)
 				}
-				d.assertAPI(d.keyFromLastDM(developerID), 200, "")
+				d.assertVerdict(d.keyFromLastDM(developerID), nil)
 			})
 		}
 	}
@@ -65,7 +66,7 @@ func TestClosedDirectMessagesAfterRegenerateSayHowToReceiveTheNewKey(t *testing.
 	if !strings.Contains(answer, "new key is ready") || !strings.Contains(answer, "/key get") || strings.Contains(answer, "crw_") {
 		t.Errorf("answer = %q", answer)
 	}
-	d.assertAPI(old, 401, textUnknownToken)
+	d.assertVerdict(old, models.ErrUnknownKey)
 	d.discord.Heal()
 	d.assertNewKeyWorks(developerID, old)
 }

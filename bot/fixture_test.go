@@ -5,9 +5,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
-	"io"
+	"errors"
 	"log/slog"
-	"net/http/httptest"
 	"regexp"
 	"strconv"
 	"strings"
@@ -22,14 +21,11 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
-	"github.com/crownsdev/crowns/api"
 	"github.com/crownsdev/crowns/bot"
 	"github.com/crownsdev/crowns/bot/discordtest"
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
-	"github.com/crownsdev/crowns/models/legacy"
 	"github.com/crownsdev/crowns/models/store/storetest"
-	"github.com/crownsdev/crowns/scheduler"
 )
 
 // The community server of the tests.
@@ -50,15 +46,14 @@ const moderatorPerms = int64(discordgo.PermissionBanMembers | discordgo.Permissi
 var keyPattern = regexp.MustCompile(`crw_[0-9A-Za-z]{36}`)
 
 // desk is a bot wired to real parts: the keys service on a fresh
-// database, the API server on the same service, and a real discordgo
-// session talking to a fake Discord.
+// database, which the API asks of every request's key, and a real
+// discordgo session talking to a fake Discord.
 type desk struct {
 	t       *testing.T
 	bot     *bot.Bot
 	discord *discordtest.Server
 	keys    *keys.Service
 	db      *store.Store
-	api     *api.Server
 	clock   *models.ManualClock
 	logs    *lockedBuffer
 	// secret is the keys service's, for a second service on db.
@@ -116,16 +111,6 @@ func newDesk(t *testing.T, opts deskOptions) *desk {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clans := db
-	tracker, err := scheduler.NewTracker(clans, noGame{}, scheduler.TrackerConfig{TrackAddress: "crowns.example", Clock: clock})
-	if err != nil {
-		t.Fatal(err)
-	}
-	server, err := api.New(api.Config{SupportInfo: "test", RatePerSecond: 1000, RateBurst: 1000, Clock: clock, Logger: logger},
-		api.Dependencies{Keys: service, Game: noGame{}, Health: db, Tracker: tracker, History: clans})
-	if err != nil {
-		t.Fatal(err)
-	}
 	b, err := bot.New(bot.Config{
 		Token:                "test-token",
 		GuildID:              guildID,
@@ -144,7 +129,7 @@ func newDesk(t *testing.T, opts deskOptions) *desk {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &desk{t: t, bot: b, discord: discord, keys: service, db: db, api: server, clock: clock, logs: logs, secret: secret,
+	d := &desk{t: t, bot: b, discord: discord, keys: service, db: db, clock: clock, logs: logs, secret: secret,
 		handlerTimeout: opts.handlerTimeout}
 	d.nextID.Store(500000000000000000)
 	t.Cleanup(func() { d.assertNoKeyLeaked() })
@@ -331,34 +316,19 @@ func (d *desk) assertNewKeyWorks(userID, old string) {
 	if fresh == old {
 		d.t.Fatal("the developer got the old key back")
 	}
-	d.assertAPI(fresh, 200, "")
+	d.assertVerdict(fresh, nil)
 }
 
-// apiAnswer asks the API for a player's battles with key and returns the
-// status and the statusText of an error body.
-func (d *desk) apiAnswer(key string) (int, string) {
+// assertVerdict checks what the keys service, asked as the API asks it
+// for every request, says of key: nil for a key that works, else the
+// verdict the API answers with its 401 or 403 (models.ErrUnknownKey,
+// ErrKeyDisabled or ErrKeyBlacklisted; the API's own tests hold each to
+// its status and text).
+func (d *desk) assertVerdict(key string, want error) {
 	d.t.Helper()
-	req := httptest.NewRequest("GET", "/player/2CCCP/battles", nil)
-	req.Header.Set("auth", key)
-	resp, err := d.api.App().Test(req, -1)
-	if err != nil {
-		d.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	var answer struct {
-		StatusText string `json:"statusText"`
-	}
-	_ = json.Unmarshal(body, &answer)
-	return resp.StatusCode, answer.StatusText
-}
-
-// assertAPI checks the API's answer to key.
-func (d *desk) assertAPI(key string, wantStatus int, wantText string) {
-	d.t.Helper()
-	status, text := d.apiAnswer(key)
-	if status != wantStatus || text != wantText {
-		d.t.Errorf("API answered %d %q to the key, want %d %q", status, text, wantStatus, wantText)
+	_, err := d.keys.VerifyAt(context.Background(), key, d.clock.Now())
+	if !errors.Is(err, want) {
+		d.t.Errorf("the key's verdict is %v, want %v", err, want)
 	}
 }
 
@@ -395,22 +365,6 @@ func (b *lockedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
-}
-
-// noGame is the game upstream of the API under test: every player has
-// fought no battle.
-type noGame struct{}
-
-func (noGame) SearchClans(context.Context, legacy.ClanSearchQuery) (legacy.ClanSearchPage, error) {
-	return legacy.ClanSearchPage{}, nil
-}
-
-func (noGame) PlayerBattles(context.Context, string) ([]legacy.Battle, error) {
-	return []legacy.Battle{}, nil
-}
-
-func (noGame) Clan(context.Context, string) (models.ClanDetails, error) {
-	return models.ClanDetails{}, models.ErrNotFound
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/crownsdev/crowns/bot/discordtest"
 	"github.com/crownsdev/crowns/keys"
+	"github.com/crownsdev/crowns/models"
 )
 
 // Ways to confirm a request to revoke, returning the answer.
@@ -46,17 +47,17 @@ func TestRevokeWithdrawsTheOwnKeyOnlyWhenConfirmedWithinSixtySeconds(t *testing.
 					t.Fatal("an unrelated answer carries a button")
 				}
 			}
-			d.assertAPI(old, 200, "")
+			d.assertVerdict(old, nil)
 
 			d.clock.Advance(tt.wait)
 			if answer := tt.confirm(d); !strings.Contains(answer, tt.want) {
 				t.Errorf("confirmation answered %q, want %q", answer, tt.want)
 			}
 			if !tt.revoked {
-				d.assertAPI(old, 200, "")
+				d.assertVerdict(old, nil)
 				return
 			}
-			d.assertAPI(old, 401, textUnknownToken)
+			d.assertVerdict(old, models.ErrUnknownKey)
 			if _, err := d.bot.PostPendingEvents(t.Context()); err != nil {
 				t.Fatal(err)
 			}
@@ -88,11 +89,11 @@ func TestRevokeButtonOnlyWorksForItsOwner(t *testing.T) {
 			t.Errorf("%s's press answered %v", presser, replies)
 		}
 	}
-	d.assertAPI(old, 200, "")
+	d.assertVerdict(old, nil)
 	if answer := d.answerText(d.pressButton(developerID, "revoke", developerID)); !strings.Contains(answer, "your key is revoked") {
 		t.Errorf("the owner's press answered %q", answer)
 	}
-	d.assertAPI(old, 401, textUnknownToken)
+	d.assertVerdict(old, models.ErrUnknownKey)
 }
 
 func TestRevokeWithoutKeyOrWhenBlacklistedChangesNothing(t *testing.T) {
@@ -213,8 +214,8 @@ func TestLeakedKeyRevocationIsPostedAndToldToItsOwner(t *testing.T) {
 	if len(d.directMessages(developerID)) != 2 {
 		t.Error("the owner was told twice")
 	}
-	d.assertAPI(leaked, 401, textUnknownToken)
-	d.assertAPI(closed, 401, textUnknownToken)
+	d.assertVerdict(leaked, models.ErrUnknownKey)
+	d.assertVerdict(closed, models.ErrUnknownKey)
 }
 
 // Without a log channel the owner of a leaked key is told all the same;

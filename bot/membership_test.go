@@ -9,6 +9,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/crownsdev/crowns/bot/discordtest"
+	"github.com/crownsdev/crowns/models"
 )
 
 // leave tells the bot that a member left the community server.
@@ -21,16 +22,16 @@ func (d *desk) leave(userID string) {
 func TestLeavingDisablesTheKeyUntilTheMemberAsksAgain(t *testing.T) {
 	d := newDesk(t, deskOptions{})
 	key := d.getKey(developerID)
-	d.assertAPI(key, 200, "") // cached as valid before the member leaves
+	d.assertVerdict(key, nil) // cached as valid before the member leaves
 	d.leave(developerID)
-	d.assertAPI(key, 401, textKeyDisabled)
+	d.assertVerdict(key, models.ErrKeyDisabled)
 
 	// Rejoining changes nothing by itself, not even a reconciliation.
 	d.discord.SetMembers(developerID)
 	if _, err := d.bot.Reconcile(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	d.assertAPI(key, 401, textKeyDisabled)
+	d.assertVerdict(key, models.ErrKeyDisabled)
 
 	answer := d.ask("slash", keyChannelID, developerID, "get")
 	if !strings.Contains(answer, "Welcome back") {
@@ -39,7 +40,7 @@ func TestLeavingDisablesTheKeyUntilTheMemberAsksAgain(t *testing.T) {
 	if again := d.keyFromLastDM(developerID); again != key {
 		t.Error("coming back gave a different key")
 	}
-	d.assertAPI(key, 200, "")
+	d.assertVerdict(key, nil)
 }
 
 func TestLeavingOfOtherServersAndMembersWithoutKeysChangesNothing(t *testing.T) {
@@ -49,7 +50,7 @@ func TestLeavingOfOtherServersAndMembersWithoutKeysChangesNothing(t *testing.T) 
 		GuildID: "999", User: &discordgo.User{ID: developerID},
 	}})
 	d.leave(otherDevID)
-	d.assertAPI(key, 200, "")
+	d.assertVerdict(key, nil)
 }
 
 // memberIDs returns n member ids spread over the snowflake range.
@@ -81,10 +82,10 @@ func TestReconcileAcrossPagesDisablesExactlyTheAbsentees(t *testing.T) {
 		t.Errorf("report = %+v, want 2500 members seen, 7 developers checked, 3 disabled", report)
 	}
 	for _, id := range staying {
-		d.assertAPI(keyOf[id], 200, "")
+		d.assertVerdict(keyOf[id], nil)
 	}
 	for _, id := range gone {
-		d.assertAPI(keyOf[id], 401, textKeyDisabled)
+		d.assertVerdict(keyOf[id], models.ErrKeyDisabled)
 	}
 	pages := d.discord.RequestsTo("GET", "/guilds/"+guildID+"/members")
 	var afters []string
@@ -123,8 +124,8 @@ func TestReconcileWithAFailedPageDisablesNobody(t *testing.T) {
 			if report.Disabled != 0 {
 				t.Errorf("report = %+v, want nobody disabled", report)
 			}
-			d.assertAPI(key, 200, "")
-			d.assertAPI(staying, 200, "")
+			d.assertVerdict(key, nil)
+			d.assertVerdict(staying, nil)
 		})
 	}
 }
@@ -141,7 +142,7 @@ func TestReadyRegistersCommandsReconcilesAndLogsTheCounts(t *testing.T) {
 	if puts := d.discord.RequestsTo("PUT", "/applications/"+discordtest.DefaultApplicationID+"/guilds/"+guildID+"/commands"); len(puts) != 1 {
 		t.Errorf("commands registered %d times, want once", len(puts))
 	}
-	d.assertAPI(gone, 401, textKeyDisabled)
+	d.assertVerdict(gone, models.ErrKeyDisabled)
 	logs := d.logs.String()
 	if !strings.Contains(logs, "membersSeen=1 developersChecked=1 disabled=1") {
 		t.Errorf("logs lack the reconciliation counts:\n%s", logs)

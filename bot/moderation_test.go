@@ -53,7 +53,7 @@ func TestModeratorCommandsRefuseOtherMembers(t *testing.T) {
 					t.Fatalf("answer = %q; want allowed %v", answer, p.allow)
 				}
 				if !p.allow {
-					d.assertAPI(key, 200, "")
+					d.assertVerdict(key, nil)
 					if len(weekly.calls()) != 0 {
 						t.Error("weekly collection was switched")
 					}
@@ -70,7 +70,7 @@ func TestBlacklistForbidsTheKeyAndAnyNewOne(t *testing.T) {
 	if !strings.Contains(answer, "is blacklisted (scraping)") {
 		t.Errorf("answer = %q", answer)
 	}
-	d.assertAPI(key, 403, textBlacklisted)
+	d.assertVerdict(key, models.ErrKeyBlacklisted)
 
 	dmsBefore := len(d.directMessages(developerID))
 	for _, via := range vias {
@@ -93,7 +93,7 @@ func TestBlacklistForbidsTheKeyAndAnyNewOne(t *testing.T) {
 		t.Errorf("unblacklist answered %q", answer)
 	}
 	d.assertNewKeyWorks(developerID, key)
-	d.assertAPI(key, 403, textBlacklisted)
+	d.assertVerdict(key, models.ErrKeyBlacklisted)
 }
 
 func TestBlacklistOfSomeoneWithoutKeyPreventsTheFirstKey(t *testing.T) {
@@ -113,7 +113,7 @@ func TestRevokeMakesTheKeyUnknown(t *testing.T) {
 	if answer := d.answerText(d.keyadmin(moderatorPerms, "revoke", userOption(developerID))); !strings.Contains(answer, "is revoked") {
 		t.Errorf("answer = %q", answer)
 	}
-	d.assertAPI(key, 401, textUnknownToken)
+	d.assertVerdict(key, models.ErrUnknownKey)
 	if answer := d.answerText(d.keyadmin(moderatorPerms, "revoke", userOption(developerID))); !strings.Contains(answer, "revoked") {
 		t.Errorf("second revoke answered %q", answer)
 	}
@@ -123,7 +123,7 @@ func TestRevokeMakesTheKeyUnknown(t *testing.T) {
 func TestInfoShowsStateAndTimesButNeverTheKey(t *testing.T) {
 	d := newDesk(t, deskOptions{})
 	key := d.getKey(developerID)
-	d.assertAPI(key, 200, "")
+	d.assertVerdict(key, nil)
 	if err := d.keys.Flush(t.Context()); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/crownsdev/crowns/bot/discordtest"
+	"github.com/crownsdev/crowns/models"
 )
 
 // awaitTimeout bounds the waits for the bot's own goroutines.
@@ -80,9 +81,9 @@ func TestRunConnectsRegistersCommandsReconcilesAndStops(t *testing.T) {
 	// a key by DM, and the audit loop posts all five transitions.
 	d.discord.Await(t, "POST", "/channels/"+logChannelID+"/messages", 5, awaitTimeout)
 	d.discord.Await(t, "POST", "/channels/"+discordtest.DMChannelID(newcomerID)+"/messages", 1, awaitTimeout)
-	d.assertAPI(gone, 401, textKeyDisabled)
-	d.assertAPI(leaving, 401, textKeyDisabled)
-	d.assertAPI(d.keyFromLastDM(newcomerID), 200, "")
+	d.assertVerdict(gone, models.ErrKeyDisabled)
+	d.assertVerdict(leaving, models.ErrKeyDisabled)
+	d.assertVerdict(d.keyFromLastDM(newcomerID), nil)
 
 	if err := stop(); err != nil {
 		t.Fatalf("Run returned %v", err)

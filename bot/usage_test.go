@@ -141,15 +141,15 @@ func TestUsageAlertIsPostedOnceAndItsButtonBlacklists(t *testing.T) {
 	if body := string(d.callback(form)); !strings.Contains(body, `"type":9`) || !strings.Contains(body, "crowns:blacklist-reason:"+developerID) {
 		t.Errorf("moderator's press answered %s", body)
 	}
-	d.assertAPI(key, 200, "")
+	d.assertVerdict(key, nil)
 	if text := d.answerText(d.submitReason(developerID, 0, "scraping")); !strings.Contains(text, "Only moderators") {
 		t.Errorf("member's form: %q", text)
 	}
-	d.assertAPI(key, 200, "")
+	d.assertVerdict(key, nil)
 	if text := d.answerText(d.submitReason(moderatorID, moderatorPerms, "scraping")); !strings.Contains(text, "scraping") {
 		t.Errorf("moderator's form: %q", text)
 	}
-	d.assertAPI(key, 403, "Forbidden; key blacklisted")
+	d.assertVerdict(key, models.ErrKeyBlacklisted)
 	info, err := d.keys.Info(ctx, developerID)
 	if err != nil || info.BlacklistReason != "scraping" || info.BlacklistedBy != "discord:"+moderatorID {
 		t.Errorf("blacklist record: %+v %v", info, err)
