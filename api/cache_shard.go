@@ -168,8 +168,9 @@ func (sh *cacheShard) expired(key string, now time.Time) *cachedAnswer {
 // until it fits the budget. An entry larger than the whole budget is not
 // stored. An answer stored again under its key (at the end of its
 // lifetime, now) keeps the key's count of requests, and a plain form
-// kept beside its compressed one (a history answer that still holds
-// keeps it) stays an extra, kept as replace would keep it.
+// kept beside its compressed one (a history answer that still holds, or
+// battles read again unchanged, keep it) stays an extra, kept as replace
+// would keep it.
 func (sh *cacheShard) put(entry *cacheEntry, current func() bool, now time.Time) {
 	completed := entry.answer
 	if completed.hasExtraPlain() {

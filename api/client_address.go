@@ -85,7 +85,8 @@ func (p trustedProxies) clientAddress(c *fiber.Ctx) netip.Addr {
 }
 
 // parseHop reads one address of X-Forwarded-For, with or without a port
-// (an IPv6 address may be in brackets either way), without its zone
+// (in brackets either way, as an IPv6 address with one is written),
+// without its zone
 // (fe80::1%eth0): a prefix never contains an address with one.
 func parseHop(hop []byte) (netip.Addr, bool) {
 	if len(hop) > 2 && hop[0] == '[' && hop[len(hop)-1] == ']' {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/crownsdev/crowns/models"
@@ -45,34 +47,55 @@ func (s *Service) VerifyAt(ctx context.Context, raw string, at time.Time) (Ident
 		return identity, err
 	}
 	// Concurrent verifications of one key (its clients' first requests
-	// after a start, or a known key's rechecks while the database
-	// fails) share one lookup, made under the first one's deadline but
-	// not ended by its client going away.
-	shared, err, _ := s.lookups.Do(string(id[:]), func() (any, error) {
-		lookupCtx := context.WithoutCancel(ctx)
-		if deadline, ok := ctx.Deadline(); ok {
-			var cancel context.CancelFunc
-			lookupCtx, cancel = context.WithDeadline(lookupCtx, deadline)
-			defer cancel()
-		}
-		return s.lookupAndCache(lookupCtx, raw, id, at.UnixNano())
+	// after a start, or a known key's rechecks while the database fails)
+	// share one lookup. A change to a key moves the cache's generation: a
+	// verification that begins after one never joins a lookup that began
+	// before it. Each caller waits at most until its own context ends.
+	generation := s.cache.startLookup()
+	flightKey := string(id[:]) + strconv.FormatUint(generation, 36)
+	// The lookup may outlive this caller, and raw its request's memory.
+	raw = strings.Clone(raw)
+	shared := s.lookups.DoChan(flightKey, func() (any, error) {
+		lookupCtx, cancel := sharedLookupContext(ctx)
+		defer cancel()
+		return s.lookupAndCache(lookupCtx, raw, id, at.UnixNano(), generation)
 	})
-	if err != nil {
-		return Identity{}, err
+	select {
+	case result := <-shared:
+		if result.Err != nil {
+			return Identity{}, result.Err
+		}
+		v := result.Val.(verdict)
+		return v.identity, v.err
+	case <-ctx.Done():
+		return Identity{}, models.Unavailable("database", 0, ctx.Err())
 	}
-	v := shared.(verdict)
-	return v.identity, v.err
+}
+
+// maxLookupTime bounds a shared key lookup whose first caller set no
+// deadline: the contract's bound of any wait on the database.
+const maxLookupTime = 5 * time.Second
+
+// sharedLookupContext is the context of a lookup shared by the callers
+// that join the first, whose context is ctx: its values and its deadline
+// (at most maxLookupTime away), but not its cancellation, so that the
+// first caller leaving does not fail the others.
+func sharedLookupContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	deadline := time.Now().Add(maxLookupTime)
+	if own, ok := ctx.Deadline(); ok && own.Before(deadline) {
+		deadline = own
+	}
+	return context.WithDeadline(context.WithoutCancel(ctx), deadline)
 }
 
 // lookupAndCache asks the database for the verdict on raw, whose cacheID
-// is id, and caches it from now; a lookup that ended just before this
-// one began has cached it already.
-func (s *Service) lookupAndCache(ctx context.Context, raw string, id cacheID, now int64) (verdict, error) {
+// is id, and caches it from now unless a change came after generation; a
+// lookup that ended just before this one began has cached it already.
+func (s *Service) lookupAndCache(ctx context.Context, raw string, id cacheID, now int64, generation uint64) (verdict, error) {
 	if _, identity, err := s.verifyCached(raw, now); !errors.Is(err, ErrNotCached) {
 		return verdict{identity: identity, err: err}, nil
 	}
 	lookup := s.ring.digest(raw)
-	generation := s.cache.startLookup()
 	v, err := s.lookup(ctx, lookup)
 	if err != nil {
 		return verdict{}, err
