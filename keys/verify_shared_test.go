@@ -106,6 +106,9 @@ func TestAVerificationWaitsForASharedLookupNoLongerThanItsContext(t *testing.T) 
 	if r := <-first; r.err != nil || r.identity.KeyID != issued.KeyID {
 		t.Errorf("the first caller got key %d, %v; want key %d", r.identity.KeyID, r.err, issued.KeyID)
 	}
+	if calls := gated.calls.Load(); calls != 1 {
+		t.Errorf("%d lookups: the waiter made one of its own instead of joining", calls)
+	}
 }
 
 // verification is what VerifyAt answered.
