@@ -52,8 +52,8 @@ const maxForwardedHops = 16
 // connection's peer, or, when that is a trusted proxy, the last address
 // of X-Forwarded-For (all its lines, in order) that is not one, read from
 // the right: the addresses left of it are the client's to write. A hop
-// may carry a port (192.0.2.1:443, [2001:db8::1]:443) and an IPv6 one
-// brackets without a port ([2001:db8::1]). A header that
+// may carry a port (192.0.2.1:443, [2001:db8::1]:443), and an IPv6 hop
+// may be in brackets without one ([2001:db8::1]). A header that
 // names no valid address there, or only proxies within
 // maxForwardedHops, leaves the peer.
 func (p trustedProxies) clientAddress(c *fiber.Ctx) netip.Addr {
@@ -86,8 +86,8 @@ func (p trustedProxies) clientAddress(c *fiber.Ctx) netip.Addr {
 
 // parseHop reads one address of X-Forwarded-For, with or without a port
 // (in brackets either way, as an IPv6 address with one is written),
-// without its zone
-// (fe80::1%eth0): a prefix never contains an address with one.
+// without its zone (fe80::1%eth0): a prefix never contains an address
+// with one.
 func parseHop(hop []byte) (netip.Addr, bool) {
 	if len(hop) > 2 && hop[0] == '[' && hop[len(hop)-1] == ']' {
 		hop = hop[1 : len(hop)-1]
