@@ -51,6 +51,10 @@ func (s *Service) VerifyAt(ctx context.Context, raw string, at time.Time) (Ident
 	// share one lookup. A change to a key moves the cache's generation: a
 	// verification that begins after one never joins a lookup that began
 	// before it. Each caller waits at most until its own context ends.
+	if err := ctx.Err(); err != nil {
+		// No time left: no lookup for others to join and fail with.
+		return Identity{}, models.Unavailable("database", 0, err)
+	}
 	generation := s.cache.startLookup()
 	flightKey := string(id[:]) + strconv.FormatUint(generation, 36)
 	// The lookup may outlive this caller, and raw its request's memory.

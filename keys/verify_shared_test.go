@@ -111,6 +111,25 @@ func TestAVerificationWaitsForASharedLookupNoLongerThanItsContext(t *testing.T) 
 	}
 }
 
+// TestAVerificationWithNoTimeLeftStartsNoLookup: a caller whose context
+// has ended is told the database did not answer in its time, and starts
+// no lookup that callers with time left could join and fail with.
+func TestAVerificationWithNoTimeLeftStartsNoLookup(t *testing.T) {
+	issued, gated, service := gatedService(t, false)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := service.VerifyAt(ctx, issued.Key, testStart); !isUnavailable(err) {
+		t.Errorf("a caller with no time left got %v, want the database unavailable", err)
+	}
+	// A lookup started for it would enter the store now; the wait only
+	// gives one the time to show.
+	select {
+	case <-gated.entered:
+		t.Error("a lookup began for a caller with no time left")
+	case <-time.After(300 * time.Millisecond):
+	}
+}
+
 // verification is what VerifyAt answered.
 type verification struct {
 	identity keys.Identity
