@@ -435,11 +435,7 @@ func (sh *cacheShard) admitsPlainLocked(entry *cacheEntry, previous *cachedAnswe
 func (sh *cacheShard) dropExtraLocked(entry *cacheEntry) {
 	sh.extras.Remove(entry.extra)
 	entry.extra = nil
-	shrunk := entry.answer.withoutPlain()
-	shrink := entry.answer.size() - shrunk.size()
-	entry.answer = shrunk
-	entry.size -= shrink
-	sh.used -= shrink
+	sh.shrinkLocked(entry, entry.answer.withoutPlain())
 }
 
 // dropPackedLocked takes the packed form out of entry, which keeps its
@@ -447,7 +443,12 @@ func (sh *cacheShard) dropExtraLocked(entry *cacheEntry) {
 func (sh *cacheShard) dropPackedLocked(entry *cacheEntry) {
 	sh.packed.Remove(entry.packedElement)
 	entry.packedElement = nil
-	shrunk := entry.answer.withoutPacked()
+	sh.shrinkLocked(entry, entry.answer.withoutPacked())
+}
+
+// shrinkLocked puts shrunk, the answer of entry with a form of its body
+// taken out, in place of its answer (the counterpart of growLocked).
+func (sh *cacheShard) shrinkLocked(entry *cacheEntry, shrunk *cachedAnswer) {
 	shrink := entry.answer.size() - shrunk.size()
 	entry.answer = shrunk
 	entry.size -= shrink
