@@ -20,13 +20,15 @@ import (
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/models/store/storetest"
-	"github.com/crownsdev/crowns/scheduler"
 	"github.com/crownsdev/crowns/upstream"
 	"github.com/crownsdev/crowns/upstream/sandbox"
 )
 
 // testSupportInfo is the configured "info" text of error bodies.
 const testSupportInfo = "see the test README"
+
+// tagUnknown is a clan and player tag the sandbox does not have.
+const tagUnknown = "9999"
 
 // harness is a real API server over real parts: the key service and the
 // clan store on a test database, the tracker, and the upstream client
@@ -111,10 +113,7 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 		game = opts.game
 	}
 	h.clans = h.db
-	tracker, err := scheduler.NewTracker(h.clans, client, scheduler.TrackerConfig{TrackAddress: sandbox.DefaultTrackAddress, Clock: clock, Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tracker := gameTracker{clans: h.clans, game: client, address: sandbox.DefaultTrackAddress, clock: clock}
 	h.tournaments = h.db
 
 	cfg := api.Config{

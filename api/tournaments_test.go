@@ -2,7 +2,6 @@ package api_test
 
 import (
 	"encoding/json"
-	"log/slog"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/crownsdev/crowns/api"
 	"github.com/crownsdev/crowns/models/legacy"
-	"github.com/crownsdev/crowns/scheduler"
 	"github.com/crownsdev/crowns/upstream/official"
 )
 
@@ -285,73 +283,4 @@ func TestTournamentsTagIsTheSameLookup(t *testing.T) {
 	if len(known) != 4 {
 		t.Fatalf("known after looking up four tournaments: %+v", known)
 	}
-}
-
-// knownTags is the tags of the known list, sorted.
-func knownTags(t *testing.T, h *harness, key string) []string {
-	t.Helper()
-	tags := getList(t, h, key, "/tournaments/known")
-	slices.Sort(tags)
-	return tags
-}
-
-// The known list holds the tournaments clients looked up, by any route
-// and any number of tags at once, and no other: the refresher's
-// discoveries and refreshes feed the other lists only, and a refresh of a
-// looked-up tournament keeps it known.
-func TestKnownHoldsOnlyLookedUpTournaments(t *testing.T) {
-	eachEngineHarness(t, func(t *testing.T, h *harness) {
-		key := h.issue("64")
-		refresher, err := scheduler.NewTournamentRefresher(h.db, h.client, scheduler.TournamentRefresherConfig{
-			RefreshPerMinute: 6000, Owner: "test", Clock: h.clock, Logger: slog.New(slog.DiscardHandler),
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		tick := func() scheduler.TournamentTickReport {
-			t.Helper()
-			report, err := refresher.Tick(t.Context())
-			if err != nil {
-				t.Fatal(err)
-			}
-			return report
-		}
-		if report := tick(); report.Discovered == 0 || report.Refreshed == 0 {
-			t.Fatalf("the refresher found nothing in the sandbox: %+v", report)
-		}
-		if known := knownTags(t, h, key); len(known) != 0 {
-			t.Fatalf("known holds tournaments only the refresher found: %v", known)
-		}
-		discovered := map[string]bool{}
-		for _, list := range tournamentListNames[1:] {
-			for _, tag := range getList(t, h, key, "/tournaments/"+list) {
-				discovered[tag] = true
-			}
-		}
-		if len(discovered) == 0 {
-			t.Fatal("every list but known is empty after discovery")
-		}
-
-		tags := h.world.TournamentTags()
-		a, b, c, d := tags[0], tags[1], tags[2], tags[3]
-		for _, path := range []string{"/tournament/" + a, "/tournaments/" + b, "/tournament/" + c + "," + d + "," + unknownTournamentA} {
-			if resp := h.get(path, "auth", key); resp.StatusCode != http.StatusOK {
-				t.Fatalf("%s: status %d", path, resp.StatusCode)
-			}
-		}
-		want := sortedCopy([]string{a, b, c, d})
-		if known := knownTags(t, h, key); !slices.Equal(known, want) {
-			t.Fatalf("known after four lookups: %v, want %v", known, want)
-		}
-
-		// A discovery round and refreshes later, they are still known, and
-		// only they.
-		h.clock.Advance(scheduler.DefaultTournamentDiscoveryInterval + time.Minute)
-		if report := tick(); !report.Searched || report.Refreshed == 0 {
-			t.Fatalf("no search and refresh: %+v", report)
-		}
-		if known := knownTags(t, h, key); !slices.Equal(known, want) {
-			t.Fatalf("known after a refresh: %v, want %v", known, want)
-		}
-	})
 }

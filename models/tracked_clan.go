@@ -1,6 +1,7 @@
 package models
 
 import (
+	"strings"
 	"time"
 )
 
@@ -13,6 +14,13 @@ const (
 	// overrides the address check (Override is set).
 	TrackedByOperator = "operator"
 )
+
+// DescriptionHasAddress reports whether a clan description contains the
+// tracking address, ignoring case: what a developer key's track request
+// needs, and what makes a tracked clan legible at each snapshot.
+func DescriptionHasAddress(description, address string) bool {
+	return strings.Contains(strings.ToLower(description), strings.ToLower(address))
+}
 
 // TrackedClan is a row of tracked_clans.
 type TrackedClan struct {

@@ -43,7 +43,7 @@ func (s *Scheduler) runJob(ctx context.Context, job models.SnapshotJob) outcome 
 	log := s.log.With("clan", job.Tag, "kind", job.Kind.String(), "slot", job.Slot, "attempt", job.Attempts)
 	switch {
 	case fetchErr == nil:
-		stored, err := s.clans.CompleteSnapshotJob(writeCtx, job, clan, hasAddress(clan.Description, s.cfg.TrackAddress), now)
+		stored, err := s.clans.CompleteSnapshotJob(writeCtx, job, clan, models.DescriptionHasAddress(clan.Description, s.cfg.TrackAddress), now)
 		switch {
 		case errors.Is(err, models.ErrLeaseLost):
 			log.Warn("snapshot discarded: the job's lease expired and another replica took it over")

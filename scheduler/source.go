@@ -2,7 +2,6 @@ package scheduler
 
 import (
 	"context"
-	"strings"
 
 	"github.com/crownsdev/crowns/models"
 )
@@ -12,10 +11,4 @@ import (
 // models.ErrUnavailable when the upstream cannot answer now.
 type ClanSource interface {
 	Clan(ctx context.Context, tag string) (models.ClanDetails, error)
-}
-
-// hasAddress reports whether a clan description contains the tracking
-// address, ignoring case.
-func hasAddress(description, address string) bool {
-	return strings.Contains(strings.ToLower(description), strings.ToLower(address))
 }

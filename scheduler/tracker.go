@@ -62,7 +62,7 @@ func (t *Tracker) TrackClan(ctx context.Context, tag string, keyID int64) error 
 	if err != nil {
 		return err
 	}
-	if !hasAddress(clan.Description, t.address) {
+	if !models.DescriptionHasAddress(clan.Description, t.address) {
 		t.log.Info("track request refused: address missing from the clan description", "clan", tag, "keyId", keyID)
 		return &models.AddressMissingError{Address: t.address}
 	}
@@ -93,7 +93,7 @@ func (t *Tracker) TrackAsOperator(ctx context.Context, tag string) (models.Track
 		return models.TrackResult{}, err
 	}
 	result, err := t.clans.Track(ctx, models.TrackRequest{
-		Tag: tag, Clan: clan, Legible: hasAddress(clan.Description, t.address), By: models.TrackedByOperator, Now: t.clock.Now(),
+		Tag: tag, Clan: clan, Legible: models.DescriptionHasAddress(clan.Description, t.address), By: models.TrackedByOperator, Now: t.clock.Now(),
 	})
 	if err != nil {
 		return models.TrackResult{}, err

@@ -49,16 +49,6 @@ var layout = []layoutRule{
 // included.
 var roleFolders = []string{"api", "bot", "scheduler"}
 
-// testsAcrossRoles are the test files that still use another role: the
-// API's end-to-end tests of tracking and tournament lists run the
-// scheduler's tracker, snapshots and refresher behind the real API. Any
-// other is a new crossing.
-var testsAcrossRoles = map[string]bool{
-	"api/harness_test.go":          true,
-	"api/tracking_fixture_test.go": true,
-	"api/tournaments_test.go":      true,
-}
-
 // TestPackagesImportOnlyWhatTheLayoutAllows holds every Go file of the
 // module's folders to ARCHITECTURE.md's table: imports point down to
 // models, roles never import each other, and the transports stay in
@@ -112,7 +102,7 @@ func checkImports(t *testing.T, rel string, rule layoutRule, imports []string) {
 			continue
 		}
 		if test {
-			if role, other := roleOf(rel), roleOf(inner); role != "" && other != "" && role != other && !testsAcrossRoles[rel] {
+			if role, other := roleOf(rel), roleOf(inner); role != "" && other != "" && role != other {
 				t.Errorf("%s (a test of %s) imports %s: roles never import each other", rel, role, imported)
 			}
 			continue

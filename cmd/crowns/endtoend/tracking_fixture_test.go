@@ -1,4 +1,4 @@
-package api_test
+package endtoend_test
 
 import (
 	"context"
@@ -188,12 +188,18 @@ func (e *trackingEnv) get(t *testing.T, path string, headers ...string) (int, []
 	if err != nil {
 		t.Fatalf("GET %s: %v", path, err)
 	}
+	return resp.StatusCode, readBody(t, resp), resp.Header
+}
+
+// readBody reads and closes the body of an answer.
+func readBody(t *testing.T, resp *http.Response) []byte {
+	t.Helper()
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return resp.StatusCode, body, resp.Header
+	return body
 }
 
 // wantError checks a contract error answer.

@@ -1,4 +1,4 @@
-package api_test
+package endtoend_test
 
 import (
 	"context"
