@@ -42,6 +42,8 @@ func TestTagValidation(t *testing.T) {
 			{"2cc-p", "illegal characters in tag '2CC-P' (allowed: 0289CGJLPQRUVY)"},
 			{"22", "tag too short"},
 			{"%2322", "tag too short"},
+			{"%41BC", "illegal characters in tag 'ABC' (allowed: 0289CGJLPQRUVY)"},
+			{"%2523PYL", "illegal characters in tag '%23PYL' (allowed: 0289CGJLPQRUVY)"},
 			{"222222222222222", "tag too long"},
 		} {
 			path := strings.Replace(route, "%s", tt.tag, 1)

@@ -3,8 +3,11 @@ package api_test
 import (
 	"encoding/json"
 	"net/http"
+	"net/url"
+	"reflect"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -115,6 +118,12 @@ func TestPlayerBattles(t *testing.T) {
 	decodeJSON(t, h.get("/player/"+strings.ToLower(player)+"/battles", "auth", key), &battles)
 	if len(battles) != legacy.MaxBattles {
 		t.Fatalf("%d battles, want %d", len(battles), legacy.MaxBattles)
+	}
+	// A percent-encoded letter is that letter: the same player.
+	var escaped []legacy.Battle
+	decodeJSON(t, h.get("/player/"+url.PathEscape("#")+"%"+strconv.FormatInt(int64(player[0]), 16)+player[1:]+"/battles", "auth", key), &escaped)
+	if !reflect.DeepEqual(escaped, battles) {
+		t.Fatal("the battles of the tag with an escaped first letter differ")
 	}
 	if !sort.SliceIsSorted(battles, func(i, j int) bool { return battles[i].UTCTime > battles[j].UTCTime }) {
 		t.Fatal("battles are not newest first")

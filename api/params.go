@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -25,7 +26,23 @@ func pathTag(c *fiber.Ctx, param string) (string, error) {
 // request's memory, so it is valid during the request only. A cache hit
 // needs no more; whatever keeps the tag must clone it.
 func transientPathTag(c *fiber.Ctx, param string) (string, error) {
-	return models.NormalizeTag(c.Params(param))
+	return models.NormalizeTag(decodedPathSegment(c.Params(param)))
+}
+
+// decodedPathSegment is a path parameter with its percent-escapes decoded:
+// Fiber gives path parameters as sent, and /player/%4CQ…/battles names the
+// same tag as /player/LQ…/battles. A parameter that is not valid
+// percent-encoding is returned as sent, for the tag rules to refuse.
+// Without a "%" (nearly every request) nothing is copied.
+func decodedPathSegment(raw string) string {
+	if strings.IndexByte(raw, '%') < 0 {
+		return raw
+	}
+	decoded, err := url.PathUnescape(raw)
+	if err != nil {
+		return raw
+	}
+	return decoded
 }
 
 // transientQueryValue returns a query parameter and whether it was given.

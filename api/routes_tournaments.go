@@ -103,6 +103,7 @@ func parseTournamentTags(raw string) (tags []string, several bool, err error) {
 	}
 	seen := make(map[string]bool, len(parts))
 	for _, part := range parts {
+		part = decodedPathSegment(part)
 		tag, err := models.NormalizeTag(part)
 		if err != nil {
 			return nil, false, namingTag(strings.TrimSpace(part), err)

@@ -221,7 +221,8 @@ func TestSeveralTournaments(t *testing.T) {
 	}{
 		{"eleven tags", strings.Join(tags[:11], ","), http.StatusBadRequest, "invalid value for 'tags': at most 10 tags"},
 		{"an illegal tag is named", a + ",2cc-p", http.StatusBadRequest, "illegal characters in tag '2CC-P' (allowed: 0289CGJLPQRUVY)"},
-		{"a short tag is named", a + ",%2322", http.StatusBadRequest, "tag too short: '%2322'"},
+		{"a short tag is named", a + ",%2322", http.StatusBadRequest, "tag too short: '#22'"},
+		{"a tag is read percent-decoded", a + ",%41BC", http.StatusBadRequest, "illegal characters in tag 'ABC' (allowed: 0289CGJLPQRUVY)"},
 		{"a long tag is named", "222222222222222," + a, http.StatusBadRequest, "tag too long: '222222222222222'"},
 		{"an empty tag is named", a + ",", http.StatusBadRequest, "tag too short: ''"},
 		{"none found", unknownTournamentA + "," + unknownTournamentB, http.StatusNotFound, "Not found"},

@@ -12,18 +12,14 @@ const (
 )
 
 // NormalizeTag turns a tag as a caller wrote it into the stored form: a
-// leading "#" (or its escaped form "%23") is stripped, letters are
-// upper-cased and the letter O is read as the digit 0. It returns a
+// leading "#" is stripped (a URL's "%23" is decoded where the URL is
+// read), letters are upper-cased and the letter O is read as the digit 0.
+// It returns a
 // ValidationError, worded per the public contract, for a tag that is too
 // long, has characters outside TagAlphabet, or is too short.
 func NormalizeTag(raw string) (string, error) {
 	tag := strings.TrimSpace(raw)
-	switch {
-	case strings.HasPrefix(tag, "#"):
-		tag = tag[1:]
-	case len(tag) >= 3 && strings.EqualFold(tag[:3], "%23"):
-		tag = tag[3:]
-	}
+	tag = strings.TrimPrefix(tag, "#")
 	if len(tag) > MaxTagLength {
 		return "", Invalid("tag too long")
 	}

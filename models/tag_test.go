@@ -16,8 +16,8 @@ func TestNormalizeTag(t *testing.T) {
 	}{
 		{raw: "2CCCP", want: "2CCCP"},
 		{raw: "#2cccp", want: "2CCCP"},
-		{raw: "%232CCCP", want: "2CCCP"},
-		{raw: "%23pyolq", want: "PY0LQ"},
+		{raw: "#pyolq", want: "PY0LQ"},
+		{raw: "%232CCCP", wantErr: "illegal characters in tag '%232CCCP' (allowed: 0289CGJLPQRUVY)"},
 		{raw: "o2o", want: "020"},
 		{raw: "22", wantErr: "tag too short"},
 		{raw: "#", wantErr: "tag too short"},
