@@ -14,9 +14,8 @@ const (
 // NormalizeTag turns a tag as a caller wrote it into the stored form: a
 // leading "#" is stripped (a URL's "%23" is decoded where the URL is
 // read), letters are upper-cased and the letter O is read as the digit 0.
-// It returns a
-// ValidationError, worded per the public contract, for a tag that is too
-// long, has characters outside TagAlphabet, or is too short.
+// It returns a ValidationError, worded per the public contract, for a tag
+// that is too long, has characters outside TagAlphabet, or is too short.
 func NormalizeTag(raw string) (string, error) {
 	tag := strings.TrimSpace(raw)
 	tag = strings.TrimPrefix(tag, "#")
