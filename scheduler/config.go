@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/upstream"
 )
 
 // Defaults of Config.
@@ -22,7 +23,6 @@ const (
 	DefaultSnapshotRatePerSecond = 5
 	DefaultTickInterval          = 30 * time.Second
 	DefaultLease                 = 2 * time.Minute
-	DefaultFetchTimeout          = 30 * time.Second
 	DefaultBackoffMin            = 15 * time.Second
 	DefaultBackoffMax            = 10 * time.Minute
 	DefaultHistoryRetentionDays  = 400
@@ -55,7 +55,10 @@ type Config struct {
 	// Lease is how long a claimed job is this replica's; after it another
 	// replica may take the job over. Must exceed FetchTimeout.
 	Lease time.Duration
-	// FetchTimeout bounds one upstream fetch.
+	// FetchTimeout bounds one upstream fetch: the game API client's own
+	// bound on a call, retries included (crowns serve passes
+	// CROWNS_UPSTREAM_TIMEOUT; default upstream.DefaultTimeout), so that
+	// the lease is checked against what a fetch may really take.
 	FetchTimeout time.Duration
 	// BackoffMin and BackoffMax bound the wait before retrying a failed
 	// fetch: it doubles per attempt, with jitter, between the two.
@@ -82,7 +85,7 @@ func (c Config) withDefaults() (Config, error) {
 	c.SnapshotRatePerSecond = cmp.Or(c.SnapshotRatePerSecond, DefaultSnapshotRatePerSecond)
 	c.TickInterval = cmp.Or(c.TickInterval, DefaultTickInterval)
 	c.Lease = cmp.Or(c.Lease, DefaultLease)
-	c.FetchTimeout = cmp.Or(c.FetchTimeout, DefaultFetchTimeout)
+	c.FetchTimeout = cmp.Or(c.FetchTimeout, upstream.DefaultTimeout)
 	c.BackoffMin = cmp.Or(c.BackoffMin, DefaultBackoffMin)
 	c.BackoffMax = cmp.Or(c.BackoffMax, DefaultBackoffMax)
 	c.HistoryRetentionDays = cmp.Or(c.HistoryRetentionDays, DefaultHistoryRetentionDays)

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/upstream"
 )
 
 // Defaults of TournamentRefresherConfig.
@@ -23,7 +24,6 @@ const (
 	DefaultTournamentTickInterval      = 30 * time.Second
 	DefaultTournamentConcurrency       = 4
 	DefaultTournamentLease             = 2 * time.Minute
-	DefaultTournamentFetchTimeout      = 20 * time.Second
 	DefaultTournamentRetention         = 72 * time.Hour
 	DefaultTournamentPruneEvery        = time.Hour
 )
@@ -65,7 +65,8 @@ type TournamentRefresherConfig struct {
 	// lookup is tried again, by any replica, once it ends. Must exceed
 	// FetchTimeout.
 	Lease time.Duration
-	// FetchTimeout bounds one lookup.
+	// FetchTimeout bounds one lookup, as Config.FetchTimeout bounds a
+	// snapshot's fetch.
 	FetchTimeout time.Duration
 	// Retention is how long a tournament is kept after it ended (or,
 	// whatever its status, after it was last seen).
@@ -120,7 +121,7 @@ func (c TournamentRefresherConfig) withDefaults() (TournamentRefresherConfig, er
 	c.TickInterval = cmp.Or(c.TickInterval, DefaultTournamentTickInterval)
 	c.Concurrency = cmp.Or(c.Concurrency, DefaultTournamentConcurrency)
 	c.Lease = cmp.Or(c.Lease, DefaultTournamentLease)
-	c.FetchTimeout = cmp.Or(c.FetchTimeout, DefaultTournamentFetchTimeout)
+	c.FetchTimeout = cmp.Or(c.FetchTimeout, upstream.DefaultTimeout)
 	c.Retention = cmp.Or(c.Retention, DefaultTournamentRetention)
 	c.PruneEvery = cmp.Or(c.PruneEvery, DefaultTournamentPruneEvery)
 	c.Clock, c.Logger, c.Owner = workerDefaults(c.Clock, c.Logger, c.Owner)

@@ -188,7 +188,6 @@ func readConfig(getenv func(string) string, serving bool) (config, error) {
 		CacheBytes:           int64(r.integer("CROWNS_CACHE_MB", defaultCacheMB, 1, 1<<20)) << 20,
 		Roles:                r.roles("CROWNS_ROLES", "api,bot,scheduler"),
 		Tournaments:          r.onOff("CROWNS_TOURNAMENTS", false),
-		TournamentRefresh:    r.tournamentRefresh(),
 		HistoryRetentionDays: r.integer("CROWNS_HISTORY_RETENTION_DAYS", scheduler.DefaultHistoryRetentionDays, 1, 100_000),
 		DiscordToken:         r.str("CROWNS_DISCORD_TOKEN", ""),
 		DiscordGuildID:       r.str("CROWNS_DISCORD_GUILD_ID", ""),
@@ -204,6 +203,14 @@ func readConfig(getenv func(string) string, serving bool) (config, error) {
 		SnapshotRatePerSecond: r.float("CROWNS_SNAPSHOT_RATE_PER_SECOND", scheduler.DefaultSnapshotRatePerSecond),
 		SnapshotConcurrency:   r.integer("CROWNS_SNAPSHOT_CONCURRENCY", scheduler.DefaultSnapshotConcurrency, 1, 256),
 	}
+	// A job's fetch is the upstream call, bounded by CROWNS_UPSTREAM_TIMEOUT;
+	// its lease must outlast it (see scheduler.Config.FetchTimeout).
+	fetchFits := cfg.UpstreamTimeout < scheduler.DefaultLease && cfg.UpstreamTimeout < scheduler.DefaultTournamentLease
+	r.check(fetchFits, fmt.Sprintf("CROWNS_UPSTREAM_TIMEOUT must be shorter than %s, the lease of a snapshot job or tournament refresh", min(scheduler.DefaultLease, scheduler.DefaultTournamentLease)))
+	if !fetchFits {
+		cfg.UpstreamTimeout = upstream.DefaultTimeout // reported above, once
+	}
+	cfg.TournamentRefresh = r.tournamentRefresh(cfg.UpstreamTimeout)
 	cfg.MemoryLimit = int64(r.integer("CROWNS_MEMORY_LIMIT_MB", int(cfg.CacheBytes>>20)+memoryLimitBesideCacheMB, 32, 1<<20)) << 20
 	cfg.Secret = r.secret("CROWNS_SECRET", cfg.SecretFile)
 	if serving && cfg.LeakReportKeysFile != "" {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestConfigChecksTheListenAddress(t *testing.T) {
@@ -192,5 +193,21 @@ func TestConfigChecksTheLeakReportKeysFile(t *testing.T) {
 	}))
 	if code != exitOK {
 		t.Errorf("clans list with a keys file it does not use: exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+// TestTheUpstreamTimeoutBoundsEveryFetch: CROWNS_UPSTREAM_TIMEOUT bounds
+// a tournament refresh's lookup as it bounds every upstream call (and a
+// snapshot's fetch, wired from the same field), and must leave the jobs'
+// leases room: one problem when it does not.
+func TestTheUpstreamTimeoutBoundsEveryFetch(t *testing.T) {
+	cfg, _ := loadConfigExpecting(t, map[string]string{"CROWNS_UPSTREAM_TIMEOUT": "90s"}, "")
+	if cfg.UpstreamTimeout != 90*time.Second || cfg.TournamentRefresh.FetchTimeout != 90*time.Second {
+		t.Fatalf("upstream timeout %s, tournament lookups bounded at %s; want 1m30s for both", cfg.UpstreamTimeout, cfg.TournamentRefresh.FetchTimeout)
+	}
+	_, err := loadConfig(func(name string) string { return map[string]string{"CROWNS_UPSTREAM_TIMEOUT": "3m"}[name] })
+	const problem = "CROWNS_UPSTREAM_TIMEOUT must be shorter than 2m0s"
+	if err == nil || !strings.Contains(err.Error(), problem) || strings.Count(err.Error(), "\n") > 1 || strings.Contains(err.Error(), "Lease") {
+		t.Fatalf("error %v; want the one problem %q", err, problem)
 	}
 }

@@ -271,6 +271,7 @@ func (n *node) startScheduler(ctx context.Context, cfg config, env cli, log *slo
 		TrackAddress:          cfg.TrackAddress,
 		SnapshotConcurrency:   cfg.SnapshotConcurrency,
 		SnapshotRatePerSecond: cfg.SnapshotRatePerSecond,
+		FetchTimeout:          cfg.UpstreamTimeout,
 		HistoryRetentionDays:  cfg.HistoryRetentionDays,
 		Metrics:               n.metricsRegisterer(),
 		Clock:                 env.clock,

@@ -3,6 +3,7 @@ package main
 import (
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -16,14 +17,16 @@ import (
 // tournament refresher's configuration, each into the field of the same
 // name (CROWNS_TOURNAMENT_REFRESH_INTERVAL is RefreshInterval), an unset
 // one taking the scheduler's exported default as every setting does, and
-// reports the problems the refresher finds with them.
-func (r *envReader) tournamentRefresh() scheduler.TournamentRefresherConfig {
+// reports the problems the refresher finds with them. A lookup is bounded
+// by fetchTimeout, CROWNS_UPSTREAM_TIMEOUT.
+func (r *envReader) tournamentRefresh(fetchTimeout time.Duration) scheduler.TournamentRefresherConfig {
 	c := scheduler.TournamentRefresherConfig{
 		SearchTerms:       r.list("CROWNS_TOURNAMENT_SEARCH_TERMS", scheduler.DefaultTournamentSearchTerms()),
 		RefreshInterval:   r.duration("CROWNS_TOURNAMENT_REFRESH_INTERVAL", scheduler.DefaultTournamentRefreshInterval),
 		RefreshPerMinute:  r.integer("CROWNS_TOURNAMENT_REFRESH_PER_MINUTE", scheduler.DefaultTournamentRefreshPerMinute, 1, scheduler.MaxTournamentRefreshPerMinute),
 		DiscoveryInterval: r.duration("CROWNS_TOURNAMENT_DISCOVERY_INTERVAL", scheduler.DefaultTournamentDiscoveryInterval),
 		Retention:         r.duration("CROWNS_TOURNAMENT_RETENTION", scheduler.DefaultTournamentRetention),
+		FetchTimeout:      fetchTimeout,
 	}
 	checked, err := c.Checked()
 	if err != nil {
