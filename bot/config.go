@@ -56,10 +56,11 @@ type Config struct {
 	// (crowns_bot_commands_total, crowns_bot_direct_message_failures_total);
 	// nil records none.
 	Metrics prometheus.Registerer
-	// CommandCoolDown is how long a member waits between two uses of one
-	// of /key get, /key regenerate and /key revoke (or their text forms),
-	// on Clock, so no one floods the log channel (default 30s; negative:
-	// no cool-down). Confirming a pending request is not a new use.
+	// CommandCoolDown is how long a member waits between two uses of
+	// /key get, /key regenerate and /key revoke (or their text forms), any
+	// of the three after any, on Clock, so no one floods the log channel;
+	// and between two uses of /key stats (default 30s; negative: no
+	// cool-down). Confirming a pending request is not a new use.
 	CommandCoolDown time.Duration
 }
 

@@ -5,34 +5,46 @@ import (
 	"time"
 )
 
-// coolDowns remembers when each member last used each developer command,
-// so a member uses one command at most once per period (on the bot's
-// clock). A zero or negative period lets every use through.
+// coolDowns remembers when each member last used each group of developer
+// commands, so a member uses the commands of a group at most once per
+// period between them (on the bot's clock). A zero or negative period
+// lets every use through.
 type coolDowns struct {
 	mu     sync.Mutex
 	period time.Duration
 	used   map[coolDownKey]time.Time
 }
 
-// coolDownKey is one member's use of one command.
+// Groups of commands that share a cool-down.
+const (
+	// keyChanges are /key get, regenerate and revoke (and their text
+	// forms), each of which may post to the log channel: one cool-down
+	// for the three, so that cycling through them floods it no more than
+	// repeating one.
+	keyChanges = "key changes"
+	// statsRequests are /key stats, which read the database.
+	statsRequests = "stats"
+)
+
+// coolDownKey is one member's use of one group of commands.
 type coolDownKey struct {
-	command, userID string
+	group, userID string
 }
 
 func newCoolDowns(period time.Duration) *coolDowns {
 	return &coolDowns{period: period, used: make(map[coolDownKey]time.Time)}
 }
 
-// take records a use of command by userID at now and returns 0, or, when
+// take records a use of group by userID at now and returns 0, or, when
 // the previous use is less than a period ago, records nothing and returns
 // how long the member still has to wait. Expired uses are forgotten.
-func (c *coolDowns) take(command, userID string, now time.Time) time.Duration {
+func (c *coolDowns) take(group, userID string, now time.Time) time.Duration {
 	if c.period <= 0 {
 		return 0
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	key := coolDownKey{command: command, userID: userID}
+	key := coolDownKey{group: group, userID: userID}
 	if last, ok := c.used[key]; ok && !now.Before(last) && now.Sub(last) < c.period {
 		return c.period - now.Sub(last)
 	}

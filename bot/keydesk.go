@@ -25,7 +25,7 @@ const (
 // getKey is "/key get": issue a key, or remind the member of theirs
 // (re-enabling it if they had left and came back), by direct message.
 func (b *Bot) getKey(ctx context.Context, who requester, style commandStyle) answer {
-	if wait := b.coolDowns.take(subGet, who.userID, b.clock.Now()); wait > 0 {
+	if wait := b.coolDowns.take(keyChanges, who.userID, b.clock.Now()); wait > 0 {
 		return answer{text: textCoolDown(wait)}
 	}
 	issued, err := b.deps.Keys.IssueOrRemind(ctx, keys.Developer{DiscordUserID: who.userID, DisplayName: who.displayName}, actorFor(who.userID))
@@ -80,7 +80,7 @@ func (b *Bot) confirm(ctx context.Context, who requester, style commandStyle, by
 	if byButton {
 		return answer{text: c.expired}, false
 	}
-	if wait := b.coolDowns.take(c.action, who.userID, now); wait > 0 {
+	if wait := b.coolDowns.take(keyChanges, who.userID, now); wait > 0 {
 		return answer{text: textCoolDown(wait)}, false
 	}
 	return b.askToConfirm(ctx, who, style, now, c.pending, c.action, c.question), false

@@ -179,7 +179,7 @@ func textCoolDown(wait time.Duration) string {
 	if seconds == 1 {
 		unit = "second"
 	}
-	return fmt.Sprintf("Please wait %d %s before using this command again.", seconds, unit)
+	return fmt.Sprintf("Please wait %d %s before using this command again (get, regenerate and revoke count as one).", seconds, unit)
 }
 
 // textLeakedKeyMessage is the direct message that tells developers their

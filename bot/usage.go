@@ -47,6 +47,9 @@ func (b *Bot) keyStats(ctx context.Context, who requester) answer {
 	if b.deps.Usage == nil {
 		return answer{text: textUsageUnavailable}
 	}
+	if wait := b.coolDowns.take(statsRequests, who.userID, b.clock.Now()); wait > 0 {
+		return answer{text: textCoolDown(wait)}
+	}
 	report, err := b.deps.Usage.CurrentKeyUsage(ctx, who.userID, memberDays)
 	if errors.Is(err, models.ErrNotFound) {
 		return answer{text: textNoKeyYet(slashStyle())}
