@@ -28,6 +28,7 @@ const keysUsageText = `Usage: crowns keys <action> [flags]
   list                                        table of developers: user, name, state, key created, last used
   show --discord-user ID                      one developer: state, times, blacklist details, key counts
   stats --discord-user ID [--json]            the current key's usage over the last 30 UTC days
+                                              (without one, the latest key's, said so)
                                               (--json: the body GET /auth/stats answers)
 
 issue and regenerate print the key alone on stdout (KEY=$(crowns keys issue --discord-user 1));
@@ -171,7 +172,11 @@ func performKeys(ctx context.Context, service *keys.Service, req keysRequest, ou
 		if err != nil {
 			return err
 		}
-		return writeKeyStats(out, report, req.json)
+		info, err := service.Info(ctx, req.discordUserID)
+		if err != nil {
+			return err
+		}
+		return writeKeyStats(out, report, info, req.json)
 	case "disable":
 		err = service.Disable(ctx, req.discordUserID, cliActor, req.reason)
 	case "revoke":

@@ -12,8 +12,10 @@ import (
 )
 
 // writeKeyStats writes a key's usage for crowns keys stats: the body of
-// GET /auth/stats with asJSON, else a table of days and one of routes.
-func writeKeyStats(out io.Writer, report models.KeyUsageReport, asJSON bool) error {
+// GET /auth/stats with asJSON, else a table of days and one of routes,
+// under a line naming the key, and saying so when it is not the
+// developer's current key (info) but their latest, revoked or blacklisted.
+func writeKeyStats(out io.Writer, report models.KeyUsageReport, info models.DeveloperInfo, asJSON bool) error {
 	if asJSON {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
@@ -23,7 +25,15 @@ func writeKeyStats(out io.Writer, report models.KeyUsageReport, asJSON bool) err
 	if report.LastUsedAt != nil {
 		last = report.LastUsedAt.UTC().Format(time.RFC3339)
 	}
-	fmt.Fprintf(out, "key %d, created %s, last request %s\n\n", report.KeyID, report.KeyCreatedAt.UTC().Format(time.RFC3339), last)
+	standing := ""
+	switch {
+	case report.KeyID == info.CurrentKeyID:
+	case info.State == models.DeveloperBlacklisted:
+		standing = " (no longer in use: its developer is blacklisted)"
+	default:
+		standing = " (no longer in use: revoked, its developer has no key now)"
+	}
+	fmt.Fprintf(out, "key %d%s, created %s, last request %s\n\n", report.KeyID, standing, report.KeyCreatedAt.UTC().Format(time.RFC3339), last)
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(w, "DAY (UTC)\tREQUESTS\tRATE-LIMITED\t4XX\t5XX\t")
 	for _, d := range report.Days {

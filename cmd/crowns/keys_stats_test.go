@@ -40,6 +40,9 @@ func TestKeysStatsPrintsTheCurrentKeysUsage(t *testing.T) {
 			t.Fatalf("stats: exit %d, want %q in stdout:\n%s%s", code, want, stdout, stderr)
 		}
 	}
+	if strings.Contains(stdout, "no longer in use") {
+		t.Errorf("the current key is said to be no longer in use:\n%s", stdout)
+	}
 	if strings.Index(stdout, "/clan/search") > strings.Index(stdout, "/player/:tag/battles") {
 		t.Errorf("routes are not ordered by use:\n%s", stdout)
 	}
@@ -74,6 +77,9 @@ func TestKeysStatsPrintsTheCurrentKeysUsage(t *testing.T) {
 	// A revoked key's usage stays what stats shows of its developer.
 	if code, _, stderr := c.run("revoke", "--discord-user", "42", "--reason", "leaked"); code != exitOK {
 		t.Fatalf("revoke: exit %d, stderr %s", code, stderr)
+	}
+	if code, stdout, stderr := c.run("stats", "--discord-user", "42"); code != exitOK || !strings.Contains(stdout, "no longer in use") || !strings.Contains(stdout, "/clan/search") {
+		t.Errorf("stats after a revoke: exit %d, want the key said no longer in use, and its routes:\n%s%s", code, stdout, stderr)
 	}
 	code, stdout, stderr = c.run("stats", "--discord-user", "42", "--json")
 	if code != exitOK || json.Unmarshal([]byte(stdout), &stats) != nil || stats.ID != info.CurrentKeyID || stats.RequestCount[day] != 11 {
