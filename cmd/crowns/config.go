@@ -47,10 +47,13 @@ type config struct {
 	TrackAddress        string
 	SupportInfo         string
 	// LeakReportKeysFile holds the public keys that sign leaked-key
-	// reports (GitHub's public_keys JSON); empty refuses every report.
-	// LeakReportKeys are its keys, read and checked with the rest of the
-	// configuration.
+	// reports, in GitHub's published JSON; LeakReportKeysJSON is that JSON
+	// itself (CROWNS_LEAK_REPORT_KEYS), for a deployment that passes
+	// configuration in the environment only: one or the other.
+	// LeakReportKeys are their keys, read and checked with the rest of the
+	// configuration when serving.
 	LeakReportKeysFile string
+	LeakReportKeysJSON string
 	LeakReportKeys     api.LeakReportKeys
 	RatePerSecond      float64
 	RateBurst          int
@@ -177,6 +180,7 @@ func readConfig(getenv func(string) string, serving bool) (config, error) {
 		TrackAddress:         r.str("CROWNS_TRACK_ADDRESS", defaultTrackAddress),
 		SupportInfo:          r.str("CROWNS_SUPPORT_INFO", defaultSupportInfo),
 		LeakReportKeysFile:   r.str("CROWNS_LEAK_REPORT_KEYS_FILE", ""),
+		LeakReportKeysJSON:   r.str("CROWNS_LEAK_REPORT_KEYS", ""),
 		RatePerSecond:        r.float("CROWNS_RATE_LIMIT_PER_SECOND", 10),
 		RateBurst:            r.integer("CROWNS_RATE_LIMIT_BURST", 20, 1, 1_000_000),
 		KeyLookupsPerAddress: r.float("CROWNS_KEY_LOOKUPS_PER_ADDRESS", api.DefaultKeyLookupsPerAddress),
@@ -213,9 +217,16 @@ func readConfig(getenv func(string) string, serving bool) (config, error) {
 	cfg.TournamentRefresh = r.tournamentRefresh(cfg.UpstreamTimeout)
 	cfg.MemoryLimit = int64(r.integer("CROWNS_MEMORY_LIMIT_MB", int(cfg.CacheBytes>>20)+memoryLimitBesideCacheMB, 32, 1<<20)) << 20
 	cfg.Secret = r.secret("CROWNS_SECRET", cfg.SecretFile)
-	if serving && cfg.LeakReportKeysFile != "" {
+	r.check(cfg.LeakReportKeysFile == "" || cfg.LeakReportKeysJSON == "", "set CROWNS_LEAK_REPORT_KEYS or CROWNS_LEAK_REPORT_KEYS_FILE, not both")
+	switch {
+	case !serving:
+	case cfg.LeakReportKeysFile != "":
 		leakKeys, err := api.LoadLeakReportKeys(cfg.LeakReportKeysFile)
 		r.check(err == nil, fmt.Sprintf("CROWNS_LEAK_REPORT_KEYS_FILE: %v", err))
+		cfg.LeakReportKeys = leakKeys
+	case cfg.LeakReportKeysJSON != "":
+		leakKeys, err := api.ParseLeakReportKeys([]byte(cfg.LeakReportKeysJSON))
+		r.check(err == nil, fmt.Sprintf("CROWNS_LEAK_REPORT_KEYS: %v", err))
 		cfg.LeakReportKeys = leakKeys
 	}
 	r.check(cfg.MetricsAddr == metricsOff || !sameListenAddress(cfg.MetricsAddr, cfg.Addr), "CROWNS_METRICS_ADDR must differ from CROWNS_ADDR: metrics are never served on the public API address")

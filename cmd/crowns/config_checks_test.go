@@ -3,6 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
 	"os"
 	"path/filepath"
 	"strings"
@@ -209,5 +215,38 @@ func TestTheUpstreamTimeoutBoundsEveryFetch(t *testing.T) {
 	const problem = "CROWNS_UPSTREAM_TIMEOUT must be shorter than 2m0s"
 	if err == nil || !strings.Contains(err.Error(), problem) || strings.Count(err.Error(), "\n") > 1 || strings.Contains(err.Error(), "Lease") {
 		t.Fatalf("error %v; want the one problem %q", err, problem)
+	}
+}
+
+// TestLeakReportKeysMayComeFromTheEnvironment: CROWNS_LEAK_REPORT_KEYS
+// holds the same JSON as the keys file, checked the same way; one of the
+// two, not both.
+func TestLeakReportKeysMayComeFromTheEnvironment(t *testing.T) {
+	private, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.MarshalPKIXPublicKey(&private.PublicKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keysJSON, err := json.Marshal(map[string]any{"public_keys": []map[string]any{{
+		"key_identifier": "k1", "key": string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})), "is_current": true,
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"CROWNS_LEAK_REPORT_KEYS": string(keysJSON)}
+	cfg, err := loadServeConfig(func(name string) string { return env[name] })
+	if err != nil || cfg.LeakReportKeys.Len() != 1 {
+		t.Fatalf("keys in the environment: %d keys, %v; want 1", cfg.LeakReportKeys.Len(), err)
+	}
+	for _, bad := range []map[string]string{
+		{"CROWNS_LEAK_REPORT_KEYS": `{"public_keys": [{"key_identifier": "k", "key": "not a PEM key"}]}`},
+		{"CROWNS_LEAK_REPORT_KEYS": string(keysJSON), "CROWNS_LEAK_REPORT_KEYS_FILE": filepath.Join(t.TempDir(), "keys.json")},
+	} {
+		if _, err := loadServeConfig(func(name string) string { return bad[name] }); err == nil || !strings.Contains(err.Error(), "CROWNS_LEAK_REPORT_KEYS") {
+			t.Errorf("serve's configuration with %v: %v, want a problem naming the variable", bad, err)
+		}
 	}
 }

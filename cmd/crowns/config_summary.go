@@ -66,6 +66,7 @@ func (c config) summary() []slog.Attr {
 		slog.String("CROWNS_TRACK_ADDRESS", c.TrackAddress),
 		slog.String("CROWNS_SUPPORT_INFO", c.SupportInfo),
 		slog.String("CROWNS_LEAK_REPORT_KEYS_FILE", orNone(c.LeakReportKeysFile)),
+		slog.String("CROWNS_LEAK_REPORT_KEYS", orNone(leakKeysNote(c.LeakReportKeysJSON))),
 		slog.Float64("CROWNS_RATE_LIMIT_PER_SECOND", c.RatePerSecond),
 		slog.Int("CROWNS_RATE_LIMIT_BURST", c.RateBurst),
 		slog.Float64("CROWNS_KEY_LOOKUPS_PER_ADDRESS", c.KeyLookupsPerAddress),
@@ -103,6 +104,15 @@ func (c config) summary() []slog.Attr {
 const sandboxNote = "the in-process sandbox serves game data"
 
 // maskedOr is a secret masked, or unset when it is empty.
+// leakKeysNote stands for the public keys given in CROWNS_LEAK_REPORT_KEYS
+// in the summary: their size, not a page of PEM.
+func leakKeysNote(keys string) string {
+	if keys == "" {
+		return ""
+	}
+	return fmt.Sprintf("set (%d bytes)", len(keys))
+}
+
 func maskedOr(secret, unset string) string {
 	if secret == "" {
 		return unset
