@@ -42,6 +42,10 @@ const (
 // moderatorPerms are the permissions of a member with Ban Members.
 const moderatorPerms = int64(discordgo.PermissionBanMembers | discordgo.PermissionSendMessages)
 
+// testKeyRate is the desk's per-key rate limit, a slow one: 300 requests
+// served are 20 minutes at the limit (see the usage alerts).
+const testKeyRate = 0.25
+
 // keyPattern finds a Crowns key in any text.
 var keyPattern = regexp.MustCompile(`crw_[0-9A-Za-z]{36}`)
 
@@ -121,6 +125,7 @@ func newDesk(t *testing.T, opts deskOptions) *desk {
 		HandlerTimeout:       opts.handlerTimeout,
 		DirectMessageTimeout: opts.directMessageTimeout,
 		CommandCoolDown:      coolDown,
+		KeyRatePerSecond:     testKeyRate,
 		Clock:                clock,
 		Logger:               logger,
 		HTTPClient:           discord.Client(),

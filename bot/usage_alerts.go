@@ -21,9 +21,14 @@ const (
 	// quiet.
 	alertCoolDown = 6 * time.Hour
 	// A key stays rate-limited when, in the current and the previous UTC
-	// hour, at least alertLimitedMin of its requests were refused and
-	// they were at least half of them.
+	// hour, at least alertLimitedMin of its requests were refused, they
+	// were at least half of them, and those served were at least
+	// alertHeldFor's worth at its rate (Config.KeyRatePerSecond): it was
+	// held at its limit that long, not refused for one burst (a client
+	// firing 800 requests in 3 s at 10 a second has 750 refused, but only
+	// 50 served).
 	alertLimitedMin = 600
+	alertHeldFor    = 10 * time.Minute
 	// A key's volume jumps when, in the current and the previous hour, it
 	// made at least alertJumpMin requests and, per hour, alertJumpFactor
 	// times its hourly average of the 7 days before (at least one an
@@ -85,7 +90,7 @@ func (b *Bot) CheckUsageAlerts(ctx context.Context) (posted int, err error) {
 	if err != nil {
 		return 0, fmt.Errorf("read key usage: %w", err)
 	}
-	for _, alert := range usageAlertsOf(windows, recentFrom) {
+	for _, alert := range usageAlertsOf(windows, recentFrom, b.cfg.KeyRatePerSecond) {
 		if !b.alerts.due(alert.keyID, now) {
 			continue
 		}
@@ -106,17 +111,20 @@ func (b *Bot) CheckUsageAlerts(ctx context.Context) (posted int, err error) {
 }
 
 // usageAlertsOf finds the alerts in keys' usage: recent hours (from
-// recentFrom on) against the baseline of the days before.
-func usageAlertsOf(windows []models.KeyUsageWindows, recentFrom time.Time) []usageAlert {
+// recentFrom on) against the baseline of the days before; rate is a key's
+// rate limit, per second.
+func usageAlertsOf(windows []models.KeyUsageWindows, recentFrom time.Time, rate float64) []usageAlert {
 	var alerts []usageAlert
 	since := recentFrom.Format("15:04 MST")
 	for _, w := range windows {
 		alert := usageAlert{keyID: w.KeyID, discordUserID: w.DiscordUserID}
 		recent := w.Recent
-		if recent.RateLimited >= alertLimitedMin && 2*recent.RateLimited >= recent.Requests {
+		served := recent.Requests - recent.RateLimited
+		heldFor := time.Duration(float64(served) / rate * float64(time.Second))
+		if recent.RateLimited >= alertLimitedMin && 2*recent.RateLimited >= recent.Requests && heldFor >= alertHeldFor {
 			alert.rateLimited = true
-			alert.evidence = append(alert.evidence, fmt.Sprintf("%d of its %d requests since %s were refused with 429 (%s).",
-				recent.RateLimited, recent.Requests, since, share(recent.RateLimited, recent.Requests)))
+			alert.evidence = append(alert.evidence, fmt.Sprintf("%d of its %d requests since %s were refused with 429 (%s); the %d served are %d minutes at its limit of %g a second.",
+				recent.RateLimited, recent.Requests, since, share(recent.RateLimited, recent.Requests), served, int(heldFor/time.Minute), rate))
 		}
 		hourly := float64(w.Baseline.Requests) / (alertBaselineDays * 24)
 		if recent.Requests >= alertJumpMin && float64(recent.Requests)/2 >= alertJumpFactor*max(hourly, 1) {

@@ -104,7 +104,8 @@ func TestUsageAlertIsPostedOnceAndItsButtonBlacklists(t *testing.T) {
 	}
 	check(1) // rate-limited, and a jump (a new key's 1000 requests): one post
 	posts := d.alertPosts()
-	if len(posts) != 1 || !strings.Contains(posts[0], "700 of its 1000 requests") || !strings.Contains(posts[0], "1000 requests since") ||
+	if len(posts) != 1 || !strings.Contains(posts[0], "700 of its 1000 requests") || !strings.Contains(posts[0], "the 300 served are 20 minutes at its limit") ||
+		!strings.Contains(posts[0], "1000 requests since") ||
 		!strings.Contains(posts[0], "jumped, and it keeps being rate-limited") || !strings.Contains(posts[0], "<@"+developerID+">") {
 		t.Fatalf("alerts: %q", posts)
 	}
@@ -211,4 +212,27 @@ func (d *desk) callback(i *discordgo.Interaction) []byte {
 		d.t.Fatalf("interaction %s answered %d times", i.ID, len(callbacks))
 	}
 	return callbacks[0].Body
+}
+
+// A burst refused at once is not a key that stays rate-limited: most of
+// 800 requests fired in seconds are refused, but the few served are
+// minutes, not the ten of alertHeldFor, at the key's limit. Held at its
+// limit longer, the key is alerted.
+func TestABurstOfRefusalsIsNoAlert(t *testing.T) {
+	d := newDesk(t, deskOptions{logChannel: logChannelID})
+	d.getKey(developerID)
+	for h := 2; h < 7*24; h += 2 {
+		d.use(developerID, "/clan/search", models.KeyUsageCount{Requests: 200}, h) // its usual volume: no jump
+	}
+	d.use(developerID, "/clan/search", models.KeyUsageCount{Requests: 800, RateLimited: 754}, 0)
+	if posted, err := d.bot.CheckUsageAlerts(t.Context()); err != nil || posted != 0 {
+		t.Fatalf("CheckUsageAlerts after a burst posted %d (%v), want 0: 46 served are about 3 minutes at its limit", posted, err)
+	}
+	d.use(developerID, "/clan/search", models.KeyUsageCount{Requests: 200}, 0)
+	if posted, err := d.bot.CheckUsageAlerts(t.Context()); err != nil || posted != 1 {
+		t.Fatalf("CheckUsageAlerts posted %d (%v), want 1: 754 of 1000 refused, 246 served are 16 minutes at its limit", posted, err)
+	}
+	if posts := d.alertPosts(); len(posts) != 1 || !strings.Contains(posts[0], "keeps being rate-limited") || strings.Contains(posts[0], "jumped") {
+		t.Fatalf("alerts: %q", posts)
+	}
 }

@@ -24,8 +24,10 @@ func newKeyDesk(cfg config, db *store.Store, keyService *keys.Service, weekly bo
 		KeyChannelID: cfg.DiscordKeyChannelID,
 		LogChannelID: cfg.DiscordLogChannelID,
 		Prefix:       cfg.DiscordPrefix,
-		Clock:        clock,
-		Logger:       log,
-		Metrics:      metrics,
+		// Usage alerts judge a key by its rate limit.
+		KeyRatePerSecond: cfg.RatePerSecond,
+		Clock:            clock,
+		Logger:           log,
+		Metrics:          metrics,
 	}, bot.Dependencies{Keys: keyService, Cursors: db, Weekly: weekly, Usage: keyService})
 }
