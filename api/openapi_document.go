@@ -12,7 +12,7 @@ import (
 // documentFiles are the OpenAPI document, written by hand in YAML, and the
 // documentation page with its vendored renderer.
 //
-//go:embed openapi/openapi.yaml docs/index.html docs/assets/redoc.standalone.js
+//go:embed openapi/openapi.yaml docs/index.html docs/assets/redoc.standalone.js docs/assets/redoc.standalone.js.LICENSE.txt
 var documentFiles embed.FS
 
 // Paths of the embedded files.
@@ -20,6 +20,9 @@ const (
 	openapiFile    = "openapi/openapi.yaml"
 	docsPageFile   = "docs/index.html"
 	docsScriptFile = "docs/assets/redoc.standalone.js"
+	// docsScriptLicenseFile is the licence notice the script's first line
+	// points to, next to it.
+	docsScriptLicenseFile = "docs/assets/redoc.standalone.js.LICENSE.txt"
 )
 
 // OpenAPIDocument is the OpenAPI 3.1 document of every route, as the

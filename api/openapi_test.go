@@ -167,6 +167,7 @@ func TestEveryAnswerMatchesTheOpenAPIDocument(t *testing.T) {
 		{name: "openapi.json", path: "/openapi.json", status: 200},
 		{name: "docs", path: "/docs", status: 200},
 		{name: "docs script", path: "/docs/redoc.standalone.js", status: 200},
+		{name: "docs script licence", path: "/docs/redoc.standalone.js.LICENSE.txt", status: 200},
 
 		{name: "search", path: "/clan/search?name=royal&limit=3", headers: auth, status: 200},
 		{name: "search from cache, with bearer", path: "/clan/search?name=royal&limit=3", headers: bearer, status: 200},

@@ -18,19 +18,21 @@ const (
 	docsPolicy = "default-src 'none'; script-src 'self'; connect-src 'self'; img-src 'self' data:; " +
 		"style-src 'self' 'unsafe-inline'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 	mimeJavaScript = "text/javascript; charset=utf-8"
+	mimeText       = "text/plain; charset=utf-8"
 )
 
-// documentation holds the rendered answers of /openapi.json, /docs and
-// its script. The document is converted when the server is built; the
+// documentation holds the rendered answers of /openapi.json, /docs, its
+// script and the script's licence notice. The document is converted when the server is built; the
 // page and its script (a megabyte to compress) on their first request.
 type documentation struct {
 	document *cachedAnswer
 	page     func() (docsPage, error)
 }
 
-// docsPage is the page and its script, rendered.
+// docsPage is the page, its script and the script's licence notice,
+// rendered.
 type docsPage struct {
-	html, script *cachedAnswer
+	html, script, license *cachedAnswer
 }
 
 func newDocumentation() (documentation, error) {
@@ -47,17 +49,23 @@ func newDocumentation() (documentation, error) {
 		if err != nil {
 			return docsPage{}, err
 		}
-		return docsPage{html: bothForms(html), script: bothForms(script)}, nil
+		license, err := documentFiles.ReadFile(docsScriptLicenseFile)
+		if err != nil {
+			return docsPage{}, err
+		}
+		return docsPage{html: bothForms(html), script: bothForms(script), license: bothForms(license)}, nil
 	})
 	return documentation{document: bothForms(document), page: page}, nil
 }
 
-// docsRoutes registers the document, the page and its script; they need
-// no key.
+// docsRoutes registers the document, the page, its script and the
+// script's licence notice (which the script's first line names); they
+// need no key.
 func (s *Server) docsRoutes() {
 	s.get("/openapi.json", s.handleOpenAPI)
 	s.get("/docs", s.handleDocsPage)
-	s.app.Get("/docs/redoc.standalone.js", s.handleDocsScript)
+	s.get("/docs/redoc.standalone.js", s.handleDocsScript)
+	s.get("/docs/redoc.standalone.js.LICENSE.txt", s.handleDocsScriptLicense)
 }
 
 // handleOpenAPI answers GET /openapi.json.
@@ -82,6 +90,17 @@ func (s *Server) handleDocsScript(c *fiber.Ctx) error {
 		return fmt.Errorf("documentation page: %w", err)
 	}
 	return s.sendDocument(c, page.script, mimeJavaScript)
+}
+
+// handleDocsScriptLicense answers GET
+// /docs/redoc.standalone.js.LICENSE.txt: the licences of the script's
+// parts.
+func (s *Server) handleDocsScriptLicense(c *fiber.Ctx) error {
+	page, err := s.docs.page()
+	if err != nil {
+		return fmt.Errorf("documentation page: %w", err)
+	}
+	return s.sendDocument(c, page.license, mimeText)
 }
 
 // sendDocument sends a rendered document with its ETag (or 304) as

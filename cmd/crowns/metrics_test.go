@@ -33,6 +33,8 @@ func TestServeExportsMetricsOnTheirOwnAddress(t *testing.T) {
 		{"/no/such/path/1", "", http.StatusNotFound},
 		{"/no/such/path/2", "", http.StatusNotFound},
 		{"/healthz", "", http.StatusOK},
+		{"/docs/redoc.standalone.js", "", http.StatusOK},
+		{"/docs/redoc.standalone.js.LICENSE.txt", "", http.StatusOK},
 	}
 	for _, r := range requests {
 		if code := getJSON(t, n.url(r.path), r.auth, nil); code != r.status {
@@ -59,6 +61,8 @@ func TestServeExportsMetricsOnTheirOwnAddress(t *testing.T) {
 		{"/player/:tag/battles", "401", 1},
 		{"unmatched", "404", 3}, // two unknown paths and /metrics
 		{"/healthz", "200", 1},
+		{"/docs/redoc.standalone.js", "200", 1}, // routes of their own, not unmatched
+		{"/docs/redoc.standalone.js.LICENSE.txt", "200", 1},
 	} {
 		got := after.Value("crowns_http_requests_total", map[string]string{"route": tt.route, "status": tt.status})
 		if got != tt.want {
