@@ -45,6 +45,9 @@ func parseClansArgs(args []string) (clansRequest, error) {
 	if len(args) == 0 {
 		return clansRequest{}, errors.New("an action is required: track, untrack, weekly or list")
 	}
+	if err := checkAction(args[0]); err != nil {
+		return clansRequest{}, err
+	}
 	req := clansRequest{action: args[0]}
 	rest := args[1:]
 	switch req.action {
@@ -52,7 +55,7 @@ func parseClansArgs(args []string) (clansRequest, error) {
 		fs := flag.NewFlagSet("crowns clans list", flag.ContinueOnError)
 		fs.BoolVar(&req.all, "all", false, "include untracked clans")
 		if err := parseFlags(fs, rest); err != nil {
-			return clansRequest{}, err
+			return clansRequest{}, actionError{action: req.action, err: err}
 		}
 		return req, nil
 	case "track", "untrack", "weekly":

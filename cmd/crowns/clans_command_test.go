@@ -49,7 +49,7 @@ func TestClansCommandRejectsBadArguments(t *testing.T) {
 		{[]string{"weekly", "2CCCP"}, "crowns clans: weekly takes a clan tag and on or off (run 'crowns clans --help' for usage)\n"},
 		{[]string{"weekly", "2CCCP", "maybe"}, "crowns clans: weekly must be on or off, got \"maybe\" (run 'crowns clans --help' for usage)\n"},
 		{[]string{"list", "extra"}, "crowns clans: unexpected argument \"extra\" (run 'crowns clans --help' for usage)\n"},
-		{[]string{"list", "--everything"}, "crowns clans: flag provided but not defined: -everything (run 'crowns clans --help' for usage)\n"},
+		{[]string{"list", "--everything"}, "crowns clans list: unknown flag --everything (run 'crowns clans --help' for usage)\n"},
 	}
 	for _, tt := range tests {
 		code, stdout, stderr := c.run(tt.args...)

@@ -123,9 +123,32 @@ func parseCommand[R any](env cli, command, usage string, args []string, parse fu
 		fmt.Fprint(env.stdout, usage)
 		return req, exitOK, true
 	case err != nil:
-		return req, usageError(env, command, err, command+" --help"), true
+		named := command
+		var inAction actionError
+		if errors.As(err, &inAction) {
+			named += " " + inAction.action
+		}
+		return req, usageError(env, named, err, command+" --help"), true
 	}
 	return req, exitOK, false
+}
+
+// actionError is a problem with the arguments of one action of a command
+// (issue, of crowns keys): its line names the action.
+type actionError struct {
+	action string
+	err    error
+}
+
+func (e actionError) Error() string { return e.err.Error() }
+func (e actionError) Unwrap() error { return e.err }
+
+// checkAction refuses a flag where a command's action should come first.
+func checkAction(action string) error {
+	if strings.HasPrefix(action, "-") {
+		return fmt.Errorf("the action comes first, before any flag; got %s", action)
+	}
+	return nil
 }
 
 // parseFlags parses args into fs, which takes flags only: a positional
@@ -133,12 +156,26 @@ func parseCommand[R any](env cli, command, usage string, args []string, parse fu
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
-		return err
+		return flagError(err)
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	return nil
+}
+
+// flagError words the flag package's errors as the rest of the commands
+// do, a flag written with the two dashes of their usage: "unknown flag
+// --x" rather than "flag provided but not defined: -x".
+func flagError(err error) error {
+	message := err.Error()
+	if name, ok := strings.CutPrefix(message, "flag provided but not defined: -"); ok {
+		return fmt.Errorf("unknown flag --%s", name)
+	}
+	if name, ok := strings.CutPrefix(message, "flag needs an argument: -"); ok {
+		return fmt.Errorf("flag --%s needs a value", name)
+	}
+	return err
 }
 
 // noArguments is the parse function of a command that takes no

@@ -92,14 +92,16 @@ func TestBadCommandLinesGiveOneLine(t *testing.T) {
 		{[]string{"-x", "serve"}, `crowns: unknown flag -x (run 'crowns --help' for usage)`},
 		{[]string{"help", "nope"}, `crowns help: unknown command "nope" (run 'crowns --help' for usage)`},
 		{[]string{"help", "keys", "issue"}, `crowns help: takes one command name, got 2 arguments (run 'crowns --help' for usage)`},
-		{[]string{"serve", "--port", "80"}, `crowns serve: flag provided but not defined: -port (run 'crowns serve --help' for usage)`},
+		{[]string{"serve", "--port", "80"}, `crowns serve: unknown flag --port (run 'crowns serve --help' for usage)`},
 		{[]string{"serve", "now"}, `crowns serve: unexpected argument "now" (run 'crowns serve --help' for usage)`},
 		{[]string{"migrate", "up"}, `crowns migrate: unexpected argument "up" (run 'crowns migrate --help' for usage)`},
-		{[]string{"version", "--short"}, `crowns version: flag provided but not defined: -short (run 'crowns version --help' for usage)`},
-		{[]string{"healthcheck", "--url", "x"}, `crowns healthcheck: flag provided but not defined: -url (run 'crowns healthcheck --help' for usage)`},
-		{[]string{"sandbox", "--nope"}, `crowns sandbox: flag provided but not defined: -nope (run 'crowns sandbox --help' for usage)`},
-		{[]string{"keys", "issue", "--force"}, `crowns keys: flag provided but not defined: -force (run 'crowns keys --help' for usage)`},
+		{[]string{"version", "--short"}, `crowns version: unknown flag --short (run 'crowns version --help' for usage)`},
+		{[]string{"healthcheck", "--url", "x"}, `crowns healthcheck: unknown flag --url (run 'crowns healthcheck --help' for usage)`},
+		{[]string{"sandbox", "--nope"}, `crowns sandbox: unknown flag --nope (run 'crowns sandbox --help' for usage)`},
+		{[]string{"keys", "issue", "--force"}, `crowns keys issue: unknown flag --force (run 'crowns keys --help' for usage)`},
 		{[]string{"keys", "rotate"}, `crowns keys: unknown action "rotate" (run 'crowns keys --help' for usage)`},
+		{[]string{"keys", "issue", "--discord-user"}, `crowns keys issue: flag --discord-user needs a value (run 'crowns keys --help' for usage)`},
+		{[]string{"keys", "--discord-user", "1", "issue"}, `crowns keys: the action comes first, before any flag; got --discord-user (run 'crowns keys --help' for usage)`},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

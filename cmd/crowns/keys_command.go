@@ -72,11 +72,23 @@ func parseKeysArgs(args []string) (keysRequest, error) {
 	if len(args) == 0 {
 		return keysRequest{}, errors.New("an action is required: issue, regenerate, disable, revoke, blacklist, unblacklist, list, show or stats")
 	}
-	req := keysRequest{action: args[0]}
-	allowed, ok := flagsOf(req.action)
-	if !ok {
-		return keysRequest{}, fmt.Errorf("unknown action %q", req.action)
+	if err := checkAction(args[0]); err != nil {
+		return keysRequest{}, err
 	}
+	action := args[0]
+	allowed, ok := flagsOf(action)
+	if !ok {
+		return keysRequest{}, fmt.Errorf("unknown action %q", action)
+	}
+	req, err := parseKeysFlags(keysRequest{action: action}, allowed, args[1:])
+	if err != nil {
+		return keysRequest{}, actionError{action: action, err: err}
+	}
+	return req, nil
+}
+
+// parseKeysFlags reads the flags of req's action, those allowed.
+func parseKeysFlags(req keysRequest, allowed keysFlags, args []string) (keysRequest, error) {
 	fs := flag.NewFlagSet("crowns keys "+req.action, flag.ContinueOnError)
 	if allowed.user {
 		fs.StringVar(&req.discordUserID, "discord-user", "", "Discord user id")
@@ -90,8 +102,8 @@ func parseKeysArgs(args []string) (keysRequest, error) {
 	if allowed.json {
 		fs.BoolVar(&req.json, "json", false, "print JSON")
 	}
-	if err := parseFlags(fs, args[1:]); err != nil {
-		return keysRequest{}, err
+	if err := parseFlags(fs, args); err != nil {
+		return req, err
 	}
 	if allowed.user {
 		if req.discordUserID == "" {
