@@ -48,7 +48,7 @@ func TestClansCommandRejectsBadArguments(t *testing.T) {
 		{[]string{"track", "ABC"}, "crowns clans: illegal characters in tag 'ABC' (allowed: 0289CGJLPQRUVY) (run 'crowns clans --help' for usage)\n"},
 		{[]string{"weekly", "2CCCP"}, "crowns clans: weekly takes a clan tag and on or off (run 'crowns clans --help' for usage)\n"},
 		{[]string{"weekly", "2CCCP", "maybe"}, "crowns clans: weekly must be on or off, got \"maybe\" (run 'crowns clans --help' for usage)\n"},
-		{[]string{"list", "extra"}, "crowns clans: unexpected argument \"extra\" (run 'crowns clans --help' for usage)\n"},
+		{[]string{"list", "extra"}, "crowns clans list: unexpected argument \"extra\" (run 'crowns clans --help' for usage)\n"},
 		{[]string{"list", "--everything"}, "crowns clans list: unknown flag --everything (run 'crowns clans --help' for usage)\n"},
 	}
 	for _, tt := range tests {
