@@ -44,6 +44,8 @@ func TestTagValidation(t *testing.T) {
 			{"%2322", "tag too short"},
 			{"%41BC", "illegal characters in tag 'ABC' (allowed: 0289CGJLPQRUVY)"},
 			{"%2523PYL", "illegal characters in tag '%23PYL' (allowed: 0289CGJLPQRUVY)"},
+			{"%0A22Q", "illegal characters in tag '\n22Q' (allowed: 0289CGJLPQRUVY)"},
+			{"%202CCCP", "illegal characters in tag ' 2CCCP' (allowed: 0289CGJLPQRUVY)"},
 			{"222222222222222", "tag too long"},
 		} {
 			path := strings.Replace(route, "%s", tt.tag, 1)

@@ -26,7 +26,7 @@ func pathTag(c *fiber.Ctx, param string) (string, error) {
 // request's memory, so it is valid during the request only. A cache hit
 // needs no more; whatever keeps the tag must clone it.
 func transientPathTag(c *fiber.Ctx, param string) (string, error) {
-	return models.NormalizeTag(decodedPathSegment(c.Params(param)))
+	return models.NormalizeURLTag(decodedPathSegment(c.Params(param)))
 }
 
 // decodedPathSegment is a path parameter with its percent-escapes decoded:

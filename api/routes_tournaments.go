@@ -93,7 +93,8 @@ func (s *Server) handleTournaments(c *fiber.Ctx) error {
 	return s.sendAnswer(c, list, allHits, "")
 }
 
-// parseTournamentTags reads the comma-separated tags of the path:
+// parseTournamentTags reads the comma-separated tags of the path (a comma
+// escaped as %2C is part of a tag, as URLs have it, not a separator):
 // normalized, duplicates dropped (first mention kept). several tells
 // whether more than one tag was written, which asks for an array.
 func parseTournamentTags(raw string) (tags []string, several bool, err error) {
@@ -104,9 +105,9 @@ func parseTournamentTags(raw string) (tags []string, several bool, err error) {
 	seen := make(map[string]bool, len(parts))
 	for _, part := range parts {
 		part = decodedPathSegment(part)
-		tag, err := models.NormalizeTag(part)
+		tag, err := models.NormalizeURLTag(part)
 		if err != nil {
-			return nil, false, namingTag(strings.TrimSpace(part), err)
+			return nil, false, namingTag(part, err)
 		}
 		if !seen[tag] {
 			seen[tag] = true
@@ -117,8 +118,8 @@ func parseTournamentTags(raw string) (tags []string, several bool, err error) {
 }
 
 // namingTag words the problem of one tag of a list so that the caller sees
-// which: the message of models.NormalizeTag, followed by the tag as written
-// when the message does not quote it already.
+// which: the message of models.NormalizeURLTag, followed by the tag
+// (percent-decoded) when the message does not quote it already.
 func namingTag(written string, err error) error {
 	var invalid *models.ValidationError
 	if !errors.As(err, &invalid) || strings.Contains(invalid.Message, "'") {

@@ -11,14 +11,35 @@ const (
 	MaxTagLength = 14
 )
 
-// NormalizeTag turns a tag as a caller wrote it into the stored form: a
-// leading "#" is stripped (a URL's "%23" is decoded where the URL is
-// read), letters are upper-cased and the letter O is read as the digit 0.
-// It returns a ValidationError, worded per the public contract, for a tag
-// that is too long, has characters outside TagAlphabet, or is too short.
+// NormalizeTag turns a tag as a person wrote it (a command's argument, a
+// Discord option) into the stored form: surrounding spaces are trimmed, a
+// leading "#" (or its escaped form "%23", as copied from a URL) is
+// stripped, letters are upper-cased and the letter O is read as the digit
+// 0. It returns a ValidationError, worded per the public contract, for a
+// tag that is too long, has characters outside TagAlphabet, or is too
+// short.
 func NormalizeTag(raw string) (string, error) {
 	tag := strings.TrimSpace(raw)
-	tag = strings.TrimPrefix(tag, "#")
+	switch {
+	case strings.HasPrefix(tag, "#"):
+		tag = tag[1:]
+	case len(tag) >= 3 && strings.EqualFold(tag[:3], "%23"):
+		tag = tag[3:]
+	}
+	return normalizeBareTag(tag)
+}
+
+// NormalizeURLTag is NormalizeTag of a tag read from a URL's path, its
+// percent-escapes already decoded (so "%23" arrived as "#", stripped
+// here, and is not decoded twice): nothing is trimmed, since a URL
+// carries no space but an escaped one, which is an illegal character like
+// any other.
+func NormalizeURLTag(decoded string) (string, error) {
+	return normalizeBareTag(strings.TrimPrefix(decoded, "#"))
+}
+
+// normalizeBareTag is NormalizeTag of a tag without its "#".
+func normalizeBareTag(tag string) (string, error) {
 	if len(tag) > MaxTagLength {
 		return "", Invalid("tag too long")
 	}

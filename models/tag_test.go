@@ -17,7 +17,8 @@ func TestNormalizeTag(t *testing.T) {
 		{raw: "2CCCP", want: "2CCCP"},
 		{raw: "#2cccp", want: "2CCCP"},
 		{raw: "#pyolq", want: "PY0LQ"},
-		{raw: "%232CCCP", wantErr: "illegal characters in tag '%232CCCP' (allowed: 0289CGJLPQRUVY)"},
+		{raw: " %232CCCP ", want: "2CCCP"},
+		{raw: "%23pyolq", want: "PY0LQ"},
 		{raw: "o2o", want: "020"},
 		{raw: "22", wantErr: "tag too short"},
 		{raw: "#", wantErr: "tag too short"},
@@ -44,6 +45,29 @@ func TestNormalizeTag(t *testing.T) {
 				t.Fatalf("NormalizeTag(%q) = %q, %v; want %q", tt.raw, got, err, tt.want)
 			}
 		})
+	}
+}
+
+// TestNormalizeURLTag: a tag from a URL, already percent-decoded, loses
+// its "#" but is not decoded again nor trimmed.
+func TestNormalizeURLTag(t *testing.T) {
+	for _, tt := range []struct{ decoded, want, wantErr string }{
+		{decoded: "#2cccp", want: "2CCCP"},
+		{decoded: "2CCCP", want: "2CCCP"},
+		{decoded: "%232CCCP", wantErr: "illegal characters in tag '%232CCCP' (allowed: 0289CGJLPQRUVY)"},
+		{decoded: " 2CCCP", wantErr: "illegal characters in tag ' 2CCCP' (allowed: 0289CGJLPQRUVY)"},
+		{decoded: "22Q\n", wantErr: "illegal characters in tag '22Q\n' (allowed: 0289CGJLPQRUVY)"},
+	} {
+		got, err := models.NormalizeURLTag(tt.decoded)
+		if tt.wantErr != "" {
+			if err == nil || err.Error() != tt.wantErr {
+				t.Errorf("NormalizeURLTag(%q) = %q, %v; want error %q", tt.decoded, got, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("NormalizeURLTag(%q) = %q, %v; want %q", tt.decoded, got, err, tt.want)
+		}
 	}
 }
 
