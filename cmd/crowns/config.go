@@ -217,8 +217,9 @@ func readConfig(getenv func(string) string, serving bool) (config, error) {
 	cfg.TournamentRefresh = r.tournamentRefresh(cfg.UpstreamTimeout)
 	cfg.MemoryLimit = int64(r.integer("CROWNS_MEMORY_LIMIT_MB", int(cfg.CacheBytes>>20)+memoryLimitBesideCacheMB, 32, 1<<20)) << 20
 	cfg.Secret = r.secret("CROWNS_SECRET", cfg.SecretFile)
-	r.check(cfg.LeakReportKeysFile == "" || cfg.LeakReportKeysJSON == "", "set CROWNS_LEAK_REPORT_KEYS or CROWNS_LEAK_REPORT_KEYS_FILE, not both")
 	switch {
+	case cfg.LeakReportKeysFile != "" && cfg.LeakReportKeysJSON != "":
+		r.fail("set CROWNS_LEAK_REPORT_KEYS or CROWNS_LEAK_REPORT_KEYS_FILE, not both")
 	case !serving:
 	case cfg.LeakReportKeysFile != "":
 		leakKeys, err := api.LoadLeakReportKeys(cfg.LeakReportKeysFile)

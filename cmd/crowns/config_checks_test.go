@@ -203,13 +203,14 @@ func TestConfigChecksTheLeakReportKeysFile(t *testing.T) {
 }
 
 // TestTheUpstreamTimeoutBoundsEveryFetch: CROWNS_UPSTREAM_TIMEOUT bounds
-// a tournament refresh's lookup as it bounds every upstream call (and a
-// snapshot's fetch, wired from the same field), and must leave the jobs'
-// leases room: one problem when it does not.
+// a tournament refresh's lookup and a snapshot's fetch as it bounds every
+// upstream call, and must leave the jobs' leases room: one problem when
+// it does not.
 func TestTheUpstreamTimeoutBoundsEveryFetch(t *testing.T) {
 	cfg, _ := loadConfigExpecting(t, map[string]string{"CROWNS_UPSTREAM_TIMEOUT": "90s"}, "")
-	if cfg.UpstreamTimeout != 90*time.Second || cfg.TournamentRefresh.FetchTimeout != 90*time.Second {
-		t.Fatalf("upstream timeout %s, tournament lookups bounded at %s; want 1m30s for both", cfg.UpstreamTimeout, cfg.TournamentRefresh.FetchTimeout)
+	if cfg.UpstreamTimeout != 90*time.Second || cfg.TournamentRefresh.FetchTimeout != 90*time.Second || cfg.schedulerSettings().FetchTimeout != 90*time.Second {
+		t.Fatalf("upstream timeout %s, tournament lookups bounded at %s, snapshot fetches at %s; want 1m30s for all",
+			cfg.UpstreamTimeout, cfg.TournamentRefresh.FetchTimeout, cfg.schedulerSettings().FetchTimeout)
 	}
 	_, err := loadConfig(func(name string) string { return map[string]string{"CROWNS_UPSTREAM_TIMEOUT": "3m"}[name] })
 	const problem = "CROWNS_UPSTREAM_TIMEOUT must be shorter than 2m0s"
@@ -243,10 +244,19 @@ func TestLeakReportKeysMayComeFromTheEnvironment(t *testing.T) {
 	}
 	for _, bad := range []map[string]string{
 		{"CROWNS_LEAK_REPORT_KEYS": `{"public_keys": [{"key_identifier": "k", "key": "not a PEM key"}]}`},
-		{"CROWNS_LEAK_REPORT_KEYS": string(keysJSON), "CROWNS_LEAK_REPORT_KEYS_FILE": filepath.Join(t.TempDir(), "keys.json")},
 	} {
-		if _, err := loadServeConfig(func(name string) string { return bad[name] }); err == nil || !strings.Contains(err.Error(), "CROWNS_LEAK_REPORT_KEYS") {
-			t.Errorf("serve's configuration with %v: %v, want a problem naming the variable", bad, err)
+		if _, err := loadServeConfig(func(name string) string { return bad[name] }); err == nil || !strings.Contains(err.Error(), "CROWNS_LEAK_REPORT_KEYS: ") {
+			t.Errorf("serve's configuration with %v: %v, want the keys' problem", bad, err)
 		}
+	}
+	// Both, each good: one problem, that both are set.
+	file := filepath.Join(t.TempDir(), "keys.json")
+	if err := os.WriteFile(file, keysJSON, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	both := map[string]string{"CROWNS_LEAK_REPORT_KEYS": string(keysJSON), "CROWNS_LEAK_REPORT_KEYS_FILE": file}
+	if _, err := loadServeConfig(func(name string) string { return both[name] }); err == nil ||
+		err.Error() != "set CROWNS_LEAK_REPORT_KEYS or CROWNS_LEAK_REPORT_KEYS_FILE, not both" {
+		t.Errorf("serve's configuration with both: %v, want the one problem that both are set", err)
 	}
 }

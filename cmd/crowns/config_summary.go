@@ -103,7 +103,6 @@ func (c config) summary() []slog.Attr {
 // sandboxNote says where game data comes from without a game-API token.
 const sandboxNote = "the in-process sandbox serves game data"
 
-// maskedOr is a secret masked, or unset when it is empty.
 // leakKeysNote stands for the public keys given in CROWNS_LEAK_REPORT_KEYS
 // in the summary: their size, not a page of PEM.
 func leakKeysNote(keys string) string {
@@ -113,6 +112,7 @@ func leakKeysNote(keys string) string {
 	return fmt.Sprintf("set (%d bytes)", len(keys))
 }
 
+// maskedOr is a secret masked, or unset when it is empty.
 func maskedOr(secret, unset string) string {
 	if secret == "" {
 		return unset

@@ -264,19 +264,25 @@ func (n *node) metricsRegisterer() prometheus.Registerer {
 	return n.registry
 }
 
+// schedulerSettings is the snapshot scheduler's configuration from the
+// settings, but for its metrics, clock and logger: a snapshot's fetch is
+// bounded by CROWNS_UPSTREAM_TIMEOUT, as every upstream call is.
+func (c config) schedulerSettings() scheduler.Config {
+	return scheduler.Config{
+		TrackAddress:          c.TrackAddress,
+		SnapshotConcurrency:   c.SnapshotConcurrency,
+		SnapshotRatePerSecond: c.SnapshotRatePerSecond,
+		FetchTimeout:          c.UpstreamTimeout,
+		HistoryRetentionDays:  c.HistoryRetentionDays,
+	}
+}
+
 // startScheduler runs the clan snapshot scheduler as background work; it
 // stops claiming when ctx ends and finishes the writes it started.
 func (n *node) startScheduler(ctx context.Context, cfg config, env cli, log *slog.Logger) error {
-	sched, err := scheduler.New(n.db, n.game.client, scheduler.Config{
-		TrackAddress:          cfg.TrackAddress,
-		SnapshotConcurrency:   cfg.SnapshotConcurrency,
-		SnapshotRatePerSecond: cfg.SnapshotRatePerSecond,
-		FetchTimeout:          cfg.UpstreamTimeout,
-		HistoryRetentionDays:  cfg.HistoryRetentionDays,
-		Metrics:               n.metricsRegisterer(),
-		Clock:                 env.clock,
-		Logger:                log,
-	})
+	settings := cfg.schedulerSettings()
+	settings.Metrics, settings.Clock, settings.Logger = n.metricsRegisterer(), env.clock, log
+	sched, err := scheduler.New(n.db, n.game.client, settings)
 	if err != nil {
 		return fmt.Errorf("scheduler: %w", err)
 	}
