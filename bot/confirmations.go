@@ -47,3 +47,10 @@ func (c *confirmations) take(userID string, now time.Time) bool {
 func (c *confirmations) within(at, now time.Time) bool {
 	return !now.Before(at) && now.Sub(at) <= c.window
 }
+
+// forget drops userID's request, if any.
+func (c *confirmations) forget(userID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.asked, userID)
+}

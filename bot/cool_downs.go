@@ -56,3 +56,15 @@ func (c *coolDowns) take(group, userID string, now time.Time) time.Duration {
 	c.used[key] = now
 	return 0
 }
+
+// giveBack forgets userID's use of group recorded at at (by take), as if
+// it had not been made: a request that found nothing to answer does not
+// hold the member back.
+func (c *coolDowns) giveBack(group, userID string, at time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	key := coolDownKey{group: group, userID: userID}
+	if used, ok := c.used[key]; ok && used.Equal(at) {
+		delete(c.used, key)
+	}
+}

@@ -159,15 +159,39 @@ func TestCoolDownLimitsTheKeyCommandsTogetherPerMember(t *testing.T) {
 }
 
 // /key stats has a cool-down of its own: asked right after a key command,
-// it answers; asked twice, the second waits.
+// it answers; asked twice, the second waits. Asked without a key, it
+// holds nothing back.
 func TestKeyStatsHasACoolDownOfItsOwn(t *testing.T) {
 	d := newDesk(t, deskOptions{coolDown: 30 * time.Second})
+	if answer := d.ask("slash", keyChannelID, developerID, "stats"); !strings.Contains(answer, "don't have a developer key yet") {
+		t.Fatalf("stats without a key: %q", answer)
+	}
 	d.getKey(developerID)
 	if answer := d.ask("slash", keyChannelID, developerID, "stats"); strings.Contains(answer, "wait") {
-		t.Fatalf("stats right after get: %q, want the usage", answer)
+		t.Fatalf("stats right after get (and a stats without a key): %q, want the usage", answer)
 	}
-	if answer := d.ask("slash", keyChannelID, developerID, "stats"); !strings.Contains(answer, "wait 30 seconds") {
-		t.Fatalf("stats twice at once: %q, want to wait 30 seconds", answer)
+	answer := d.ask("slash", keyChannelID, developerID, "stats")
+	if !strings.Contains(answer, "wait 30 seconds before using this command again.") || strings.Contains(answer, "regenerate") {
+		t.Fatalf("stats twice at once: %q, want to wait 30 seconds, of stats alone", answer)
+	}
+}
+
+// A key change confirmed drops the other one pending: regenerate and
+// revoke asked for in turn cannot both be confirmed seconds apart.
+func TestAConfirmedKeyChangeDropsTheOtherPending(t *testing.T) {
+	d := newDesk(t, deskOptions{coolDown: 30 * time.Second})
+	d.getKey(developerID)
+	d.clock.Advance(30 * time.Second)
+	d.ask("text", keyChannelID, developerID, "regenerate") // asks
+	d.clock.Advance(30 * time.Second)
+	d.ask("text", keyChannelID, developerID, "revoke") // asks
+	d.clock.Advance(time.Second)
+	if answer := d.ask("text", keyChannelID, developerID, "regenerate"); !strings.Contains(answer, "new key is in your direct messages") {
+		t.Fatalf("confirming the regenerate: %q", answer)
+	}
+	d.clock.Advance(time.Second)
+	if answer := d.ask("text", keyChannelID, developerID, "revoke"); !strings.Contains(answer, "wait 28 seconds") {
+		t.Fatalf("revoke 2 s after a regenerate was confirmed: %q, want a new request, to wait 28 seconds", answer)
 	}
 }
 

@@ -26,7 +26,7 @@ const (
 // (re-enabling it if they had left and came back), by direct message.
 func (b *Bot) getKey(ctx context.Context, who requester, style commandStyle) answer {
 	if wait := b.coolDowns.take(keyChanges, who.userID, b.clock.Now()); wait > 0 {
-		return answer{text: textCoolDown(wait)}
+		return answer{text: textKeyChangeCoolDown(wait)}
 	}
 	issued, err := b.deps.Keys.IssueOrRemind(ctx, keys.Developer{DiscordUserID: who.userID, DisplayName: who.displayName}, actorFor(who.userID))
 	if err != nil {
@@ -75,13 +75,19 @@ type confirmation struct {
 func (b *Bot) confirm(ctx context.Context, who requester, style commandStyle, byButton bool, c confirmation) (answer, bool) {
 	now := b.clock.Now()
 	if c.pending.take(who.userID, now) {
+		// A key change confirmed, any other the member has pending is
+		// dropped: asked again, it is a new use, under the cool-down, so
+		// that two requests asked for in turn cannot be confirmed seconds
+		// apart.
+		b.confirmations.forget(who.userID)
+		b.revokeConfirmations.forget(who.userID)
 		return answer{}, true
 	}
 	if byButton {
 		return answer{text: c.expired}, false
 	}
 	if wait := b.coolDowns.take(keyChanges, who.userID, now); wait > 0 {
-		return answer{text: textCoolDown(wait)}, false
+		return answer{text: textKeyChangeCoolDown(wait)}, false
 	}
 	return b.askToConfirm(ctx, who, style, now, c.pending, c.action, c.question), false
 }

@@ -179,7 +179,13 @@ func textCoolDown(wait time.Duration) string {
 	if seconds == 1 {
 		unit = "second"
 	}
-	return fmt.Sprintf("Please wait %d %s before using this command again (get, regenerate and revoke count as one).", seconds, unit)
+	return fmt.Sprintf("Please wait %d %s before using this command again.", seconds, unit)
+}
+
+// textKeyChangeCoolDown asks a member to wait before their next key
+// command, the three sharing one cool-down.
+func textKeyChangeCoolDown(wait time.Duration) string {
+	return strings.TrimSuffix(textCoolDown(wait), "using this command again.") + "your next key command (get, regenerate and revoke share one cool-down)."
 }
 
 // textLeakedKeyMessage is the direct message that tells developers their

@@ -47,17 +47,19 @@ func (b *Bot) keyStats(ctx context.Context, who requester) answer {
 	if b.deps.Usage == nil {
 		return answer{text: textUsageUnavailable}
 	}
-	if wait := b.coolDowns.take(statsRequests, who.userID, b.clock.Now()); wait > 0 {
+	now := b.clock.Now()
+	if wait := b.coolDowns.take(statsRequests, who.userID, now); wait > 0 {
 		return answer{text: textCoolDown(wait)}
 	}
 	report, err := b.deps.Usage.CurrentKeyUsage(ctx, who.userID, memberDays)
 	if errors.Is(err, models.ErrNotFound) {
+		b.coolDowns.giveBack(statsRequests, who.userID, now)
 		return answer{text: textNoKeyYet(slashStyle())}
 	}
 	if err != nil {
 		return b.moderationRefusal(ctx, subStats, who.userID, err)
 	}
-	return answer{text: textMemberStats(report, b.clock.Now())}
+	return answer{text: textMemberStats(report, now)}
 }
 
 // usageField is the usage part of /keyadmin info: 30 days' totals and

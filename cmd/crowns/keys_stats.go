@@ -14,7 +14,8 @@ import (
 // writeKeyStats writes a key's usage for crowns keys stats: the body of
 // GET /auth/stats with asJSON, else a table of days and one of routes,
 // under a line naming the key, and saying so when it is not the
-// developer's current key (info) but their latest, revoked or blacklisted.
+// developer's current key (info) but their latest (revoked or
+// blacklisted).
 func writeKeyStats(out io.Writer, report models.KeyUsageReport, info models.DeveloperInfo, asJSON bool) error {
 	if asJSON {
 		enc := json.NewEncoder(out)
@@ -31,7 +32,9 @@ func writeKeyStats(out io.Writer, report models.KeyUsageReport, info models.Deve
 	case info.State == models.DeveloperBlacklisted:
 		standing = " (no longer in use: its developer is blacklisted)"
 	default:
-		standing = " (no longer in use: revoked, its developer has no key now)"
+		// Revoked, or blacklisted before its developer was
+		// unblacklisted: the key's own state is not in the report.
+		standing = " (no longer in use: its developer has no current key)"
 	}
 	fmt.Fprintf(out, "key %d%s, created %s, last request %s\n\n", report.KeyID, standing, report.KeyCreatedAt.UTC().Format(time.RFC3339), last)
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', tabwriter.AlignRight)
