@@ -65,28 +65,49 @@ func parseClansArgs(args []string) (clansRequest, error) {
 			return clansRequest{}, flag.ErrHelp
 		}
 	}
-	switch req.action {
+	if clansActionArgs(req.action) == 0 {
+		return clansRequest{}, fmt.Errorf("unknown action %q", req.action)
+	}
+	req, err := parseClansAction(req, rest)
+	if err != nil {
+		return clansRequest{}, actionError{action: req.action, err: err}
+	}
+	return req, nil
+}
+
+// clansActionArgs is how many arguments an action on one clan takes; 0
+// for no such action.
+func clansActionArgs(action string) int {
+	switch action {
 	case "track", "untrack":
-		if len(rest) != 1 {
-			return clansRequest{}, fmt.Errorf("%s takes one clan tag", req.action)
-		}
+		return 1
 	case "weekly":
-		if len(rest) != 2 {
-			return clansRequest{}, errors.New("weekly takes a clan tag and on or off")
-		}
+		return 2
+	}
+	return 0
+}
+
+// parseClansAction reads the arguments of an action on one clan (req's):
+// its tag, and for weekly on or off.
+func parseClansAction(req clansRequest, rest []string) (clansRequest, error) {
+	switch {
+	case req.action == "weekly" && len(rest) != 2:
+		return req, errors.New("takes a clan tag and on or off")
+	case len(rest) != clansActionArgs(req.action):
+		return req, errors.New("takes one clan tag")
+	}
+	if req.action == "weekly" {
 		switch rest[1] {
 		case "on":
 			req.weekly = true
 		case "off":
 		default:
-			return clansRequest{}, fmt.Errorf("weekly must be on or off, got %q", rest[1])
+			return req, fmt.Errorf("wants on or off after the tag, got %q", rest[1])
 		}
-	default:
-		return clansRequest{}, fmt.Errorf("unknown action %q", req.action)
 	}
 	tag, err := models.NormalizeTag(rest[0])
 	if err != nil {
-		return clansRequest{}, err
+		return req, err
 	}
 	req.tag = tag
 	return req, nil

@@ -43,11 +43,11 @@ func TestClansCommandRejectsBadArguments(t *testing.T) {
 	}{
 		{nil, "crowns clans: an action is required: track, untrack, weekly or list (run 'crowns clans --help' for usage)\n"},
 		{[]string{"follow", "2CCCP"}, "crowns clans: unknown action \"follow\" (run 'crowns clans --help' for usage)\n"},
-		{[]string{"track"}, "crowns clans: track takes one clan tag (run 'crowns clans --help' for usage)\n"},
-		{[]string{"untrack", "2CCCP", "8LLL"}, "crowns clans: untrack takes one clan tag (run 'crowns clans --help' for usage)\n"},
-		{[]string{"track", "ABC"}, "crowns clans: illegal characters in tag 'ABC' (allowed: 0289CGJLPQRUVY) (run 'crowns clans --help' for usage)\n"},
-		{[]string{"weekly", "2CCCP"}, "crowns clans: weekly takes a clan tag and on or off (run 'crowns clans --help' for usage)\n"},
-		{[]string{"weekly", "2CCCP", "maybe"}, "crowns clans: weekly must be on or off, got \"maybe\" (run 'crowns clans --help' for usage)\n"},
+		{[]string{"track"}, "crowns clans track: takes one clan tag (run 'crowns clans --help' for usage)\n"},
+		{[]string{"untrack", "2CCCP", "8LLL"}, "crowns clans untrack: takes one clan tag (run 'crowns clans --help' for usage)\n"},
+		{[]string{"track", "ABC"}, "crowns clans track: illegal characters in tag 'ABC' (allowed: 0289CGJLPQRUVY) (run 'crowns clans --help' for usage)\n"},
+		{[]string{"weekly", "2CCCP"}, "crowns clans weekly: takes a clan tag and on or off (run 'crowns clans --help' for usage)\n"},
+		{[]string{"weekly", "2CCCP", "maybe"}, "crowns clans weekly: wants on or off after the tag, got \"maybe\" (run 'crowns clans --help' for usage)\n"},
 		{[]string{"list", "extra"}, "crowns clans list: unexpected argument \"extra\" (run 'crowns clans --help' for usage)\n"},
 		{[]string{"list", "--everything"}, "crowns clans list: unknown flag --everything (run 'crowns clans --help' for usage)\n"},
 	}

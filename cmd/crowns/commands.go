@@ -175,6 +175,14 @@ func flagError(err error) error {
 	if name, ok := strings.CutPrefix(message, "flag needs an argument: -"); ok {
 		return fmt.Errorf("flag --%s needs a value", name)
 	}
+	// `invalid value "x" for flag -n: …`, `invalid boolean value "x" for
+	// -n: …`: the value and the flag, without the parser's detail.
+	for _, infix := range []string{" for flag -", " for -"} {
+		if problem, rest, ok := strings.Cut(message, infix); ok {
+			name, _, _ := strings.Cut(rest, ":")
+			return fmt.Errorf("%s for --%s", problem, name)
+		}
+	}
 	return err
 }
 
