@@ -223,6 +223,8 @@ func TestSeveralTournaments(t *testing.T) {
 		{"an illegal tag is named", a + ",2cc-p", http.StatusBadRequest, "illegal characters in tag '2CC-P' (allowed: 0289CGJLPQRUVY)"},
 		{"a short tag is named", a + ",%2322", http.StatusBadRequest, "tag too short: '#22'"},
 		{"a tag is read percent-decoded", a + ",%41BC", http.StatusBadRequest, "illegal characters in tag 'ABC' (allowed: 0289CGJLPQRUVY)"},
+		{"a tag is decoded once", a + ",%2523PYL", http.StatusBadRequest, "illegal characters in tag '%23PYL' (allowed: 0289CGJLPQRUVY)"},
+		{"an escaped space is no part of a tag", "%20" + a, http.StatusBadRequest, "illegal characters in tag ' " + a + "' (allowed: 0289CGJLPQRUVY)"},
 		{"a long tag is named", "222222222222222," + a, http.StatusBadRequest, "tag too long: '222222222222222'"},
 		{"an empty tag is named", a + ",", http.StatusBadRequest, "tag too short: ''"},
 		{"none found", unknownTournamentA + "," + unknownTournamentB, http.StatusNotFound, "Not found"},

@@ -29,12 +29,11 @@ type Bot struct {
 	clock   models.Clock
 	session *discordgo.Session
 
-	// confirmations and revokeConfirmations are the pending requests to
-	// regenerate and to revoke a key; coolDowns the members' latest
-	// uses of the developer commands.
-	confirmations       *confirmations
-	revokeConfirmations *confirmations
-	coolDowns           *coolDowns
+	// pending are the requests to regenerate or revoke a key waiting for
+	// their confirmation; coolDowns the members' latest uses of the
+	// developer commands.
+	pending   *pendingKeyChanges
+	coolDowns *coolDowns
 	// alerts remembers the usage alerts posted, for their cool-down.
 	alerts usageAlerts
 	// auditNudge wakes the audit loop when this process commits a key
@@ -74,16 +73,15 @@ func New(cfg Config, deps Dependencies) (*Bot, error) {
 		return nil, fmt.Errorf("bot: metrics: %w", err)
 	}
 	return &Bot{
-		cfg:                 cfg,
-		deps:                deps,
-		log:                 cfg.Logger.With("role", "bot"),
-		clock:               cfg.Clock,
-		session:             session,
-		confirmations:       newConfirmations(regenerateConfirmWindow),
-		revokeConfirmations: newConfirmations(regenerateConfirmWindow),
-		coolDowns:           newCoolDowns(cfg.CommandCoolDown),
-		auditNudge:          make(chan struct{}, 1),
-		metrics:             metrics,
+		cfg:        cfg,
+		deps:       deps,
+		log:        cfg.Logger.With("role", "bot"),
+		clock:      cfg.Clock,
+		session:    session,
+		pending:    newPendingKeyChanges(regenerateConfirmWindow),
+		coolDowns:  newCoolDowns(cfg.CommandCoolDown),
+		auditNudge: make(chan struct{}, 1),
+		metrics:    metrics,
 	}, nil
 }
 

@@ -15,8 +15,7 @@ const revokeReasonOwner = "revoked by its owner"
 // was pressed.
 func (b *Bot) revokeKey(ctx context.Context, who requester, style commandStyle, byButton bool) answer {
 	if ask, confirmed := b.confirm(ctx, who, style, byButton, confirmation{
-		action: subRevoke, pending: b.revokeConfirmations,
-		question: textConfirmRevoke(style), expired: textRevokeConfirmationExpired(style),
+		action: subRevoke, question: textConfirmRevoke(style), expired: textRevokeConfirmationExpired(style),
 	}); !confirmed {
 		return ask
 	}

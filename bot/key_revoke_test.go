@@ -32,7 +32,7 @@ func TestRevokeWithdrawsTheOwnKeyOnlyWhenConfirmedWithinSixtySeconds(t *testing.
 		{name: "command again at 60 s", via: "text", wait: 60 * time.Second, confirm: textRevokeNext, want: "your key is revoked", revoked: true},
 		{name: "button at 61 s", via: "slash", wait: 61 * time.Second, confirm: pressRevoke, want: "confirmation has expired"},
 		{name: "command again at 61 s asks again", via: "slash", wait: 61 * time.Second, confirm: slashRevokeNext, want: "This withdraws your developer key"},
-		{name: "the regenerate button does not confirm it", via: "slash", confirm: pressTheButton, want: "confirmation has expired"},
+		{name: "the regenerate button does not confirm it", via: "slash", confirm: pressTheButton, want: "You have asked for `/key revoke` since"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -176,23 +176,44 @@ func TestKeyStatsHasACoolDownOfItsOwn(t *testing.T) {
 	}
 }
 
-// A key change confirmed drops the other one pending: regenerate and
-// revoke asked for in turn cannot both be confirmed seconds apart.
-func TestAConfirmedKeyChangeDropsTheOtherPending(t *testing.T) {
-	d := newDesk(t, deskOptions{coolDown: 30 * time.Second})
-	d.getKey(developerID)
-	d.clock.Advance(30 * time.Second)
-	d.ask("text", keyChannelID, developerID, "regenerate") // asks
-	d.clock.Advance(30 * time.Second)
-	d.ask("text", keyChannelID, developerID, "revoke") // asks
-	d.clock.Advance(time.Second)
-	if answer := d.ask("text", keyChannelID, developerID, "regenerate"); !strings.Contains(answer, "new key is in your direct messages") {
-		t.Fatalf("confirming the regenerate: %q", answer)
-	}
-	d.clock.Advance(time.Second)
-	if answer := d.ask("text", keyChannelID, developerID, "revoke"); !strings.Contains(answer, "wait 28 seconds") {
-		t.Fatalf("revoke 2 s after a regenerate was confirmed: %q, want a new request, to wait 28 seconds", answer)
-	}
+// A member has one key change pending at most: asking for the other
+// replaces it, so regenerate and revoke asked for in turn cannot both be
+// confirmed. The replaced request's button says so, and changes nothing.
+func TestAKeyChangeAskedForReplacesTheOtherPending(t *testing.T) {
+	t.Run("buttons", func(t *testing.T) {
+		d := newDesk(t, deskOptions{coolDown: 30 * time.Second})
+		key := d.getKey(developerID)
+		d.clock.Advance(30 * time.Second)
+		d.ask("slash", keyChannelID, developerID, "regenerate") // asks
+		d.clock.Advance(30 * time.Second)
+		d.ask("slash", keyChannelID, developerID, "revoke") // asks, in its place
+		d.clock.Advance(time.Second)
+		if text := d.answerText(d.press(developerID, developerID)); !strings.Contains(text, "You have asked for `/key revoke` since") {
+			t.Fatalf("the replaced regenerate's button: %q", text)
+		}
+		d.assertVerdict(key, nil)
+		if text := d.answerText(d.pressButton(developerID, "revoke", developerID)); !strings.Contains(text, "your key is revoked") {
+			t.Fatalf("the revoke's button: %q", text)
+		}
+		if dms := d.directMessages(developerID); len(dms) != 1 {
+			t.Fatalf("%d direct messages, want the first key's only", len(dms))
+		}
+	})
+	t.Run("text", func(t *testing.T) {
+		d := newDesk(t, deskOptions{coolDown: 30 * time.Second})
+		d.getKey(developerID)
+		d.clock.Advance(30 * time.Second)
+		d.ask("text", keyChannelID, developerID, "regenerate") // asks
+		d.clock.Advance(30 * time.Second)
+		d.ask("text", keyChannelID, developerID, "revoke") // asks, in its place
+		d.clock.Advance(time.Second)
+		if answer := d.ask("text", keyChannelID, developerID, "regenerate"); !strings.Contains(answer, "wait 29 seconds before your next key command") {
+			t.Fatalf("regenerate again 1 s after a revoke was asked for: %q, want a new request, to wait 29 seconds", answer)
+		}
+		if answer := d.ask("text", keyChannelID, developerID, "revoke"); !strings.Contains(answer, "your key is revoked") {
+			t.Fatalf("confirming the revoke: %q", answer)
+		}
+	})
 }
 
 // leakedAt is where the tests' leaked keys were found published.

@@ -47,8 +47,7 @@ func (b *Bot) getKey(ctx context.Context, who requester, style commandStyle) ans
 // replaces the key. byButton says the confirmation button was pressed.
 func (b *Bot) regenerateKey(ctx context.Context, who requester, style commandStyle, byButton bool) answer {
 	if ask, confirmed := b.confirm(ctx, who, style, byButton, confirmation{
-		action: subRegenerate, pending: b.confirmations,
-		question: textConfirmRegenerate(style), expired: textConfirmationExpired(style),
+		action: subRegenerate, question: textConfirmRegenerate(style), expired: textConfirmationExpired(style),
 	}); !confirmed {
 		return ask
 	}
@@ -61,41 +60,38 @@ func (b *Bot) regenerateKey(ctx context.Context, who requester, style commandSty
 
 // confirmation describes a command that waits for its confirmation.
 type confirmation struct {
-	// action is subRegenerate or subRevoke; pending holds its requests.
-	action  string
-	pending *confirmations
+	// action is subRegenerate or subRevoke.
+	action string
 	// question asks to confirm; expired answers a late button press.
 	question, expired string
 }
 
 // confirm reports whether the member confirmed c within its window (the
 // command again, or the button); if not, it returns what to answer: the
-// question (a new use of the command, subject to its cool-down), or
-// expired for a late button press.
+// question (a new use of the command, subject to its cool-down, which
+// replaces any other change pending), or, for a button, that it expired or
+// that the member asked for the other change since.
 func (b *Bot) confirm(ctx context.Context, who requester, style commandStyle, byButton bool, c confirmation) (answer, bool) {
 	now := b.clock.Now()
-	if c.pending.take(who.userID, now) {
-		// A key change confirmed, any other the member has pending is
-		// dropped: asked again, it is a new use, under the cool-down, so
-		// that two requests asked for in turn cannot be confirmed seconds
-		// apart.
-		b.confirmations.forget(who.userID)
-		b.revokeConfirmations.forget(who.userID)
+	confirmed, other := b.pending.take(who.userID, c.action, now)
+	switch {
+	case confirmed:
 		return answer{}, true
-	}
-	if byButton {
+	case byButton && other != "":
+		return answer{text: textConfirmationReplaced(style, other)}, false
+	case byButton:
 		return answer{text: c.expired}, false
 	}
 	if wait := b.coolDowns.take(keyChanges, who.userID, now); wait > 0 {
 		return answer{text: textKeyChangeCoolDown(wait)}, false
 	}
-	return b.askToConfirm(ctx, who, style, now, c.pending, c.action, c.question), false
+	return b.askToConfirm(ctx, who, style, now, c.action, c.question), false
 }
 
 // askToConfirm checks that the member has a key they may replace or
-// revoke, then records the request in pending and asks them, with
-// question, to confirm action (subRegenerate or subRevoke).
-func (b *Bot) askToConfirm(ctx context.Context, who requester, style commandStyle, now time.Time, pending *confirmations, action, question string) answer {
+// revoke, then records the request as their pending key change and asks
+// them, with question, to confirm action (subRegenerate or subRevoke).
+func (b *Bot) askToConfirm(ctx context.Context, who requester, style commandStyle, now time.Time, action, question string) answer {
 	info, err := b.deps.Keys.Info(ctx, who.userID)
 	switch {
 	case errors.Is(err, models.ErrNotFound):
@@ -107,7 +103,7 @@ func (b *Bot) askToConfirm(ctx context.Context, who requester, style commandStyl
 	case info.State == models.DeveloperWithoutKey:
 		return answer{text: textNoKeyYet(style)}
 	}
-	pending.ask(who.userID, now)
+	b.pending.ask(who.userID, action, now)
 	ask := answer{text: question}
 	if style.slash {
 		ask.confirmFor, ask.confirmAction = who.userID, action

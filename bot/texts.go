@@ -152,6 +152,17 @@ func textConfirmationExpired(style commandStyle) string {
 	return "That confirmation has expired, so your key is unchanged. Run `" + style.regenerate + "` again to start over."
 }
 
+// textConfirmationReplaced answers the button of a key change the member
+// has since replaced by asking for the other one, other (subRegenerate or
+// subRevoke), which is the one waiting.
+func textConfirmationReplaced(style commandStyle, other string) string {
+	command := style.regenerate
+	if other == subRevoke {
+		command = style.revoke
+	}
+	return "You have asked for `" + command + "` since, and that is the request waiting for your confirmation: this one is withdrawn, and your key is unchanged."
+}
+
 // textConfirmRevoke asks a developer to confirm withdrawing their key.
 func textConfirmRevoke(style commandStyle) string {
 	confirm := "Send `" + style.revoke + "` again within 60 seconds to confirm."

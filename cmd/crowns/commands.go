@@ -175,12 +175,12 @@ func flagError(err error) error {
 	if name, ok := strings.CutPrefix(message, "flag needs an argument: -"); ok {
 		return fmt.Errorf("flag --%s needs a value", name)
 	}
-	// `invalid value "x" for flag -n: …`, `invalid boolean value "x" for
-	// -n: …`: the value and the flag, without the parser's detail.
+	// `invalid value "x" for flag -n: reason`, `invalid boolean value "x"
+	// for -n: reason`: found from the end, since the value may hold the
+	// same words.
 	for _, infix := range []string{" for flag -", " for -"} {
-		if problem, rest, ok := strings.Cut(message, infix); ok {
-			name, _, _ := strings.Cut(rest, ":")
-			return fmt.Errorf("%s for --%s", problem, name)
+		if i := strings.LastIndex(message, infix); i >= 0 {
+			return fmt.Errorf("%s for --%s", message[:i], message[i+len(infix):])
 		}
 	}
 	return err
