@@ -176,14 +176,18 @@ func flagError(err error) error {
 		return fmt.Errorf("flag --%s needs a value", name)
 	}
 	// `invalid value "x" for flag -n: reason`, `invalid boolean value "x"
-	// for -n: reason`: found from the end, since the value may hold the
-	// same words.
-	for _, infix := range []string{" for flag -", " for -"} {
-		if i := strings.LastIndex(message, infix); i >= 0 {
-			return fmt.Errorf("%s for --%s", message[:i], message[i+len(infix):])
+	// for -n: reason`: the last of either form, since the value may hold
+	// the same words.
+	at, infix := -1, ""
+	for _, form := range []string{" for flag -", " for -"} {
+		if i := strings.LastIndex(message, form); i > at {
+			at, infix = i, form
 		}
 	}
-	return err
+	if at < 0 {
+		return err
+	}
+	return fmt.Errorf("%s for --%s", message[:at], message[at+len(infix):])
 }
 
 // noArguments is the parse function of a command that takes no

@@ -104,6 +104,7 @@ func TestBadCommandLinesGiveOneLine(t *testing.T) {
 		{[]string{"keys", "--discord-user", "1", "issue"}, `crowns keys: the action comes first, before any flag; got --discord-user (run 'crowns keys --help' for usage)`},
 		{[]string{"keys", "stats", "--discord-user", "1", "--json=maybe"}, `crowns keys stats: invalid boolean value "maybe" for --json: parse error (run 'crowns keys --help' for usage)`},
 		{[]string{"keys", "stats", "--discord-user", "1", "--json=x for -y"}, `crowns keys stats: invalid boolean value "x for -y" for --json: parse error (run 'crowns keys --help' for usage)`},
+		{[]string{"keys", "stats", "--discord-user", "1", "--json=x for flag -y"}, `crowns keys stats: invalid boolean value "x for flag -y" for --json: parse error (run 'crowns keys --help' for usage)`},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
