@@ -124,3 +124,17 @@ func TestClansCommandLifecycle(t *testing.T) {
 		})
 	}
 }
+
+// TestClansCommandTakesATagAsPeopleWriteIt: a tag typed with "#", or with
+// "%23" as copied from a URL, in any case and with O for 0, is the clan's.
+func TestClansCommandTakesATagAsPeopleWriteIt(t *testing.T) {
+	for _, written := range []string{"2CCCP", "#2cccp", "%232CCCP", " %232cccp "} {
+		req, err := parseClansArgs([]string{"track", written})
+		if err != nil || req.tag != "2CCCP" {
+			t.Errorf("clans track %q: tag %q, %v; want 2CCCP", written, req.tag, err)
+		}
+	}
+	if req, err := parseClansArgs([]string{"weekly", "#pyolq", "on"}); err != nil || req.tag != "PY0LQ" || !req.weekly {
+		t.Errorf("clans weekly #pyolq on: %+v, %v", req, err)
+	}
+}
