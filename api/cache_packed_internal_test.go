@@ -223,17 +223,8 @@ func TestAnIdleEntryIsCountedWholeWhenItsPlainFormWasNotTaken(t *testing.T) {
 // and never the room of their entries.
 func TestAPlainFormTakesTheRoomOfPackedFormsAskedForFarLessOften(t *testing.T) {
 	clock := models.NewManualClock(time.Unix(1000, 0))
-	hot, hotPlain := largeAnswer(1)
-	rare, rarePlain := largeAnswer(2)
-	hotPacked := hot.withPacked(pack(hotPlain))
-	rarePacked := rare.withPacked(pack(rarePlain))
-	// Room for both entries packed, and for the hot plain form only
-	// once the rare packed form goes.
-	short := int64(len(rarePacked.packed)) - 1
-	budget := hotPacked.size() + rarePacked.size() + 2*4 + int64(len(hotPlain)) - short
-	cache := newResponseCache(time.Hour, budget, clock)
-	cache.put(cacheSlot{key: "hot!", ttl: time.Hour}, hotPacked, 0)
-	cache.put(cacheSlot{key: "rare", ttl: time.Hour}, rarePacked, 0)
+	// Room for the hot plain form only once the rare packed form goes.
+	cache, hotPacked, hotPlain := hotAndRarePacked(clock, func(rarePacked *cachedAnswer) int64 { return int64(len(rarePacked.packed)) - 1 })
 	askHot := func(times int) {
 		for range times {
 			cache.getString("hot!", clock.Now())
@@ -267,18 +258,28 @@ func TestAPlainFormTakesTheRoomOfPackedFormsAskedForFarLessOften(t *testing.T) {
 // since.
 func TestAPackedFormStaysForAnAnswerAskedForAsOften(t *testing.T) {
 	clock := models.NewManualClock(time.Unix(1000, 0))
-	hot, hotPlain := largeAnswer(1)
-	rare, rarePlain := largeAnswer(2)
-	hotPacked := hot.withPacked(pack(hotPlain))
-	rarePacked := rare.withPacked(pack(rarePlain))
-	budget := hotPacked.size() + rarePacked.size() + 2*4 + int64(len(hotPlain)) - 1
-	cache := newResponseCache(time.Hour, budget, clock)
-	cache.put(cacheSlot{key: "hot!", ttl: time.Hour}, hotPacked, 0)
-	cache.put(cacheSlot{key: "rare", ttl: time.Hour}, rarePacked, 0)
+	// Room for the hot plain form only once something else goes.
+	cache, hotPacked, _ := hotAndRarePacked(clock, func(*cachedAnswer) int64 { return 1 })
 	cache.getString("rare", clock.Now())
 	clock.Advance(hitHalfLife)
 	cache.getString("hot!", clock.Now())
 	if cache.wouldKeepPlain("hot!", hotPacked, clock.Now()) {
 		t.Fatal("the packed form of an answer asked for once would go for the plain form of another asked for once")
 	}
+}
+
+// hotAndRarePacked is a cache of two large answers with their packed
+// forms, under "hot!" and "rare", with room for both and for the hot
+// answer's plain form but for short(the rare answer) bytes; it returns
+// the cache, the hot answer and its plain form.
+func hotAndRarePacked(clock models.Clock, short func(rarePacked *cachedAnswer) int64) (*responseCache, *cachedAnswer, []byte) {
+	hot, hotPlain := largeAnswer(1)
+	rare, rarePlain := largeAnswer(2)
+	hotPacked := hot.withPacked(pack(hotPlain))
+	rarePacked := rare.withPacked(pack(rarePlain))
+	budget := hotPacked.size() + rarePacked.size() + 2*4 + int64(len(hotPlain)) - short(rarePacked)
+	cache := newResponseCache(time.Hour, budget, clock)
+	cache.put(cacheSlot{key: "hot!", ttl: time.Hour}, hotPacked, 0)
+	cache.put(cacheSlot{key: "rare", ttl: time.Hour}, rarePacked, 0)
+	return cache, hotPacked, hotPlain
 }

@@ -22,8 +22,9 @@ const (
 )
 
 // documentation holds the rendered answers of /openapi.json, /docs, its
-// script and the script's licence notice. The document is converted when the server is built; the
-// page and its script (a megabyte to compress) on their first request.
+// script and the script's licence notice. The document is converted when
+// the server is built; the page and its files (the script a megabyte to
+// compress) on their first request.
 type documentation struct {
 	document *cachedAnswer
 	page     func() (docsPage, error)
@@ -64,8 +65,8 @@ func newDocumentation() (documentation, error) {
 func (s *Server) docsRoutes() {
 	s.get("/openapi.json", s.handleOpenAPI)
 	s.get("/docs", s.handleDocsPage)
-	s.get("/docs/redoc.standalone.js", s.handleDocsScript)
-	s.get("/docs/redoc.standalone.js.LICENSE.txt", s.handleDocsScriptLicense)
+	s.get("/docs/redoc.standalone.js", s.docsFile(func(p docsPage) *cachedAnswer { return p.script }, mimeJavaScript))
+	s.get("/docs/redoc.standalone.js.LICENSE.txt", s.docsFile(func(p docsPage) *cachedAnswer { return p.license }, mimeText))
 }
 
 // handleOpenAPI answers GET /openapi.json.
@@ -75,32 +76,20 @@ func (s *Server) handleOpenAPI(c *fiber.Ctx) error {
 
 // handleDocsPage answers GET /docs: the page that renders the document.
 func (s *Server) handleDocsPage(c *fiber.Ctx) error {
-	page, err := s.docs.page()
-	if err != nil {
-		return fmt.Errorf("documentation page: %w", err)
-	}
 	c.Set(fiber.HeaderContentSecurityPolicy, docsPolicy)
-	return s.sendDocument(c, page.html, fiber.MIMETextHTMLCharsetUTF8)
+	return s.docsFile(func(p docsPage) *cachedAnswer { return p.html }, fiber.MIMETextHTMLCharsetUTF8)(c)
 }
 
-// handleDocsScript answers GET /docs/redoc.standalone.js.
-func (s *Server) handleDocsScript(c *fiber.Ctx) error {
-	page, err := s.docs.page()
-	if err != nil {
-		return fmt.Errorf("documentation page: %w", err)
+// docsFile is the handler of one of the page's files, which file picks,
+// sent as contentType.
+func (s *Server) docsFile(file func(docsPage) *cachedAnswer, contentType string) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		page, err := s.docs.page()
+		if err != nil {
+			return fmt.Errorf("documentation page: %w", err)
+		}
+		return s.sendDocument(c, file(page), contentType)
 	}
-	return s.sendDocument(c, page.script, mimeJavaScript)
-}
-
-// handleDocsScriptLicense answers GET
-// /docs/redoc.standalone.js.LICENSE.txt: the licences of the script's
-// parts.
-func (s *Server) handleDocsScriptLicense(c *fiber.Ctx) error {
-	page, err := s.docs.page()
-	if err != nil {
-		return fmt.Errorf("documentation page: %w", err)
-	}
-	return s.sendDocument(c, page.license, mimeText)
 }
 
 // sendDocument sends a rendered document with its ETag (or 304) as

@@ -185,18 +185,24 @@ func textOwnKeyRevoked(style commandStyle) string {
 
 // textCoolDown asks a member to wait before using a command again.
 func textCoolDown(wait time.Duration) string {
-	seconds := int((wait + time.Second - 1) / time.Second)
-	unit := "seconds"
-	if seconds == 1 {
-		unit = "second"
-	}
-	return fmt.Sprintf("Please wait %d %s before using this command again.", seconds, unit)
+	return textWait(wait, "using this command again.")
 }
 
 // textKeyChangeCoolDown asks a member to wait before their next key
 // command, the three sharing one cool-down.
 func textKeyChangeCoolDown(wait time.Duration) string {
-	return strings.TrimSuffix(textCoolDown(wait), "using this command again.") + "your next key command (get, regenerate and revoke share one cool-down)."
+	return textWait(wait, "your next key command (get, regenerate and revoke share one cool-down).")
+}
+
+// textWait asks a member to wait, in whole seconds rounded up, before
+// what follows.
+func textWait(wait time.Duration, before string) string {
+	seconds := int((wait + time.Second - 1) / time.Second)
+	unit := "seconds"
+	if seconds == 1 {
+		unit = "second"
+	}
+	return fmt.Sprintf("Please wait %d %s before %s", seconds, unit, before)
 }
 
 // textLeakedKeyMessage is the direct message that tells developers their

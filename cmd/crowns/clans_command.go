@@ -64,8 +64,7 @@ func parseClansArgs(args []string) (clansRequest, error) {
 		if slices.ContainsFunc(rest, isHelpRequest) {
 			return clansRequest{}, flag.ErrHelp
 		}
-	}
-	if clansActionArgs(req.action) == 0 {
+	default:
 		return clansRequest{}, fmt.Errorf("unknown action %q", req.action)
 	}
 	req, err := parseClansAction(req, rest)
@@ -75,35 +74,19 @@ func parseClansArgs(args []string) (clansRequest, error) {
 	return req, nil
 }
 
-// clansActionArgs is how many arguments an action on one clan takes; 0
-// for no such action.
-func clansActionArgs(action string) int {
-	switch action {
-	case "track", "untrack":
-		return 1
-	case "weekly":
-		return 2
-	}
-	return 0
-}
-
 // parseClansAction reads the arguments of an action on one clan (req's):
 // its tag, and for weekly on or off.
 func parseClansAction(req clansRequest, rest []string) (clansRequest, error) {
 	switch {
-	case req.action == "weekly" && len(rest) != 2:
-		return req, errors.New("takes a clan tag and on or off")
-	case len(rest) != clansActionArgs(req.action):
+	case req.action != "weekly" && len(rest) != 1:
 		return req, errors.New("takes one clan tag")
-	}
-	if req.action == "weekly" {
-		switch rest[1] {
-		case "on":
-			req.weekly = true
-		case "off":
-		default:
-			return req, fmt.Errorf("wants on or off after the tag, got %q", rest[1])
-		}
+	case req.action != "weekly":
+	case len(rest) != 2:
+		return req, errors.New("takes a clan tag and on or off")
+	case rest[1] == "on":
+		req.weekly = true
+	case rest[1] != "off":
+		return req, fmt.Errorf("wants on or off after the tag, got %q", rest[1])
 	}
 	tag, err := models.NormalizeTag(rest[0])
 	if err != nil {

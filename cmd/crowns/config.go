@@ -209,8 +209,9 @@ func readConfig(getenv func(string) string, serving bool) (config, error) {
 	}
 	// A job's fetch is the upstream call, bounded by CROWNS_UPSTREAM_TIMEOUT;
 	// its lease must outlast it (see scheduler.Config.FetchTimeout).
-	fetchFits := cfg.UpstreamTimeout < scheduler.DefaultLease && cfg.UpstreamTimeout < scheduler.DefaultTournamentLease
-	r.check(fetchFits, fmt.Sprintf("CROWNS_UPSTREAM_TIMEOUT must be shorter than %s, the lease of a snapshot job or tournament refresh", min(scheduler.DefaultLease, scheduler.DefaultTournamentLease)))
+	lease := min(scheduler.DefaultLease, scheduler.DefaultTournamentLease)
+	fetchFits := cfg.UpstreamTimeout < lease
+	r.check(fetchFits, fmt.Sprintf("CROWNS_UPSTREAM_TIMEOUT must be shorter than %s, the lease of a snapshot job or tournament refresh", lease))
 	if !fetchFits {
 		cfg.UpstreamTimeout = upstream.DefaultTimeout // reported above, once
 	}
