@@ -76,20 +76,18 @@ func (s *Service) VerifyAt(ctx context.Context, raw string, at time.Time) (Ident
 	}
 }
 
-// maxLookupTime bounds a shared key lookup whose first caller set no
-// deadline: the contract's bound of any wait on the database.
+// maxLookupTime bounds a shared key lookup: the contract's bound of any
+// wait on the database.
 const maxLookupTime = 5 * time.Second
 
 // sharedLookupContext is the context of a lookup shared by the callers
-// that join the first, whose context is ctx: its values and its deadline
-// (at most maxLookupTime away), but not its cancellation, so that the
-// first caller leaving does not fail the others.
+// that join the first, whose context is ctx: its values, but neither its
+// cancellation nor its deadline, so that the first caller leaving or
+// running out of time does not fail the others; each caller stops
+// waiting when its own context ends, and the lookup itself when
+// maxLookupTime has passed.
 func sharedLookupContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	deadline := time.Now().Add(maxLookupTime)
-	if own, ok := ctx.Deadline(); ok && own.Before(deadline) {
-		deadline = own
-	}
-	return context.WithDeadline(context.WithoutCancel(ctx), deadline)
+	return context.WithTimeout(context.WithoutCancel(ctx), maxLookupTime)
 }
 
 // lookupAndCache asks the database for the verdict on raw, whose cacheID
