@@ -37,6 +37,7 @@ const (
 	developerID    = "800000000000000001"
 	otherDevID     = "800000000000000002"
 	moderatorID    = "800000000000000099"
+	otherModID     = "800000000000000098"
 )
 
 // moderatorPerms are the permissions of a member with Ban Members.

@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/bwmarrin/discordgo"
@@ -61,6 +62,8 @@ func (b *Bot) keyAdmin(ctx context.Context, moderatorID string, sub *discordgo.A
 func (b *Bot) moderationRefusal(ctx context.Context, command, target string, err error) answer {
 	var validation *models.ValidationError
 	switch {
+	case command == subBlacklist && errors.Is(err, models.ErrDeveloperBlacklisted):
+		return b.alreadyBlacklisted(ctx, target)
 	case errors.Is(err, models.ErrNotFound):
 		return answer{text: textNoRecord(target, command)}
 	case errors.As(err, &validation):
@@ -72,6 +75,19 @@ func (b *Bot) moderationRefusal(ctx context.Context, command, target string, err
 		b.log.ErrorContext(ctx, "key service failed", "doing", command, "user", target, "error", err)
 		return answer{text: textSomethingWentWrong}
 	}
+}
+
+// alreadyBlacklisted answers a moderator who blacklisted a developer a
+// moderator had blacklisted before: nothing changed, and the first
+// blacklisting (its reason, who and when) stands.
+func (b *Bot) alreadyBlacklisted(ctx context.Context, target string) answer {
+	info, err := b.deps.Keys.Info(ctx, target)
+	if err != nil {
+		b.log.WarnContext(ctx, "cannot read a blacklisted developer", "user", target, "error", err)
+		return answer{text: textAlreadyBlacklisted(target, "")}
+	}
+	return answer{text: textAlreadyBlacklisted(target, fmt.Sprintf("%s, by %s, %s",
+		orDash(info.BlacklistReason), actorWords(info.BlacklistedBy), discordTime(info.BlacklistedAt, "f")))}
 }
 
 // optionValue returns the trimmed value of a subcommand's option as a

@@ -71,6 +71,10 @@ func TestBlacklistForbidsTheKeyAndAnyNewOne(t *testing.T) {
 		t.Errorf("answer = %q", answer)
 	}
 	d.assertVerdict(key, models.ErrKeyBlacklisted)
+	again := d.answerText(d.keyadmin(moderatorPerms, "blacklist", userOption(developerID), stringOption("reason", "other reason")))
+	if !strings.Contains(again, "was already blacklisted (scraping, by <@"+moderatorID+">") || !strings.Contains(again, "nothing changed") {
+		t.Errorf("blacklisting again answered %q", again)
+	}
 
 	dmsBefore := len(d.directMessages(developerID))
 	for _, via := range vias {

@@ -245,6 +245,16 @@ func textBlacklistDone(userID, reason string) string {
 	return fmt.Sprintf("<@%s> is blacklisted (%s). Their key stopped working and they can't get a new one.", userID, reason)
 }
 
+// textAlreadyBlacklisted answers a blacklisting of a developer who was
+// blacklisted already; first describes that blacklisting ("" when it
+// could not be read).
+func textAlreadyBlacklisted(userID, first string) string {
+	if first == "" {
+		return fmt.Sprintf("<@%s> was already blacklisted: nothing changed.", userID)
+	}
+	return fmt.Sprintf("<@%s> was already blacklisted (%s): nothing changed, and that reason stands.", userID, first)
+}
+
 // textUnblacklistDone confirms an unblacklisting.
 func textUnblacklistDone(userID string) string {
 	return fmt.Sprintf("<@%s> is no longer blacklisted and can ask for a new key. Their old key stays refused.", userID)

@@ -151,9 +151,20 @@ func TestUsageAlertIsPostedOnceAndItsButtonBlacklists(t *testing.T) {
 		t.Errorf("moderator's form: %q", text)
 	}
 	d.assertVerdict(key, models.ErrKeyBlacklisted)
+	// A second moderator's form, on the same alert, is told the first
+	// blacklisting stands: nothing changes and nothing more is posted.
+	if text := d.answerText(d.submitReason(otherModID, moderatorPerms, "second look")); !strings.Contains(text, "was already blacklisted (scraping, by <@"+moderatorID+">") {
+		t.Errorf("second moderator's form: %q", text)
+	}
+	if _, err := d.bot.PostPendingEvents(ctx); err != nil {
+		t.Fatal(err)
+	}
 	info, err := d.keys.Info(ctx, developerID)
 	if err != nil || info.BlacklistReason != "scraping" || info.BlacklistedBy != "discord:"+moderatorID {
 		t.Errorf("blacklist record: %+v %v", info, err)
+	}
+	if posts := strings.Join(d.alertPosts(), "\n"); strings.Count(posts, "Developer blacklisted") != 1 {
+		t.Errorf("log channel after two blacklistings: %q, want one blacklisting posted", posts)
 	}
 }
 

@@ -164,8 +164,8 @@ func TestBlacklistRecordsADeveloperWhoNeverAsked(t *testing.T) {
 		if err := service.Blacklist(ctx, "300", "spam", "cli"); err != nil {
 			t.Fatal(err)
 		}
-		if err := service.Blacklist(ctx, "300", "spam again", "cli"); err != nil {
-			t.Fatal(err)
+		if err := service.Blacklist(ctx, "300", "spam again", "cli"); !errors.Is(err, models.ErrDeveloperBlacklisted) {
+			t.Fatalf("blacklisting again: %v, want models.ErrDeveloperBlacklisted", err)
 		}
 		info, err := service.Info(ctx, "300")
 		if err != nil {

@@ -47,14 +47,15 @@ func (s *Service) moveCurrentKey(ctx context.Context, discordUserID, actor, reas
 // Blacklist forbids the developer keys, recording them first if they never
 // asked for one; their current key becomes blacklisted (403 forever, even
 // after Unblacklist). Blacklisting a blacklisted developer changes
-// nothing.
+// nothing (the first reason stays) and is models.ErrDeveloperBlacklisted,
+// so that the one asking is not told it was done.
 func (s *Service) Blacklist(ctx context.Context, discordUserID, reason, moderator string) error {
 	if err := checkTransition(discordUserID, moderator, reason); err != nil {
 		return err
 	}
 	return s.transition(ctx, subject{discordUserID: discordUserID, createIfMissing: true}, func(c *change) error {
 		if c.developer.Blacklisted {
-			return nil
+			return models.ErrDeveloperBlacklisted
 		}
 		err := c.updateDeveloper(map[string]any{
 			"blacklisted": true, "blacklist_reason": reason, "blacklisted_by": moderator, "blacklisted_at": c.now,

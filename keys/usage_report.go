@@ -71,9 +71,9 @@ func (s *Service) TopKeys(ctx context.Context, since time.Time, limit int) ([]mo
 	return s.db.TopKeyUsage(ctx, since, limit)
 }
 
-// UsageWindows sums the usage of every key used since recentFrom: since
-// then (recent), and from since to recentFrom (baseline); a row a key,
-// ordered by key.
+// UsageWindows sums the usage of every key still in use (active, its
+// owner not blacklisted) used since recentFrom: since then (recent), and
+// from since to recentFrom (baseline); a row a key, ordered by key.
 func (s *Service) UsageWindows(ctx context.Context, since, recentFrom time.Time) ([]models.KeyUsageWindows, error) {
 	return s.db.KeyUsageWindows(ctx, since, recentFrom)
 }

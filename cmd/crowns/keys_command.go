@@ -212,6 +212,8 @@ func performKeys(ctx context.Context, service *keys.Service, req keysRequest, ou
 // keysFailure words an error for the operator, on one line.
 func keysFailure(err error, req keysRequest) string {
 	switch {
+	case req.action == "blacklist" && errors.Is(err, models.ErrDeveloperBlacklisted):
+		return fmt.Sprintf("developer %s was already blacklisted: nothing changed (crowns keys show %s gives the reason)", req.discordUserID, req.discordUserID)
 	case errors.Is(err, models.ErrDeveloperBlacklisted):
 		return fmt.Sprintf("developer %s is blacklisted: no key issued (crowns keys unblacklist lifts it)", req.discordUserID)
 	case errors.Is(err, keys.ErrNeverHadKey):

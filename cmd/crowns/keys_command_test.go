@@ -87,6 +87,10 @@ func TestKeysCommandLifecycle(t *testing.T) {
 			if code != exitFailure || stdout != "" {
 				t.Fatalf("regenerate for a blacklisted developer: exit %d, stdout %q", code, stdout)
 			}
+			code, stdout, stderr = c.run("blacklist", "--discord-user", "7", "--reason", "again")
+			if code != exitFailure || stdout != "" || !strings.Contains(stderr, "developer 7 was already blacklisted: nothing changed") {
+				t.Fatalf("blacklisting again: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+			}
 
 			code, stdout, _ = c.run("list")
 			if code != exitOK || !strings.Contains(stdout, "DISCORD USER") || !strings.Contains(stdout, "alice") ||

@@ -144,13 +144,19 @@ func TestAddKeyUsageAddsAllOrNothing(t *testing.T) {
 // TestKeyUsageWindowsSumsRecentAndBaselinePerKey: one row a key used in
 // the recent hours, its recent and baseline hours summed apart over every
 // route, hours before the baseline left out, keys not used recently left
-// out.
+// out, and so are keys no longer in use (revoked, or their owner
+// blacklisted): nothing left for a moderator to act on.
 func TestKeyUsageWindowsSumsRecentAndBaselinePerKey(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		ctx := context.Background()
 		at := time.Date(2025, 3, 8, 12, 30, 0, 0, time.UTC)
 		_, active := insertDeveloperWithKeys(t, db, "100", at, models.KeyActive)
 		_, quiet := insertDeveloperWithKeys(t, db, "200", at, models.KeyActive)
+		_, revoked := insertDeveloperWithKeys(t, db, "300", at, models.KeyRevoked)
+		banned, bannedKeys := insertDeveloperWithKeys(t, db, "400", at, models.KeyActive)
+		if err := storetest.SQL(t, db).Model(&banned).Update("blacklisted", true).Error; err != nil {
+			t.Fatal(err)
+		}
 		recentFrom := at.Truncate(time.Hour).Add(-time.Hour)
 		since := recentFrom.Add(-7 * 24 * time.Hour)
 		slot := func(keyID int64, hour time.Time, route string) models.KeyUsageSlot {
@@ -165,6 +171,8 @@ func TestKeyUsageWindowsSumsRecentAndBaselinePerKey(t *testing.T) {
 			slot(active[0], since.Add(-time.Hour), "/clan/search"):                {Requests: 1000},
 			slot(quiet[0], recentFrom.Add(-2*time.Hour), "/clan/search"):          {Requests: 50},
 			slot(quiet[0], recentFrom.Add(-24*time.Hour), "/player/:tag/battles"): {Requests: 50},
+			slot(revoked[0], at, "/clan/search"):                                  {Requests: 5000},
+			slot(bannedKeys[0], at, "/clan/search"):                               {Requests: 5000},
 		}
 		if err := db.AddKeyUsage(ctx, counts); err != nil {
 			t.Fatal(err)

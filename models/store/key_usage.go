@@ -146,10 +146,11 @@ func (s *Store) TopKeyUsage(ctx context.Context, since time.Time, limit int) ([]
 	return out, nil
 }
 
-// KeyUsageWindows sums, for every key used in an hour from recentFrom on,
-// its usage in the hours from recentFrom on (recent) and in those from
-// since to recentFrom (baseline), with its owner, ordered by key: one row
-// a key, summed by the database.
+// KeyUsageWindows sums, for every key still active (its owner not
+// blacklisted) used in an hour from recentFrom on, its usage in the hours
+// from recentFrom on (recent) and in those from since to recentFrom
+// (baseline), with its owner, ordered by key: one row a key, summed by
+// the database.
 func (s *Store) KeyUsageWindows(ctx context.Context, since, recentFrom time.Time) ([]models.KeyUsageWindows, error) {
 	var rows []struct {
 		KeyID                                                                     int64
@@ -169,9 +170,10 @@ func (s *Store) KeyUsageWindows(ctx context.Context, since, recentFrom time.Time
 			SUM(CASE WHEN u.hour < @recent THEN u.server_errors ELSE 0 END) AS base_server_errors
 		FROM key_usage u JOIN api_keys k ON k.id = u.key_id JOIN developers d ON d.id = k.developer_id
 		WHERE u.hour >= @since AND u.key_id IN (SELECT key_id FROM key_usage WHERE hour >= @recent)
+			AND k.state = @active AND NOT d.blacklisted
 		GROUP BY u.key_id, d.discord_user_id
 		ORDER BY u.key_id`,
-		sql.Named("since", since.Truncate(time.Hour).Unix()), sql.Named("recent", recent)).Scan(&rows).Error
+		sql.Named("since", since.Truncate(time.Hour).Unix()), sql.Named("recent", recent), sql.Named("active", models.KeyActive)).Scan(&rows).Error
 	if err != nil {
 		return nil, s.translate(err)
 	}
