@@ -20,11 +20,29 @@ type pendingKeyChanges struct {
 	asked  map[string]pendingKeyChange
 }
 
-// pendingKeyChange is a member's request waiting for its confirmation.
+// pendingKeyChange is a member's request waiting for its confirmation,
+// or confirmed already (kept for the rest of its window, so that its
+// button, pressed late, can say so).
 type pendingKeyChange struct {
-	action string
-	at     time.Time
+	action    string
+	at        time.Time
+	confirmed bool
 }
+
+// pendingOutcome is what a confirmation found.
+type pendingOutcome int
+
+const (
+	// noChangePending: nothing was asked within the window.
+	noChangePending pendingOutcome = iota
+	// changeConfirmed: the request is confirmed now.
+	changeConfirmed
+	// changeConfirmedBefore: the member's request within the window was
+	// confirmed already.
+	changeConfirmedBefore
+	// otherChangePending: the member asked for the other change since.
+	otherChangePending
+)
 
 func newPendingKeyChanges(window time.Duration) *pendingKeyChanges {
 	return &pendingKeyChanges{window: window, asked: make(map[string]pendingKeyChange)}
@@ -43,25 +61,29 @@ func (p *pendingKeyChanges) ask(userID, action string, now time.Time) {
 	p.asked[userID] = pendingKeyChange{action: action, at: now}
 }
 
-// take consumes userID's request for action if it was made within the
-// window before now, and reports whether it did. Otherwise other names the
-// change the member asked for instead and still has pending ("" for
-// none), which is kept.
-func (p *pendingKeyChanges) take(userID, action string, now time.Time) (confirmed bool, other string) {
+// take confirms userID's request for action if it was made within the
+// window before now and is not confirmed yet (changeConfirmed); a request
+// is confirmed once. Otherwise it says what it found: the request of the
+// window confirmed before, or the other change pending, whose action it
+// returns; or nothing.
+func (p *pendingKeyChanges) take(userID, action string, now time.Time) (outcome pendingOutcome, found string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	pending, ok := p.asked[userID]
 	switch {
 	case !ok:
-		return false, ""
+		return noChangePending, ""
 	case !p.within(pending.at, now):
 		delete(p.asked, userID)
-		return false, ""
+		return noChangePending, ""
+	case pending.confirmed:
+		return changeConfirmedBefore, pending.action
 	case pending.action != action:
-		return false, pending.action
+		return otherChangePending, pending.action
 	}
-	delete(p.asked, userID)
-	return true, ""
+	pending.confirmed = true
+	p.asked[userID] = pending
+	return changeConfirmed, ""
 }
 
 func (p *pendingKeyChanges) within(at, now time.Time) bool {

@@ -13,6 +13,10 @@ type coolDowns struct {
 	mu     sync.Mutex
 	period time.Duration
 	used   map[coolDownKey]time.Time
+	// keyOwed holds the members whose last key change ended with a key
+	// the bot could not send them (direct messages closed or refused):
+	// /key get, which only sends it again, need not wait for them.
+	keyOwed map[string]bool
 }
 
 // Groups of commands that share a cool-down.
@@ -32,7 +36,7 @@ type coolDownKey struct {
 }
 
 func newCoolDowns(period time.Duration) *coolDowns {
-	return &coolDowns{period: period, used: make(map[coolDownKey]time.Time)}
+	return &coolDowns{period: period, used: make(map[coolDownKey]time.Time), keyOwed: make(map[string]bool)}
 }
 
 // take records a use of group by userID at now and returns 0, or, when
@@ -51,6 +55,9 @@ func (c *coolDowns) take(group, userID string, now time.Time) time.Duration {
 	for k, at := range c.used {
 		if now.Sub(at) >= c.period {
 			delete(c.used, k)
+			if k.group == keyChanges {
+				delete(c.keyOwed, k.userID)
+			}
 		}
 	}
 	c.used[key] = now
@@ -67,4 +74,24 @@ func (c *coolDowns) giveBack(group, userID string, at time.Time) {
 	if used, ok := c.used[key]; ok && used.Equal(at) {
 		delete(c.used, key)
 	}
+}
+
+// oweKey records whether the key userID's last key command handed out
+// is still owed to them: it could not be sent (owed), or it was.
+func (c *coolDowns) oweKey(userID string, owed bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if owed && c.period > 0 {
+		c.keyOwed[userID] = true
+	} else {
+		delete(c.keyOwed, userID)
+	}
+}
+
+// owesKey reports whether userID is owed a key the bot could not send
+// them.
+func (c *coolDowns) owesKey(userID string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.keyOwed[userID]
 }

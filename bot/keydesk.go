@@ -23,9 +23,11 @@ const (
 )
 
 // getKey is "/key get": issue a key, or remind the member of theirs
-// (re-enabling it if they had left and came back), by direct message.
+// (re-enabling it if they had left and came back), by direct message. A
+// member the bot owes a key it could not send does not wait for the
+// cool-down: that key is all a get can send them.
 func (b *Bot) getKey(ctx context.Context, who requester, style commandStyle) answer {
-	if wait := b.coolDowns.take(keyChanges, who.userID, b.clock.Now()); wait > 0 {
+	if wait := b.coolDowns.take(keyChanges, who.userID, b.clock.Now()); wait > 0 && !b.coolDowns.owesKey(who.userID) {
 		return answer{text: textKeyChangeCoolDown(wait)}
 	}
 	issued, err := b.deps.Keys.IssueOrRemind(ctx, keys.Developer{DiscordUserID: who.userID, DisplayName: who.displayName}, actorFor(who.userID))
@@ -73,11 +75,13 @@ type confirmation struct {
 // that the member asked for the other change since.
 func (b *Bot) confirm(ctx context.Context, who requester, style commandStyle, byButton bool, c confirmation) (answer, bool) {
 	now := b.clock.Now()
-	confirmed, other := b.pending.take(who.userID, c.action, now)
+	outcome, other := b.pending.take(who.userID, c.action, now)
 	switch {
-	case confirmed:
+	case outcome == changeConfirmed:
 		return answer{}, true
-	case byButton && other != "":
+	case byButton && outcome == changeConfirmedBefore:
+		return answer{text: textConfirmedBefore(style, other)}, false
+	case byButton && outcome == otherChangePending:
 		return answer{text: textConfirmationReplaced(style, other)}, false
 	case byButton:
 		return answer{text: c.expired}, false
@@ -85,36 +89,45 @@ func (b *Bot) confirm(ctx context.Context, who requester, style commandStyle, by
 	if wait := b.coolDowns.take(keyChanges, who.userID, now); wait > 0 {
 		return answer{text: textKeyChangeCoolDown(wait)}, false
 	}
-	return b.askToConfirm(ctx, who, style, now, c.action, c.question), false
+	ask, asked := b.askToConfirm(ctx, who, style, now, c.action, c.question)
+	if !asked {
+		// Nothing to change, nothing posted: the member's next key
+		// command (the /key get the answer may point to) need not wait.
+		b.coolDowns.giveBack(keyChanges, who.userID, now)
+	}
+	return ask, false
 }
 
 // askToConfirm checks that the member has a key they may replace or
 // revoke, then records the request as their pending key change and asks
-// them, with question, to confirm action (subRegenerate or subRevoke).
-func (b *Bot) askToConfirm(ctx context.Context, who requester, style commandStyle, now time.Time, action, question string) answer {
+// them, with question, to confirm action (subRegenerate or subRevoke);
+// asked is false when it answers why not instead.
+func (b *Bot) askToConfirm(ctx context.Context, who requester, style commandStyle, now time.Time, action, question string) (a answer, asked bool) {
 	info, err := b.deps.Keys.Info(ctx, who.userID)
 	switch {
 	case errors.Is(err, models.ErrNotFound):
-		return answer{text: textNoKeyYet(style)}
+		return answer{text: textNoKeyYet(style)}, false
 	case err != nil:
-		return b.keyRefusal(ctx, "look up a developer", who, err, style)
+		return b.keyRefusal(ctx, "look up a developer", who, err, style), false
 	case info.State == models.DeveloperBlacklisted:
-		return answer{text: textBlacklistedDeveloper}
+		return answer{text: textBlacklistedDeveloper}, false
 	case info.State == models.DeveloperWithoutKey:
-		return answer{text: textNoKeyYet(style)}
+		return answer{text: textNoKeyInUse(info, style)}, false
 	}
 	b.pending.ask(who.userID, action, now)
 	ask := answer{text: question}
 	if style.slash {
 		ask.confirmFor, ask.confirmAction = who.userID, action
 	}
-	return ask
+	return ask, true
 }
 
 // deliver sends the key by direct message and says in the channel how
-// that went, never with the key.
+// that went, never with the key. A key it could not send is owed to the
+// member until a /key get sends it.
 func (b *Bot) deliver(ctx context.Context, who requester, key string, kind delivery, style commandStyle) answer {
 	err := b.sendDirectMessage(ctx, who.userID, textKeyMessage(key, kind, style))
+	b.coolDowns.oweKey(who.userID, err != nil)
 	switch {
 	case err == nil:
 		return answer{text: textKeySent(kind)}

@@ -69,6 +69,7 @@ const (
 	textOnlyInCommunityServer = "This bot only works in its community server."
 	textUnknownCommand        = "I don't know that command. Try /key get."
 	textModeratorsOnly        = "Only moderators (Administrator, Manage Server or Ban Members) can use this command."
+	textModeratorsOnlyButton  = "Only moderators (Administrator, Manage Server or Ban Members) can use this button."
 	textNotYourButton         = "This button isn't for you. Use /key regenerate or /key revoke for your own key."
 	textConfirmButton         = "Replace my key"
 	textConfirmRevokeButton   = "Revoke my key"
@@ -163,6 +164,16 @@ func textConfirmationReplaced(style commandStyle, other string) string {
 	return "You have asked for `" + command + "` since, and that is the request waiting for your confirmation: this one is withdrawn, and your key is unchanged."
 }
 
+// textConfirmedBefore answers the button of a key change after the
+// member's request of that window was confirmed (by the command or the
+// button): done names it (subRegenerate or subRevoke).
+func textConfirmedBefore(style commandStyle, done string) string {
+	if done == subRevoke {
+		return "Your key was already revoked when you confirmed `" + style.revoke + "`. Use `" + style.get + "` when you want a new one."
+	}
+	return "Your key was already replaced when you confirmed `" + style.regenerate + "`. Use `" + style.get + "` if you need the new one sent again."
+}
+
 // textConfirmRevoke asks a developer to confirm withdrawing their key.
 func textConfirmRevoke(style commandStyle) string {
 	confirm := "Send `" + style.revoke + "` again within 60 seconds to confirm."
@@ -219,6 +230,16 @@ func textNoKeyYet(style commandStyle) string {
 	return "You don't have a developer key yet. Use `" + style.get + "` to get one."
 }
 
+// textNoKeyInUse tells a member without a current key that they have
+// none, or none any longer (revoked: by themselves, a moderator or a leak
+// report).
+func textNoKeyInUse(info models.DeveloperInfo, style commandStyle) string {
+	if info.LatestKeyID == 0 {
+		return textNoKeyYet(style)
+	}
+	return "Your last developer key was revoked, and you have none in use. Use `" + style.get + "` when you want a new one."
+}
+
 // textUseKeyChannel points to the developer-key channel.
 func textUseKeyChannel(channelID string, style commandStyle) string {
 	return "Developer keys are handed out in <#" + channelID + ">. Use `" + style.get + "` there."
@@ -229,7 +250,7 @@ func textCommandHelpText(style commandStyle) string {
 	return "`" + style.get + "` sends your developer key by direct message (the same key each time). " +
 		"`" + style.regenerate + "` replaces it; every older key stops working. " +
 		"`" + style.revoke + "` withdraws it (asks to confirm). " +
-		"The slash command /key does the same."
+		"The slash command /key does the same, and `/key stats` shows your key's usage (only to you)."
 }
 
 // textAddressed puts a channel answer to a text command in front of its

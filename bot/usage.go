@@ -54,12 +54,27 @@ func (b *Bot) keyStats(ctx context.Context, who requester) answer {
 	report, err := b.deps.Usage.CurrentKeyUsage(ctx, who.userID, memberDays)
 	if errors.Is(err, models.ErrNotFound) {
 		b.coolDowns.giveBack(statsRequests, who.userID, now)
-		return answer{text: textNoKeyYet(slashStyle())}
+		return b.noKeyToReport(ctx, who)
 	}
 	if err != nil {
 		return b.moderationRefusal(ctx, subStats, who.userID, err)
 	}
 	return answer{text: textMemberStats(report, now)}
+}
+
+// noKeyToReport answers /key stats from a member without a key in use:
+// they never had one, theirs was revoked, or they are blacklisted.
+func (b *Bot) noKeyToReport(ctx context.Context, who requester) answer {
+	info, err := b.deps.Keys.Info(ctx, who.userID)
+	switch {
+	case errors.Is(err, models.ErrNotFound):
+		return answer{text: textNoKeyYet(slashStyle())}
+	case err != nil:
+		return b.keyRefusal(ctx, "look up a developer", who, err, slashStyle())
+	case info.State == models.DeveloperBlacklisted:
+		return answer{text: textBlacklistedDeveloper}
+	}
+	return answer{text: textNoKeyInUse(info, slashStyle())}
 }
 
 // usageField is the usage part of /keyadmin info: 30 days' totals and
@@ -113,7 +128,7 @@ func textMemberStats(r models.KeyUsageReport, now time.Time) string {
 		c := byDay[day]
 		fmt.Fprintf(&t, "%-10s %9d %8d %7d\n", day, c.Requests, c.RateLimited, c.ClientErrors+c.ServerErrors)
 	}
-	t.WriteString("```")
+	t.WriteString("```\n")
 	if routes := topRoutes(r); routes != "" {
 		t.WriteString("Most used: " + routes)
 	}
@@ -151,7 +166,7 @@ func textTopKeys(period string, top []models.KeyUsageTotal) string {
 	var t strings.Builder
 	fmt.Fprintf(&t, "Heaviest keys of the last %s:\n", period)
 	for i, k := range top {
-		fmt.Fprintf(&t, "%d. <@%s> (key %d): %d requests, %s rate-limited\n", i+1, k.DiscordUserID, k.KeyID, k.Requests, share(k.RateLimited, k.Requests))
+		fmt.Fprintf(&t, "%d. <@%s> (key record #%d): %d requests, %s rate-limited\n", i+1, k.DiscordUserID, k.KeyID, k.Requests, share(k.RateLimited, k.Requests))
 	}
 	return t.String()
 }

@@ -153,7 +153,7 @@ func alertEmbed(a usageAlert) *discordgo.MessageEmbed {
 		Description: strings.Join(a.evidence, "\n"),
 		Fields: []*discordgo.MessageEmbedField{
 			{Name: "Developer", Value: "<@" + a.discordUserID + ">", Inline: true},
-			{Name: "Key", Value: fmt.Sprint(a.keyID), Inline: true},
+			{Name: "Key record", Value: fmt.Sprintf("#%d", a.keyID), Inline: true},
 		},
 		Footer: &discordgo.MessageEmbedFooter{Text: "Blacklist asks for a reason; /keyadmin info shows the key's usage."},
 	}
@@ -185,7 +185,7 @@ func (b *Bot) answerBlacklistButton(ctx context.Context, i *discordgo.Interactio
 	target := strings.TrimPrefix(i.MessageComponentData().CustomID, blacklistButtonID)
 	response := &discordgo.InteractionResponse{
 		Type: discordgo.InteractionResponseChannelMessageWithSource,
-		Data: &discordgo.InteractionResponseData{Content: textModeratorsOnly, Flags: discordgo.MessageFlagsEphemeral},
+		Data: &discordgo.InteractionResponseData{Content: textModeratorsOnlyButton, Flags: discordgo.MessageFlagsEphemeral},
 	}
 	if i.GuildID == b.cfg.GuildID && isModerator(i.Member) && target != "" {
 		response = &discordgo.InteractionResponse{
@@ -225,7 +225,7 @@ func (b *Bot) blacklistFromForm(ctx context.Context, i *discordgo.Interaction) a
 		return answer{text: textUnknownCommand}
 	}
 	if i.GuildID != b.cfg.GuildID || !isModerator(i.Member) || i.Member.User == nil {
-		return answer{text: textModeratorsOnly}
+		return answer{text: textModeratorsOnlyButton}
 	}
 	reason := strings.TrimSpace(formValue(data.Components, blacklistReasonID))
 	if err := b.deps.Keys.Blacklist(ctx, target, reason, actorFor(i.Member.User.ID)); err != nil {
@@ -254,5 +254,5 @@ func formValue(rows []discordgo.MessageComponent, id string) string {
 const (
 	textBlacklistButton     = "Blacklist"
 	textBlacklistFormTitle  = "Blacklist this developer"
-	textBlacklistFormReason = "Reason (shown in the audit log)"
+	textBlacklistFormReason = "Reason (posted in the log channel)"
 )
