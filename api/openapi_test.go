@@ -11,12 +11,14 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/pb33f/libopenapi"
 	validator "github.com/pb33f/libopenapi-validator"
 	validationerrors "github.com/pb33f/libopenapi-validator/errors"
+	"github.com/pb33f/libopenapi-validator/paths"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 
 	"github.com/crownsdev/crowns/api"
@@ -38,9 +40,18 @@ type contractCase struct {
 	shaped bool
 }
 
-// contractValidator is the document the server answers at /openapi.json,
-// loaded by a real OpenAPI 3.1 validator and checked itself.
-func contractValidator(t *testing.T, h *harness) validator.Validator {
+// contract is the document the server answers at /openapi.json: loaded
+// by a real OpenAPI 3.1 validator, which checks what an answer must carry,
+// and as a model, to check that it carries nothing the document leaves
+// out.
+type contract struct {
+	validator.Validator
+	model *v3.Document
+}
+
+// contractValidator loads the document the server answers at
+// /openapi.json, and checks it.
+func contractValidator(t *testing.T, h *harness) contract {
 	t.Helper()
 	resp := h.get("/openapi.json")
 	raw := readBody(t, resp)
@@ -61,11 +72,58 @@ func contractValidator(t *testing.T, h *harness) validator.Validator {
 	if ok, problems := v.ValidateDocument(); !ok {
 		t.Fatalf("the document is not valid OpenAPI 3.1: %s", describe(problems))
 	}
-	return v
+	model, err := document.BuildV3Model()
+	if err != nil {
+		t.Fatalf("the document has no model: %v", err)
+	}
+	return contract{Validator: v, model: &model.Model}
+}
+
+// headersOfNoAnswer are the headers HTTP itself gives every answer, which
+// a document does not list: the body's framing and type (its content),
+// and the server's own.
+var headersOfNoAnswer = []string{"Content-Type", "Content-Length", "Content-Encoding", "Transfer-Encoding", "Date", "Server", "Connection"}
+
+// undocumentedHeaders names the headers of resp, the answer to req, that
+// the document's response for its operation and status does not list.
+func (c contract) undocumentedHeaders(req *http.Request, resp *http.Response) []string {
+	item, _, _ := paths.FindPath(req, c.model, nil)
+	if item == nil {
+		return []string{"(no path of the document matches " + req.URL.Path + ")"}
+	}
+	operation := item.GetOperations().GetOrZero(strings.ToLower(req.Method))
+	if operation == nil || operation.Responses == nil {
+		return []string{"(no " + req.Method + " operation at " + req.URL.Path + ")"}
+	}
+	response := operation.Responses.Codes.GetOrZero(strconv.Itoa(resp.StatusCode))
+	if response == nil {
+		response = operation.Responses.Default
+	}
+	if response == nil {
+		return []string{fmt.Sprintf("(no %d response of %s %s)", resp.StatusCode, req.Method, req.URL.Path)}
+	}
+	var missing []string
+	for name := range resp.Header {
+		if slices.Contains(headersOfNoAnswer, name) {
+			continue
+		}
+		documented := false
+		for declared := range response.Headers.KeysFromOldest() {
+			if strings.EqualFold(declared, name) {
+				documented = true
+				break
+			}
+		}
+		if !documented {
+			missing = append(missing, name)
+		}
+	}
+	slices.Sort(missing)
+	return missing
 }
 
 // check sends each case through the real app and validates its answer.
-func (h *harness) check(t *testing.T, v validator.Validator, cases []contractCase) {
+func (h *harness) check(t *testing.T, v contract, cases []contractCase) {
 	t.Helper()
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
@@ -77,7 +135,7 @@ func (h *harness) check(t *testing.T, v validator.Validator, cases []contractCas
 }
 
 // contractProblem is what is wrong with the answer to tt, or "".
-func (h *harness) contractProblem(v validator.Validator, tt contractCase) string {
+func (h *harness) contractProblem(v contract, tt contractCase) string {
 	req := httptest.NewRequest(http.MethodGet, tt.path, nil)
 	for i := 0; i+1 < len(tt.headers); i += 2 {
 		req.Header.Set(tt.headers[i], tt.headers[i+1])
@@ -112,6 +170,9 @@ func (h *harness) contractProblem(v validator.Validator, tt contractCase) string
 	}
 	if !ok {
 		return fmt.Sprintf("GET %s → %d does not match the document: %s; body %.300s", tt.path, resp.StatusCode, describe(problems), raw)
+	}
+	if missing := v.undocumentedHeaders(req, resp); len(missing) > 0 {
+		return fmt.Sprintf("GET %s → %d carries headers the document does not list: %s", tt.path, resp.StatusCode, strings.Join(missing, ", "))
 	}
 	return ""
 }
@@ -208,6 +269,14 @@ func TestEveryAnswerMatchesTheOpenAPIDocument(t *testing.T) {
 		{name: "stats without key", path: "/auth/stats", status: 401},
 		{name: "stats unknown key", path: "/auth/stats", headers: []string{"auth", unknown}, status: 401},
 		{name: "stats blacklisted key", path: "/auth/stats", headers: []string{"auth", blacklisted}, status: 403},
+	})
+	// Keyed 304s: from the cache (x-cached) and from the database.
+	battlesTag := h.get("/player/"+player+"/battles", auth...).Header.Get("ETag")
+	trackingTag := h.get("/clan/"+trackable+"/tracking", auth...).Header.Get("ETag")
+	h.check(t, v, []contractCase{
+		{name: "battles 304", path: "/player/" + player + "/battles", headers: append([]string{"If-None-Match", battlesTag}, auth...), status: 304},
+		{name: "tracking 304", path: "/clan/" + trackable + "/tracking", headers: append([]string{"If-None-Match", trackingTag}, auth...), status: 304},
+		{name: "stats shaped", path: "/auth/stats?keys=id", headers: auth, status: 200, shaped: true},
 	})
 	// Stats once usage is stored: days, routes and a last request.
 	if err := h.keys.Flush(ctx); err != nil {
@@ -481,6 +550,9 @@ func TestLeakReportAnswersMatchTheOpenAPIDocument(t *testing.T) {
 			req.Body = io.NopCloser(bytes.NewReader(body))
 			if ok, problems := v.ValidateHttpResponse(req, resp); !ok {
 				t.Fatalf("answer %s does not match the document: %s", raw, describe(problems))
+			}
+			if missing := v.undocumentedHeaders(req, resp); len(missing) > 0 {
+				t.Fatalf("the answer carries headers the document does not list: %s", strings.Join(missing, ", "))
 			}
 		})
 	}
