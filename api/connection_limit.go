@@ -44,7 +44,7 @@ type connectionLimit struct {
 	mu   sync.Mutex
 	open map[string]int
 	// admitted are the connections let in and not yet closed, with their
-	// address.
+	// address ("" for a trusted proxy's, which count against no limit).
 	admitted map[net.Conn]string
 }
 
@@ -88,18 +88,27 @@ func (ll *limitedListener) Accept() (net.Conn, error) {
 // admit counts conn against its address's limit, and tells whether it is
 // within; a trusted proxy's connection is let in uncounted.
 func (l *connectionLimit) admit(conn net.Conn) bool {
-	if l.proxies.containsConn(conn) {
-		return true
+	address := ""
+	if !l.proxies.containsConn(conn) {
+		address = addressOf(conn)
 	}
-	address := addressOf(conn)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.open[address] >= l.limit {
-		return false
+	if address != "" {
+		if l.open[address] >= l.limit {
+			return false
+		}
+		l.open[address]++
 	}
-	l.open[address]++
 	l.admitted[conn] = address
 	return true
+}
+
+// openCount is how many connections the listener let in are still open.
+func (l *connectionLimit) openCount() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.admitted)
 }
 
 // release gives back the place of conn, if the listener let it in.
@@ -111,6 +120,9 @@ func (l *connectionLimit) release(conn net.Conn) {
 		return
 	}
 	delete(l.admitted, conn)
+	if address == "" {
+		return
+	}
 	if l.open[address]--; l.open[address] <= 0 {
 		delete(l.open, address)
 	}

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -218,6 +219,9 @@ type Server struct {
 	// connections bounds the connections of each client address (see
 	// Serve).
 	connections *connectionLimit
+	// draining is set when Shutdown begins: every answer then says
+	// Connection: close (see closeWhileDraining).
+	draining atomic.Bool
 }
 
 // New builds the API server; it does not listen yet.
@@ -275,12 +279,9 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 	fiberCfg := fiberConfig(s.handleError)
 	s.app = fiber.New(fiberCfg)
 	server := s.app.Server()
-	server.Handler = knownMethodsOnly(server.Handler, fiberCfg.RequestMethods)
+	server.Handler = s.closeWhileDraining(knownMethodsOnly(server.Handler, fiberCfg.RequestMethods))
 	s.connections = newConnectionLimit(cfg.MaxConnsPerAddress, cfg.TrustedProxies, s.errorBodies[errorKey{http.StatusTooManyRequests, textRateLimited}], s.requestIDs)
 	server.ConnState = s.connections.connectionStateHook(server.ConnState)
-	// Answers given while draining say Connection: close, so a keep-alive
-	// client does not send another request on a connection about to close.
-	server.CloseOnShutdown = true
 	s.routes()
 	s.unsubscribe = deps.History.SubscribeClanChanges(s.clanChanged)
 	return s, nil
@@ -315,9 +316,12 @@ func (s *Server) Serve(ln net.Listener) error {
 }
 
 // Shutdown stops taking requests and waits for those in flight, at most
-// until ctx ends.
+// until ctx ends. It first drains the open connections (see drain), so
+// that a keep-alive client is told to close its connection rather than
+// have it closed under its next request.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.unsubscribe()
+	s.drain(ctx)
 	return s.app.ShutdownWithContext(ctx)
 }
 

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"sync"
 	"testing"
 	"time"
 
@@ -34,17 +33,47 @@ func (heldSearch) PlayerBattles(context.Context, string) ([]legacy.Battle, error
 	return nil, models.ErrNotFound
 }
 
-// closeSignalListener tells when the server closes it: the server has
-// started to shut down by then.
-type closeSignalListener struct {
-	net.Listener
-	once   sync.Once
-	closed chan struct{}
+// awaitDraining returns once the server at address has begun to drain:
+// a new connection's answer then says Connection: close.
+func awaitDraining(t *testing.T, address string) {
+	t.Helper()
+	for {
+		conn, err := net.Dial("tcp", address)
+		if err != nil {
+			t.Fatalf("the listener closed before the connections drained: %v", err)
+		}
+		resp := rawExchange(t, conn, bufio.NewReader(conn), "GET /healthz HTTP/1.1\r\nHost: crowns\r\n\r\n")
+		_ = readBody(t, resp)
+		conn.Close()
+		if resp.Close {
+			return
+		}
+	}
 }
 
-func (l *closeSignalListener) Close() error {
-	l.once.Do(func() { close(l.closed) })
-	return l.Listener.Close()
+// serveForShutdown serves h on a loopback port and returns its address and
+// what Serve returned, once it has.
+func serveForShutdown(t *testing.T, h *harness) (string, <-chan error) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- h.server.Serve(ln) }()
+	return ln.Addr().String(), served
+}
+
+// shutdownInBackground starts h's shutdown and returns what it returned,
+// once it has.
+func shutdownInBackground(h *harness) <-chan error {
+	shutdown := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		shutdown <- h.server.Shutdown(ctx)
+	}()
+	return shutdown
 }
 
 // TestShutdownClosesKeepAliveConnectionsCleanly: an answer given while the
@@ -55,15 +84,9 @@ func TestShutdownClosesKeepAliveConnectionsCleanly(t *testing.T) {
 	game := heldSearch{arrived: make(chan struct{}), release: make(chan struct{})}
 	h := newHarness(t, harnessOptions{game: game})
 	key := h.issue("1")
-	inner, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln := &closeSignalListener{Listener: inner, closed: make(chan struct{})}
-	served := make(chan error, 1)
-	go func() { served <- h.server.Serve(ln) }()
+	address, served := serveForShutdown(t, h)
 
-	conn, err := net.Dial("tcp", ln.Addr().String())
+	conn, err := net.Dial("tcp", address)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,13 +103,8 @@ func TestShutdownClosesKeepAliveConnectionsCleanly(t *testing.T) {
 	}
 	<-game.arrived
 
-	shutdown := make(chan error, 1)
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		shutdown <- h.server.Shutdown(ctx)
-	}()
-	<-ln.closed
+	shutdown := shutdownInBackground(h)
+	awaitDraining(t, address)
 	close(game.release)
 
 	if err := conn.SetReadDeadline(time.Now().Add(10 * time.Second)); err != nil {
@@ -101,6 +119,44 @@ func TestShutdownClosesKeepAliveConnectionsCleanly(t *testing.T) {
 	// header out).
 	if resp.StatusCode != http.StatusOK || !resp.Close {
 		t.Fatalf("the answer given while draining: %d, Connection: close %v; want 200 and close", resp.StatusCode, resp.Close)
+	}
+	if n, err := reader.Read(make([]byte, 1)); n != 0 || !errors.Is(err, io.EOF) {
+		t.Fatalf("after that answer the connection gave %d bytes, %v; want the server to close it", n, err)
+	}
+	if err := <-shutdown; err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+	if err := <-served; err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+}
+
+// TestShutdownTellsAnIdleKeepAliveConnectionToClose: a client whose
+// kept-alive connection is idle when the server begins to drain sends its
+// next request on it as usual: it is answered, with Connection: close,
+// and only then closed (not closed under the request, which the client
+// would see as a reset).
+func TestShutdownTellsAnIdleKeepAliveConnectionToClose(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	address, served := serveForShutdown(t, h)
+	conn, err := net.Dial("tcp", address)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	reader := bufio.NewReader(conn)
+	if resp := rawExchange(t, conn, reader, "GET /healthz HTTP/1.1\r\nHost: crowns\r\n\r\n"); resp.Close {
+		t.Fatal("the first answer closed the connection")
+	} else {
+		_ = readBody(t, resp)
+	}
+
+	shutdown := shutdownInBackground(h)
+	awaitDraining(t, address)
+	resp := rawExchange(t, conn, reader, "GET /healthz HTTP/1.1\r\nHost: crowns\r\n\r\n")
+	_ = readBody(t, resp)
+	if resp.StatusCode != http.StatusOK || !resp.Close {
+		t.Fatalf("the idle connection's next request while draining: %d, Connection: close %v; want 200 and close", resp.StatusCode, resp.Close)
 	}
 	if n, err := reader.Read(make([]byte, 1)); n != 0 || !errors.Is(err, io.EOF) {
 		t.Fatalf("after that answer the connection gave %d bytes, %v; want the server to close it", n, err)

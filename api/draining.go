@@ -1,0 +1,52 @@
+package api
+
+import (
+	"context"
+	"time"
+
+	"github.com/valyala/fasthttp"
+)
+
+// drainGrace is how long Shutdown lets open connections end on their own
+// before the server closes those still idle: long enough for a client in
+// a loop of requests to send its next one and be told to close, short
+// enough not to hold a shutdown back.
+const drainGrace = time.Second
+
+// drainPoll is how often drain looks whether every connection has closed.
+const drainPoll = 10 * time.Millisecond
+
+// closeWhileDraining answers with Connection: close once Shutdown has
+// begun, so that the client closes the connection after this answer
+// instead of sending another request on it, which the server would close
+// unread: the server closes each connection after its answer.
+func (s *Server) closeWhileDraining(next fasthttp.RequestHandler) fasthttp.RequestHandler {
+	return func(ctx *fasthttp.RequestCtx) {
+		next(ctx)
+		if s.draining.Load() {
+			ctx.SetConnectionClose()
+		}
+	}
+}
+
+// drain makes every answer from now on close its connection and waits
+// until no connection is open, at most drainGrace or until ctx ends. The
+// listener still takes connections meanwhile: a client a load balancer
+// still sends here is answered, and told to close too. A connection idle
+// all that time is closed by the server's own shutdown after it.
+func (s *Server) drain(ctx context.Context) {
+	s.draining.Store(true)
+	deadline := time.NewTimer(drainGrace)
+	defer deadline.Stop()
+	poll := time.NewTicker(drainPoll)
+	defer poll.Stop()
+	for s.connections.openCount() > 0 {
+		select {
+		case <-ctx.Done():
+			return
+		case <-deadline.C:
+			return
+		case <-poll.C:
+		}
+	}
+}
