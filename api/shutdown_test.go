@@ -115,10 +115,18 @@ func TestShutdownClosesKeepAliveConnectionsCleanly(t *testing.T) {
 		t.Fatalf("the answer in flight: %v", err)
 	}
 	_ = readBody(t, resp)
+	expectClosingAnswer(t, "the answer in flight", resp, reader, shutdown, served)
+}
+
+// expectClosingAnswer checks that resp, given while the server drained,
+// is a 200 that said Connection: close, that the server then closed the
+// connection read by reader, and that its shutdown and Serve ended well.
+func expectClosingAnswer(t *testing.T, what string, resp *http.Response, reader *bufio.Reader, shutdown, served <-chan error) {
+	t.Helper()
 	// resp.Close: the answer said Connection: close (net/http takes the
 	// header out).
 	if resp.StatusCode != http.StatusOK || !resp.Close {
-		t.Fatalf("the answer given while draining: %d, Connection: close %v; want 200 and close", resp.StatusCode, resp.Close)
+		t.Fatalf("%s, while draining: %d, Connection: close %v; want 200 and close", what, resp.StatusCode, resp.Close)
 	}
 	if n, err := reader.Read(make([]byte, 1)); n != 0 || !errors.Is(err, io.EOF) {
 		t.Fatalf("after that answer the connection gave %d bytes, %v; want the server to close it", n, err)
@@ -155,16 +163,5 @@ func TestShutdownTellsAnIdleKeepAliveConnectionToClose(t *testing.T) {
 	awaitDraining(t, address)
 	resp := rawExchange(t, conn, reader, "GET /healthz HTTP/1.1\r\nHost: crowns\r\n\r\n")
 	_ = readBody(t, resp)
-	if resp.StatusCode != http.StatusOK || !resp.Close {
-		t.Fatalf("the idle connection's next request while draining: %d, Connection: close %v; want 200 and close", resp.StatusCode, resp.Close)
-	}
-	if n, err := reader.Read(make([]byte, 1)); n != 0 || !errors.Is(err, io.EOF) {
-		t.Fatalf("after that answer the connection gave %d bytes, %v; want the server to close it", n, err)
-	}
-	if err := <-shutdown; err != nil {
-		t.Fatalf("shutdown: %v", err)
-	}
-	if err := <-served; err != nil {
-		t.Fatalf("serve: %v", err)
-	}
+	expectClosingAnswer(t, "the idle connection's next request", resp, reader, shutdown, served)
 }
