@@ -1,6 +1,7 @@
 package sandbox_test
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -133,6 +134,13 @@ func TestClanSearchPagesWithCursors(t *testing.T) {
 	}
 	if back.Paging.Cursors.Before != "" || back.Paging.Cursors.After == "" {
 		t.Fatalf("back on the first page, cursors %+v", back.Paging.Cursors)
+	}
+	// A marker made up to point far past the end (the largest position:
+	// the page's end would overflow) is an empty last page.
+	farAfter := base64.RawURLEncoding.EncodeToString([]byte(`{"pos":9223372036854775807}`))
+	past := decode[official.List[official.Clan]](t, f, "/clans?name=the&limit=5&after="+farAfter)
+	if len(past.Items) != 0 || past.Paging.Cursors.After != "" {
+		t.Fatalf("past the end: %d items, cursors %+v; want none and no next page", len(past.Items), past.Paging.Cursors)
 	}
 }
 

@@ -65,7 +65,10 @@ func pageOf(total int, q url.Values) (page, string) {
 		if !ok {
 			return page{}, "invalid after marker"
 		}
-		from, to = min(pos, total), min(pos+limit, total)
+		// pos+limit could overflow for a marker made up to point far
+		// past the end: count from the start of the page instead.
+		from = min(pos, total)
+		to = from + min(limit, total-from)
 	}
 	if marker := q.Get("before"); q.Has("before") {
 		pos, ok := decodeCursor(marker)
