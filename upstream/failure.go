@@ -28,8 +28,9 @@ const (
 const refusedTokenMessage = "the game API refused our token: check CROWNS_UPSTREAM_TOKEN and the token's allowed IP addresses"
 
 // defaultInvalidMessage is the caller-safe text of a 400 when the call
-// names none of its own.
-const defaultInvalidMessage = "the game API rejected the request parameters"
+// names none of its own: the calls without one take a tag alone (a clan,
+// a player, a tournament), in the contract's words for a bad value.
+const defaultInvalidMessage = "invalid value for 'tag': the game API does not take it"
 
 // failure is a failed attempt, judged: the error for the caller, whether
 // another attempt may help, and how to log it.

@@ -128,6 +128,18 @@ func TestBadRequestIsInvalidAndNotRetried(t *testing.T) {
 	}
 }
 
+// A 400 to a call that takes a tag alone is worded as the contract words
+// a bad value, naming the tag.
+func TestBadRequestOfATagIsWordedAsABadValue(t *testing.T) {
+	base, _ := countingUpstream(t, errorAnswer(400, "", `{"reason":"badRequest","message":"SECRET-UPSTREAM-DETAIL"}`))
+	client, _ := newClient(t, base, upstream.Config{})
+	_, err := client.PlayerBattles(context.Background(), "2PP")
+	var invalid *models.ValidationError
+	if !errors.As(err, &invalid) || invalid.Message != "invalid value for 'tag': the game API does not take it" {
+		t.Fatalf("error %v, want the contract's words for a bad tag value", err)
+	}
+}
+
 func TestTransientFailureThenSuccess(t *testing.T) {
 	base, calls := countingUpstream(t, func(w http.ResponseWriter, r *http.Request, n int) {
 		if n == 1 {
