@@ -130,7 +130,8 @@ func namingTag(written string, err error) error {
 
 // tournamentAnswer is the rendered tournament of tag, from the response
 // cache or looked up upstream (once for concurrent callers) and stored.
-// A failure to store is logged: the caller still gets the tournament.
+// A failure to store is logged, and the write tried again in the
+// background (see tournamentSaves): the caller still gets the tournament.
 // gameCall is asked before the game API is.
 func (s *Server) tournamentAnswer(ctx context.Context, tag string, gameCall func() error) (answer *cachedAnswer, hit bool, err error) {
 	defer func() { s.metrics.cacheLookup(cacheTournament, hit) }()
@@ -143,7 +144,8 @@ func (s *Server) tournamentAnswer(ctx context.Context, tag string, gameCall func
 		err = s.deps.TournamentStore.SaveRequestedTournament(saveCtx, details, s.clock.Now())
 		cancel()
 		if err != nil {
-			s.log.WarnContext(ctx, "could not store a looked-up tournament", "tag", tag, "error", err)
+			s.log.WarnContext(ctx, "could not store a looked-up tournament; trying again in the background", "tag", tag, "error", err)
+			s.tournamentSaves.retry(details, s.clock.Now())
 		}
 		body, err := json.Marshal(legacy.NewTournament(details))
 		if err != nil {

@@ -219,6 +219,9 @@ type Server struct {
 	// connections bounds the connections of each client address (see
 	// Serve).
 	connections *connectionLimit
+	// tournamentSaves stores again the looked-up tournaments whose write
+	// failed; nil while tournaments are off.
+	tournamentSaves *tournamentSaves
 	// draining is set when Shutdown begins: every answer then says
 	// Connection: close (see closeWhileDraining).
 	draining atomic.Bool
@@ -282,6 +285,9 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 	server.Handler = s.closeWhileDraining(knownMethodsOnly(server.Handler, fiberCfg.RequestMethods))
 	s.connections = newConnectionLimit(cfg.MaxConnsPerAddress, cfg.TrustedProxies, s.errorBodies[errorKey{http.StatusTooManyRequests, textRateLimited}], s.requestIDs)
 	server.ConnState = s.connections.connectionStateHook(server.ConnState)
+	if cfg.Tournaments {
+		s.tournamentSaves = newTournamentSaves(deps.TournamentStore, s.log, cfg.DatabaseTimeout)
+	}
 	s.routes()
 	s.unsubscribe = deps.History.SubscribeClanChanges(s.clanChanged)
 	return s, nil
@@ -322,7 +328,11 @@ func (s *Server) Serve(ln net.Listener) error {
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.unsubscribe()
 	s.drain(ctx)
-	return s.app.ShutdownWithContext(ctx)
+	err := s.app.ShutdownWithContext(ctx)
+	if s.tournamentSaves != nil {
+		s.tournamentSaves.close()
+	}
+	return err
 }
 
 // routes registers the contract's routes. Health routes, the OpenAPI

@@ -1,0 +1,102 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/crownsdev/crowns/models"
+)
+
+// failingTournamentStore fails its first failures writes, then keeps
+// what it is given.
+type failingTournamentStore struct {
+	mu       sync.Mutex
+	failures int
+	writes   int
+	saved    map[string]models.TournamentDetails
+}
+
+func (f *failingTournamentStore) SaveRequestedTournament(_ context.Context, details models.TournamentDetails, _ time.Time) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.writes++
+	if f.writes <= f.failures {
+		return models.Unavailable("database", 0, errors.New("database is locked"))
+	}
+	if f.saved == nil {
+		f.saved = make(map[string]models.TournamentDetails)
+	}
+	f.saved[details.Tag] = details
+	return nil
+}
+
+func (f *failingTournamentStore) ListTournaments(context.Context, []models.TournamentPredicate, int) ([]models.TournamentRecord, error) {
+	return nil, nil
+}
+
+func (f *failingTournamentStore) state() (writes int, saved map[string]models.TournamentDetails) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.writes, f.saved
+}
+
+// A looked-up tournament whose write failed is written again, with
+// backoff, until the database takes it; looked up again meanwhile, the
+// newer lookup is the one stored.
+func TestALookedUpTournamentWhoseWriteFailedIsStoredLater(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := &failingTournamentStore{failures: 3}
+		saves := newTournamentSaves(store, slog.New(slog.DiscardHandler), time.Second)
+		defer saves.close()
+		seen := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+		saves.retry(models.TournamentDetails{Tag: "2PP", Name: "first look"}, seen)
+		synctest.Wait()
+		saves.retry(models.TournamentDetails{Tag: "2PP", Name: "second look"}, seen.Add(time.Minute))
+		time.Sleep(10 * time.Minute) // in the bubble: the backoff's waits pass at once
+		synctest.Wait()
+		writes, saved := store.state()
+		if got := saved["2PP"].Name; got != "second look" || writes != 4 {
+			t.Fatalf("stored %q after %d writes; want the second look, stored at the 4th write (3 failed)", got, writes)
+		}
+	})
+}
+
+// Stopped while the database still fails, the retries end and say which
+// tournament is missing from the known list.
+func TestStoppedTournamentSavesSayWhatWasNotStored(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var log strings.Builder
+		var logMu sync.Mutex
+		store := &failingTournamentStore{failures: 1 << 30}
+		saves := newTournamentSaves(store, slog.New(slog.NewTextHandler(&lockedWriter{w: &log, mu: &logMu}, nil)), time.Second)
+		saves.retry(models.TournamentDetails{Tag: "2PP"}, time.Now())
+		time.Sleep(5 * time.Minute)
+		saves.close()
+		logMu.Lock()
+		defer logMu.Unlock()
+		if !strings.Contains(log.String(), "was not stored before the server stopped") || !strings.Contains(log.String(), "tag=2PP") {
+			t.Fatalf("log after stopping:\n%s", log.String())
+		}
+		if writes, _ := store.state(); writes < 2 {
+			t.Fatalf("%d writes in 5 minutes of a failing database, want retries", writes)
+		}
+	})
+}
+
+// lockedWriter writes to w under mu.
+type lockedWriter struct {
+	w  *strings.Builder
+	mu *sync.Mutex
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
