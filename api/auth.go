@@ -53,15 +53,19 @@ func (s *Server) verifyKey(c *fiber.Ctx) (keys.Identity, time.Time, error) {
 	}
 	now := s.requestNow(c)
 	identity, err := s.deps.Keys.VerifyCached(raw, now)
-	cached := !errors.Is(err, keys.ErrNotCached)
-	if !cached {
+	source := verdictFromCache
+	switch {
+	case errors.Is(err, keys.ErrNotCached):
 		if err := s.lookups.spend(c, now, errors.Is(err, keys.ErrVerdictExpired)); err != nil {
 			s.metrics.lookupRefused(err)
 			return keys.Identity{}, time.Time{}, err
 		}
 		identity, err = s.deps.Keys.VerifyAt(s.databaseCtx(c), raw, now)
+		source = verdictFromDatabase
+	case errors.Is(err, models.ErrUnknownKey) && keys.CheckFormat(raw) != nil:
+		source = verdictFromForm
 	}
-	s.metrics.keyVerified(cached, err)
+	s.metrics.keyVerified(source, err)
 	if err != nil {
 		return keys.Identity{}, time.Time{}, err
 	}

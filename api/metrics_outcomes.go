@@ -113,7 +113,7 @@ type outcomeMetrics struct {
 	cache [cacheKindCount][2]prometheus.Counter
 	// verifications is by [verified in the database, from memory], then
 	// verdict.
-	verifications [2][verdictCount]prometheus.Counter
+	verifications [verdictSourceCount][verdictCount]prometheus.Counter
 	limited       [limitReasonCount]prometheus.Counter
 }
 
@@ -126,7 +126,7 @@ func (m *outcomeMetrics) register(reg prometheus.Registerer) error {
 	}, []string{"cache", "result"})
 	verifications := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "crowns_key_verifications_total",
-		Help: "Developer-key verifications, by outcome (ok, unknown, disabled, blacklisted, unavailable) and whether the verification cache knew the key (cache=hit) or the database was asked (cache=miss).",
+		Help: "Developer-key verifications, by outcome (ok, unknown, disabled, blacklisted, unavailable) and where the verdict came from: the verification cache knew the key (cache=hit), the database was asked (cache=miss), or the key was refused by its form alone, malformed or missing its checksum (cache=none).",
 	}, []string{"outcome", "cache"})
 	limited := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "crowns_rate_limited_total",
@@ -143,9 +143,9 @@ func (m *outcomeMetrics) register(reg prometheus.Registerer) error {
 			m.cache[k][i] = cache.WithLabelValues(k.String(), result)
 		}
 	}
-	for i, result := range results {
+	for source := range verdictSourceCount {
 		for v := range verdictCount {
-			m.verifications[i][v] = verifications.WithLabelValues(v.String(), result)
+			m.verifications[source][v] = verifications.WithLabelValues(v.String(), source.String())
 		}
 	}
 	for r := range limitReasonCount {
@@ -161,12 +161,36 @@ func (m *requestMetrics) cacheLookup(kind cacheKind, hit bool) {
 	}
 }
 
-// keyVerified counts one key verification that ended with err, answered
-// from memory (cached) or by the database.
-func (m *requestMetrics) keyVerified(cached bool, err error) {
+// keyVerified counts one key verification that ended with err, its
+// verdict given by source.
+func (m *requestMetrics) keyVerified(source verdictSource, err error) {
 	if m != nil {
-		m.outcomes.verifications[boolToInt(cached)][verdictOf(err)].Inc()
+		m.outcomes.verifications[source][verdictOf(err)].Inc()
 	}
+}
+
+// verdictSource is where a key's verdict came from.
+type verdictSource int
+
+const (
+	// verdictFromDatabase: the database was asked (cache=miss).
+	verdictFromDatabase verdictSource = iota
+	// verdictFromCache: the verification cache knew the key (cache=hit).
+	verdictFromCache
+	// verdictFromForm: the key was refused by its form alone, neither
+	// cache nor database asked (cache=none).
+	verdictFromForm
+	verdictSourceCount
+)
+
+func (s verdictSource) String() string {
+	switch s {
+	case verdictFromCache:
+		return "hit"
+	case verdictFromForm:
+		return "none"
+	}
+	return "miss"
 }
 
 // refusedBy counts one request refused by a limit.

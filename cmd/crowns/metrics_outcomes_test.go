@@ -69,6 +69,10 @@ func TestServeExportsCacheKeyLimitAndGameAPIMetrics(t *testing.T) {
 		{"crowns_cache_lookups_total", map[string]string{"cache": "key_stats", "result": "miss"}, 1},
 		{"crowns_cache_lookups_total", map[string]string{"cache": "key_stats", "result": "hit"}, 1},
 		{"crowns_key_verifications_total", map[string]string{"outcome": "blacklisted"}, 0},
+		// The made-up key fails its checksum: refused by its form, not
+		// a hit of the verification cache.
+		{"crowns_key_verifications_total", map[string]string{"outcome": "unknown", "cache": "none"}, 1},
+		{"crowns_key_verifications_total", map[string]string{"outcome": "unknown", "cache": "hit"}, 0},
 		{"crowns_rate_limited_total", map[string]string{"reason": "key"}, 1},
 		{"crowns_rate_limited_total", map[string]string{"reason": "game_calls"}, 0},
 		{"crowns_upstream_calls_total", map[string]string{"endpoint": "clans", "outcome": "ok"}, 2},
