@@ -86,6 +86,17 @@ func (p *pendingKeyChanges) take(userID, action string, now time.Time) (outcome 
 	return changeConfirmed, ""
 }
 
+// drop forgets userID's request for action, confirmed but not carried
+// out (the change failed): its button, pressed later, must not say it
+// was done.
+func (p *pendingKeyChanges) drop(userID, action string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if pending, ok := p.asked[userID]; ok && pending.action == action && pending.confirmed {
+		delete(p.asked, userID)
+	}
+}
+
 func (p *pendingKeyChanges) within(at, now time.Time) bool {
 	return !now.Before(at) && now.Sub(at) <= p.window
 }

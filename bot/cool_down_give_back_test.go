@@ -41,6 +41,21 @@ func TestAKeyNotSentCanBeAskedForAgainAtOnce(t *testing.T) {
 			}
 		})
 	}
+	// The owed get is one: sent or not, the next waits, so direct
+	// messages that stay closed open no way round the cool-down.
+	t.Run("once", func(t *testing.T) {
+		d := newDesk(t, deskOptions{coolDown: 30 * time.Second})
+		d.discord.Fail(closedDirectMessages)
+		d.ask("slash", keyChannelID, developerID, "get")
+		d.clock.Advance(5 * time.Second)
+		if answer := d.ask("slash", keyChannelID, developerID, "get"); strings.Contains(answer, "wait") {
+			t.Fatalf("the owed get: %q, want it let through", answer)
+		}
+		d.clock.Advance(time.Second)
+		if answer := d.ask("slash", keyChannelID, developerID, "get"); !strings.Contains(answer, "wait 24 seconds") {
+			t.Errorf("a get after the owed one, direct messages still closed: %q, want the cool-down", answer)
+		}
+	})
 	t.Run("regenerate", func(t *testing.T) {
 		d := newDesk(t, deskOptions{coolDown: 30 * time.Second})
 		old := d.getKey(developerID)
@@ -117,6 +132,23 @@ func TestAButtonPressedAfterItsRequestWasConfirmedSaysSo(t *testing.T) {
 				t.Errorf("the button pressed a minute later: %q", answer)
 			}
 		})
+	}
+}
+
+// A confirmation whose change failed (the member was blacklisted
+// meanwhile) is not remembered as done: its button, pressed later, says
+// the key is unchanged.
+func TestAButtonOfAFailedChangeDoesNotSayItWasDone(t *testing.T) {
+	d := newDesk(t, deskOptions{})
+	key := d.getKey(developerID)
+	d.ask("slash", keyChannelID, developerID, "regenerate")
+	d.keyadmin(moderatorPerms, "blacklist", userOption(developerID), stringOption("reason", "scraping"))
+	if answer := d.ask("slash", keyChannelID, developerID, "regenerate"); !strings.Contains(answer, "can't get a developer key") {
+		t.Fatalf("confirming while blacklisted: %q", answer)
+	}
+	d.assertVerdict(key, models.ErrKeyBlacklisted)
+	if answer := d.answerText(d.press(developerID, developerID)); strings.Contains(answer, "already replaced") {
+		t.Errorf("the button after the refused change: %q, want no claim that it was done", answer)
 	}
 }
 

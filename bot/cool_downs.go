@@ -13,9 +13,12 @@ type coolDowns struct {
 	mu     sync.Mutex
 	period time.Duration
 	used   map[coolDownKey]time.Time
-	// keyOwed holds the members whose last key change ended with a key
+	// keyOwed holds the members whose last key command ended with a key
 	// the bot could not send them (direct messages closed or refused):
-	// /key get, which only sends it again, need not wait for them.
+	// their next /key get, which sends it again, need not wait for the
+	// cool-down. It is the one exception: that get, whatever becomes of
+	// it, owes nothing more, so a member gets at most one use more per
+	// period.
 	keyOwed map[string]bool
 }
 
@@ -88,10 +91,12 @@ func (c *coolDowns) oweKey(userID string, owed bool) {
 	}
 }
 
-// owesKey reports whether userID is owed a key the bot could not send
-// them.
-func (c *coolDowns) owesKey(userID string) bool {
+// takeOwedKey reports whether userID was owed a key the bot could not
+// send them, and settles the debt: the get it lets through is the one.
+func (c *coolDowns) takeOwedKey(userID string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.keyOwed[userID]
+	owed := c.keyOwed[userID]
+	delete(c.keyOwed, userID)
+	return owed
 }

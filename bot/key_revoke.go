@@ -20,6 +20,7 @@ func (b *Bot) revokeKey(ctx context.Context, who requester, style commandStyle, 
 		return ask
 	}
 	if err := b.deps.Keys.Revoke(ctx, who.userID, actorFor(who.userID), revokeReasonOwner); err != nil {
+		b.pending.drop(who.userID, subRevoke)
 		return b.keyRefusal(ctx, "revoke a key", who, err, style)
 	}
 	return answer{text: textOwnKeyRevoked(style)}

@@ -24,11 +24,14 @@ const (
 
 // getKey is "/key get": issue a key, or remind the member of theirs
 // (re-enabling it if they had left and came back), by direct message. A
-// member the bot owes a key it could not send does not wait for the
-// cool-down: that key is all a get can send them.
+// member the bot owes a key it could not send gets one get through the
+// cool-down, to receive it; one only, sent or not.
 func (b *Bot) getKey(ctx context.Context, who requester, style commandStyle) answer {
-	if wait := b.coolDowns.take(keyChanges, who.userID, b.clock.Now()); wait > 0 && !b.coolDowns.owesKey(who.userID) {
-		return answer{text: textKeyChangeCoolDown(wait)}
+	owedGet := false
+	if wait := b.coolDowns.take(keyChanges, who.userID, b.clock.Now()); wait > 0 {
+		if owedGet = b.coolDowns.takeOwedKey(who.userID); !owedGet {
+			return answer{text: textKeyChangeCoolDown(wait)}
+		}
 	}
 	issued, err := b.deps.Keys.IssueOrRemind(ctx, keys.Developer{DiscordUserID: who.userID, DisplayName: who.displayName}, actorFor(who.userID))
 	if err != nil {
@@ -41,7 +44,7 @@ func (b *Bot) getKey(ctx context.Context, who requester, style commandStyle) ans
 	case issued.Reenabled:
 		kind = deliveryReenabled
 	}
-	return b.deliver(ctx, who, issued.Key, kind, style)
+	return b.deliver(ctx, who, issued.Key, kind, style, !owedGet)
 }
 
 // regenerateKey is "/key regenerate". The first request asks for a
@@ -55,9 +58,10 @@ func (b *Bot) regenerateKey(ctx context.Context, who requester, style commandSty
 	}
 	issued, err := b.deps.Keys.Regenerate(ctx, keys.Developer{DiscordUserID: who.userID, DisplayName: who.displayName}, actorFor(who.userID))
 	if err != nil {
+		b.pending.drop(who.userID, subRegenerate)
 		return b.keyRefusal(ctx, "regenerate a key", who, err, style)
 	}
-	return b.deliver(ctx, who, issued.Key, deliveryRegenerated, style)
+	return b.deliver(ctx, who, issued.Key, deliveryRegenerated, style, true)
 }
 
 // confirmation describes a command that waits for its confirmation.
@@ -124,10 +128,10 @@ func (b *Bot) askToConfirm(ctx context.Context, who requester, style commandStyl
 
 // deliver sends the key by direct message and says in the channel how
 // that went, never with the key. A key it could not send is owed to the
-// member until a /key get sends it.
-func (b *Bot) deliver(ctx context.Context, who requester, key string, kind delivery, style commandStyle) answer {
+// member (their next /key get skips the cool-down) when mayOwe.
+func (b *Bot) deliver(ctx context.Context, who requester, key string, kind delivery, style commandStyle, mayOwe bool) answer {
 	err := b.sendDirectMessage(ctx, who.userID, textKeyMessage(key, kind, style))
-	b.coolDowns.oweKey(who.userID, err != nil)
+	b.coolDowns.oweKey(who.userID, mayOwe && err != nil)
 	switch {
 	case err == nil:
 		return answer{text: textKeySent(kind)}
