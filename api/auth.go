@@ -62,7 +62,7 @@ func (s *Server) verifyKey(c *fiber.Ctx) (keys.Identity, time.Time, error) {
 		}
 		identity, err = s.deps.Keys.VerifyAt(s.databaseCtx(c), raw, now)
 		source = verdictFromDatabase
-	case errors.Is(err, models.ErrUnknownKey) && keys.CheckFormat(raw) != nil:
+	case errors.Is(err, keys.ErrMalformedKey):
 		source = verdictFromForm
 	}
 	s.metrics.keyVerified(source, err)

@@ -18,8 +18,8 @@ type Identity struct {
 	DiscordUserID string
 }
 
-// Verify tells whose key raw is. Errors: models.ErrUnknownKey (malformed,
-// unknown, replaced or revoked), models.ErrKeyDisabled,
+// Verify tells whose key raw is. Errors: models.ErrUnknownKey (unknown,
+// replaced or revoked; ErrMalformedKey, which is one, when malformed), models.ErrKeyDisabled,
 // models.ErrKeyBlacklisted (the key or its developer), or a
 // models.UnavailableError when the database cannot answer.
 //
@@ -109,6 +109,12 @@ func (s *Service) lookupAndCache(ctx context.Context, raw string, id cacheID, no
 	return v, nil
 }
 
+// ErrMalformedKey is the verdict on a key refused by its form alone
+// (wrong length, prefix, alphabet or checksum), asking neither the cache
+// nor the database: a models.ErrUnknownKey to every caller, which a
+// caller counting where verdicts come from can tell apart.
+var ErrMalformedKey = fmt.Errorf("%w: malformed", models.ErrUnknownKey)
+
 // ErrNotCached is VerifyCached's answer for a key whose verdict only the
 // database can give: VerifyAt asks it.
 var ErrNotCached = errors.New("keys: no cached verdict")
@@ -122,8 +128,8 @@ var ErrNotCached = errors.New("keys: no cached verdict")
 var ErrVerdictExpired = fmt.Errorf("%w: the verdict of a known key expired", ErrNotCached)
 
 // VerifyCached is VerifyAt without the database: the verdict on raw when
-// it is known in memory (the cached verdict, or models.ErrUnknownKey for
-// a malformed key: wrong length, prefix, alphabet or checksum), else
+// it is known in memory (the cached verdict, or ErrMalformedKey for a
+// malformed key: wrong length, prefix, alphabet or checksum), else
 // ErrNotCached. It does no
 // I/O, so it needs no context: a caller that makes one per request makes
 // it only when this says ErrNotCached.
@@ -136,7 +142,7 @@ func (s *Service) VerifyCached(raw string, at time.Time) (Identity, error) {
 // that follows ErrNotCached.
 func (s *Service) verifyCached(raw string, now int64) (cacheID, Identity, error) {
 	if !hasKeyShape(raw) {
-		return cacheID{}, Identity{}, models.ErrUnknownKey
+		return cacheID{}, Identity{}, ErrMalformedKey
 	}
 	id := s.ring.cacheID(raw)
 	v, trusted := s.cache.get(&id, now)
@@ -148,7 +154,7 @@ func (s *Service) verifyCached(raw string, now int64) (cacheID, Identity, error)
 		return id, Identity{}, ErrVerdictExpired
 	}
 	if CheckFormat(raw) != nil {
-		return cacheID{}, Identity{}, models.ErrUnknownKey
+		return cacheID{}, Identity{}, ErrMalformedKey
 	}
 	return id, Identity{}, ErrNotCached
 }

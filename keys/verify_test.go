@@ -3,6 +3,7 @@ package keys_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/crownsdev/crowns/models/store"
@@ -168,8 +169,16 @@ func TestVerifyCachedAnswersOnlyFromMemory(t *testing.T) {
 				t.Fatalf("a key never verified: %v, want ErrNotCached", err)
 			}
 		}
-		if _, err := service.VerifyCached("crw_short", clock.Now()); !errors.Is(err, models.ErrUnknownKey) {
-			t.Fatalf("a key of the wrong shape: %v, want ErrUnknownKey", err)
+		// The issued key with another last checksum character.
+		last := "0"
+		if strings.HasSuffix(issued.Key, "0") {
+			last = "1"
+		}
+		badChecksum := strings.TrimSuffix(issued.Key, issued.Key[len(issued.Key)-1:]) + last
+		for _, malformed := range []string{"crw_short", badChecksum} {
+			if _, err := service.VerifyCached(malformed, clock.Now()); !errors.Is(err, keys.ErrMalformedKey) || !errors.Is(err, models.ErrUnknownKey) {
+				t.Fatalf("malformed key %q: %v, want ErrMalformedKey, an ErrUnknownKey", malformed, err)
+			}
 		}
 		if n := statements.Load(); n != 0 {
 			t.Fatalf("VerifyCached sent %d statements", n)
@@ -192,6 +201,9 @@ func TestVerifyCachedAnswersOnlyFromMemory(t *testing.T) {
 			t.Fatal(err)
 		}
 		expectVerify(t, service, made, models.ErrUnknownKey, "")
+		if _, err := service.VerifyCached(made, clock.Now()); !errors.Is(err, models.ErrUnknownKey) || errors.Is(err, keys.ErrMalformedKey) {
+			t.Fatalf("a well-formed unknown key, cached: %v, want ErrUnknownKey, not ErrMalformedKey", err)
+		}
 		// Past the TTL, the key that authenticated is a recheck; the
 		// blacklisted and the unknown ones are lookups like any other.
 		clock.Advance(testTTL)
