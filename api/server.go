@@ -74,7 +74,7 @@ type HealthChecker interface {
 
 // DefaultDatabaseTimeout is the longest a request waits on the database
 // before answering 503: the contract's 5 s.
-const DefaultDatabaseTimeout = 5 * time.Second
+const DefaultDatabaseTimeout = models.MaxDatabaseWait
 
 // DefaultRequestTimeout bounds the work of one request when
 // Config.RequestTimeout is zero.

@@ -76,18 +76,14 @@ func (s *Service) VerifyAt(ctx context.Context, raw string, at time.Time) (Ident
 	}
 }
 
-// maxLookupTime bounds a shared key lookup: the contract's bound of any
-// wait on the database.
-const maxLookupTime = 5 * time.Second
-
 // sharedLookupContext is the context of a lookup shared by the callers
 // that join the first, whose context is ctx: its values, but neither its
 // cancellation nor its deadline, so that the first caller leaving or
 // running out of time does not fail the others; each caller stops
-// waiting when its own context ends, and the lookup itself when
-// maxLookupTime has passed.
+// waiting when its own context ends, and the lookup itself when the
+// contract's bound of any wait on the database has passed.
 func sharedLookupContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(ctx), maxLookupTime)
+	return context.WithTimeout(context.WithoutCancel(ctx), models.MaxDatabaseWait)
 }
 
 // lookupAndCache asks the database for the verdict on raw, whose cacheID

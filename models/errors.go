@@ -61,6 +61,11 @@ func (e *ValidationError) Error() string { return e.Message }
 // Is makes errors.Is(err, ErrInvalid) true.
 func (e *ValidationError) Is(target error) bool { return target == ErrInvalid }
 
+// MaxDatabaseWait is the contract's bound of any wait on the database: an
+// answer never waits longer for it (503 instead), nor does work a request
+// started and others share.
+const MaxDatabaseWait = 5 * time.Second
+
 // UnavailableError is an ErrUnavailable that says when to try again and
 // keeps the cause for the log (never for the client).
 type UnavailableError struct {
