@@ -7,11 +7,11 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// drainGrace is how long Shutdown lets open connections end on their own
-// before the server closes those still idle: long enough for a client in
-// a loop of requests to send its next one and be told to close, short
-// enough not to hold a shutdown back.
-const drainGrace = time.Second
+// DefaultDrainGrace is how long Shutdown lets open connections end on
+// their own before the server closes those still idle (Config.DrainGrace):
+// long enough for a client in a loop of requests to send its next one and
+// be told to close, short enough not to hold a shutdown back.
+const DefaultDrainGrace = time.Second
 
 // drainPoll is how often drain looks whether every connection has closed.
 const drainPoll = 10 * time.Millisecond
@@ -30,13 +30,14 @@ func (s *Server) closeWhileDraining(next fasthttp.RequestHandler) fasthttp.Reque
 }
 
 // drain makes every answer from now on close its connection and waits
-// until no connection is open, at most drainGrace or until ctx ends. The
+// until no connection is open, at most Config.DrainGrace or until ctx
+// ends. The
 // listener still takes connections meanwhile: a client a load balancer
 // still sends here is answered, and told to close too. A connection idle
 // all that time is closed by the server's own shutdown after it.
 func (s *Server) drain(ctx context.Context) {
 	s.draining.Store(true)
-	deadline := time.NewTimer(drainGrace)
+	deadline := time.NewTimer(s.cfg.DrainGrace)
 	defer deadline.Stop()
 	poll := time.NewTicker(drainPoll)
 	defer poll.Stop()

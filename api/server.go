@@ -124,6 +124,10 @@ type Config struct {
 	// open at once (zero: DefaultMaxConnsPerAddress); one more is answered
 	// 429 and closed.
 	MaxConnsPerAddress int
+	// DrainGrace is how long Shutdown lets open connections end on their
+	// own, each told to close by its next answer, before it closes those
+	// still idle (zero: DefaultDrainGrace).
+	DrainGrace time.Duration
 	// TrustedProxies are the addresses of the proxies in front of the API
 	// (a load balancer): their connections hold no place in the
 	// per-address connection limit, and the client address of their
@@ -250,6 +254,7 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 	cfg.KeyLookupsPerSecond = cmp.Or(cfg.KeyLookupsPerSecond, DefaultKeyLookupsPerSecond)
 	cfg.GameCallsPerKey = cmp.Or(cfg.GameCallsPerKey, DefaultGameCallsPerKey)
 	cfg.MaxConnsPerAddress = cmp.Or(cfg.MaxConnsPerAddress, DefaultMaxConnsPerAddress)
+	cfg.DrainGrace = cmp.Or(cfg.DrainGrace, DefaultDrainGrace)
 	cfg.Clock = cmp.Or[models.Clock](cfg.Clock, models.SystemClock{})
 	cfg.Logger = cmp.Or(cfg.Logger, slog.New(slog.DiscardHandler))
 	s := &Server{

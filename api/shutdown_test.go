@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crownsdev/crowns/api"
 	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/models/legacy"
 )
@@ -32,6 +33,10 @@ func (g heldSearch) SearchClans(ctx context.Context, _ legacy.ClanSearchQuery) (
 func (heldSearch) PlayerBattles(context.Context, string) ([]legacy.Battle, error) {
 	return nil, models.ErrNotFound
 }
+
+// patientDrain lets connections end on their own as long as the test
+// needs: the drain ends once they have, not on the clock.
+func patientDrain(c *api.Config) { c.DrainGrace = time.Hour }
 
 // awaitDraining returns once the server at address has begun to drain:
 // a new connection's answer then says Connection: close.
@@ -82,7 +87,7 @@ func shutdownInBackground(h *harness) <-chan error {
 // connection that is closing.
 func TestShutdownClosesKeepAliveConnectionsCleanly(t *testing.T) {
 	game := heldSearch{arrived: make(chan struct{}), release: make(chan struct{})}
-	h := newHarness(t, harnessOptions{game: game})
+	h := newHarness(t, harnessOptions{game: game, config: patientDrain})
 	key := h.issue("1")
 	address, served := serveForShutdown(t, h)
 
@@ -145,7 +150,7 @@ func expectClosingAnswer(t *testing.T, what string, resp *http.Response, reader 
 // and only then closed (not closed under the request, which the client
 // would see as a reset).
 func TestShutdownTellsAnIdleKeepAliveConnectionToClose(t *testing.T) {
-	h := newHarness(t, harnessOptions{})
+	h := newHarness(t, harnessOptions{config: patientDrain})
 	address, served := serveForShutdown(t, h)
 	conn, err := net.Dial("tcp", address)
 	if err != nil {
@@ -164,4 +169,28 @@ func TestShutdownTellsAnIdleKeepAliveConnectionToClose(t *testing.T) {
 	resp := rawExchange(t, conn, reader, "GET /healthz HTTP/1.1\r\nHost: crowns\r\n\r\n")
 	_ = readBody(t, resp)
 	expectClosingAnswer(t, "the idle connection's next request", resp, reader, shutdown, served)
+}
+
+// TestShutdownClosesAConnectionStillIdleAfterTheGrace: a keep-alive
+// connection that sends nothing does not hold the shutdown back past the
+// drain's grace: the server then closes it.
+func TestShutdownClosesAConnectionStillIdleAfterTheGrace(t *testing.T) {
+	h := newHarness(t, harnessOptions{config: func(c *api.Config) { c.DrainGrace = 10 * time.Millisecond }})
+	address, served := serveForShutdown(t, h)
+	conn, err := net.Dial("tcp", address)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	reader := bufio.NewReader(conn)
+	_ = readBody(t, rawExchange(t, conn, reader, "GET /healthz HTTP/1.1\r\nHost: crowns\r\n\r\n"))
+	if err := <-shutdownInBackground(h); err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+	if n, err := reader.Read(make([]byte, 1)); n != 0 || !errors.Is(err, io.EOF) {
+		t.Fatalf("the idle connection after the shutdown gave %d bytes, %v; want it closed", n, err)
+	}
+	if err := <-served; err != nil {
+		t.Fatalf("serve: %v", err)
+	}
 }
