@@ -144,8 +144,8 @@ func (s *Server) tournamentAnswer(ctx context.Context, tag string, gameCall func
 		err = s.deps.TournamentStore.SaveRequestedTournament(saveCtx, details, s.clock.Now())
 		cancel()
 		if err != nil {
-			s.log.WarnContext(ctx, "could not store a looked-up tournament; trying again in the background", "tag", tag, "error", err)
-			s.tournamentSaves.retry(details, s.clock.Now())
+			retried := s.tournamentSaves.retry(details, s.clock.Now(), err)
+			s.log.WarnContext(ctx, "could not store a looked-up tournament", "tag", tag, "triedAgainLater", retried, "error", err)
 		}
 		body, err := json.Marshal(legacy.NewTournament(details))
 		if err != nil {

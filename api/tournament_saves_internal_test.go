@@ -13,6 +13,9 @@ import (
 	"github.com/crownsdev/crowns/models"
 )
 
+// errLocked is the failure of a write the database could not take.
+var errLocked = models.Unavailable("database", 0, errors.New("database is locked"))
+
 // failingTournamentStore fails its first failures writes, then keeps
 // what it is given.
 type failingTournamentStore struct {
@@ -27,7 +30,7 @@ func (f *failingTournamentStore) SaveRequestedTournament(_ context.Context, deta
 	defer f.mu.Unlock()
 	f.writes++
 	if f.writes <= f.failures {
-		return models.Unavailable("database", 0, errors.New("database is locked"))
+		return errLocked
 	}
 	if f.saved == nil {
 		f.saved = make(map[string]models.TournamentDetails)
@@ -55,9 +58,9 @@ func TestALookedUpTournamentWhoseWriteFailedIsStoredLater(t *testing.T) {
 		saves := newTournamentSaves(store, slog.New(slog.DiscardHandler), time.Second)
 		defer saves.close()
 		seen := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
-		saves.retry(models.TournamentDetails{Tag: "2PP", Name: "first look"}, seen)
+		saves.retry(models.TournamentDetails{Tag: "2PP", Name: "first look"}, seen, errLocked)
 		synctest.Wait()
-		saves.retry(models.TournamentDetails{Tag: "2PP", Name: "second look"}, seen.Add(time.Minute))
+		saves.retry(models.TournamentDetails{Tag: "2PP", Name: "second look"}, seen.Add(time.Minute), errLocked)
 		time.Sleep(10 * time.Minute) // in the bubble: the backoff's waits pass at once
 		synctest.Wait()
 		writes, saved := store.state()
@@ -75,7 +78,7 @@ func TestStoppedTournamentSavesSayWhatWasNotStored(t *testing.T) {
 		var logMu sync.Mutex
 		store := &failingTournamentStore{failures: 1 << 30}
 		saves := newTournamentSaves(store, slog.New(slog.NewTextHandler(&lockedWriter{w: &log, mu: &logMu}, nil)), time.Second)
-		saves.retry(models.TournamentDetails{Tag: "2PP"}, time.Now())
+		saves.retry(models.TournamentDetails{Tag: "2PP"}, time.Now(), errLocked)
 		time.Sleep(5 * time.Minute)
 		saves.close()
 		logMu.Lock()
@@ -99,4 +102,23 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// Only writes the database could not take are tried again: one it
+// refused for another reason is not, nor one after the saves closed.
+func TestOnlyUnavailableTournamentWritesAreTriedAgain(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := &failingTournamentStore{}
+		saves := newTournamentSaves(store, slog.New(slog.DiscardHandler), time.Second)
+		if saves.retry(models.TournamentDetails{Tag: "2PP"}, time.Now(), errors.New("constraint violated")) {
+			t.Error("a write refused for another reason than an unavailable database is tried again")
+		}
+		saves.close()
+		if saves.retry(models.TournamentDetails{Tag: "2PP"}, time.Now(), errLocked) {
+			t.Error("a write is tried again after the saves closed")
+		}
+		if writes, _ := store.state(); writes != 0 {
+			t.Errorf("%d writes, want none", writes)
+		}
+	})
 }

@@ -21,7 +21,9 @@ import (
 // up in full is not written (the row affected is none): its status
 // without the start or end time that goes with it would leave the row
 // inconsistent, ended with no end time say. markStatusMoved makes such a
-// row due for a lookup instead.
+// row due for a lookup instead. Nor is a sighting older than the one
+// stored (a write tried again late, say): it would take the row back in
+// time. markRequested still marks such a sighting's request.
 const upsertTournament = `INSERT INTO tournaments (tag, type, status, name, description, capacity, max_capacity,
 		preparation_duration, duration, create_time, start_time, end_time, updated_at, looked_up_at,
 		requested_at, expected_change_at, claimed_by, claimed_until)
@@ -37,8 +39,13 @@ const upsertTournament = `INSERT INTO tournaments (tag, type, status, name, desc
 		requested_at = COALESCE(excluded.requested_at, tournaments.requested_at),
 		expected_change_at = excluded.expected_change_at,
 		claimed_by = '', claimed_until = NULL
-	WHERE excluded.looked_up_at IS NOT NULL OR tournaments.looked_up_at IS NULL
-		OR excluded.status = tournaments.status`
+	WHERE (excluded.looked_up_at IS NOT NULL OR tournaments.looked_up_at IS NULL
+		OR excluded.status = tournaments.status)
+		AND tournaments.updated_at <= excluded.updated_at`
+
+// markRequested marks a tournament requested (see upsertTournament) when a
+// client's lookup was not written over a newer sighting.
+const markRequested = `UPDATE tournaments SET requested_at = ? WHERE tag = ? AND requested_at IS NULL`
 
 // markStatusMoved makes a tournament looked up in full, whose status a
 // search result at seenAt reported differently, due for a lookup at once:
@@ -103,10 +110,15 @@ func (s *Store) save(ctx context.Context, tournaments []models.TournamentDetails
 			if res.Error != nil {
 				return fmt.Errorf("save tournament %s: %w", tournament.Tag, res.Error)
 			}
-			if res.RowsAffected == 0 && how == sightingSearch {
+			switch {
+			case res.RowsAffected == 0 && how == sightingSearch:
 				err := tx.Exec(markStatusMoved, seenAt.Unix(), tournament.Tag, tournament.Status, models.TournamentEnded).Error
 				if err != nil {
 					return fmt.Errorf("mark tournament %s due: %w", tournament.Tag, err)
+				}
+			case res.RowsAffected == 0 && how == sightingRequest:
+				if err := tx.Exec(markRequested, seenAt.Unix(), tournament.Tag).Error; err != nil {
+					return fmt.Errorf("mark tournament %s requested: %w", tournament.Tag, err)
 				}
 			}
 		}

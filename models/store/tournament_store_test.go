@@ -352,6 +352,33 @@ func TestOnlyRequestedTournamentsAreKnown(t *testing.T) {
 	})
 }
 
+// A client's lookup written late (after its first write failed) does not
+// take the stored tournament back in time, but still makes it known.
+func TestALateWriteOfALookupKeepsTheNewerSighting(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		ctx := context.Background()
+		running := testTournament(tagOf(1), models.TournamentTypeOpen, models.TournamentInProgress, 10, 50)
+		ended := testTournament(tagOf(1), models.TournamentTypeOpen, models.TournamentEnded, 12, 50)
+		if err := db.SaveLookedUpTournament(ctx, ended, tournamentEpoch.Add(2*time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.SaveRequestedTournament(ctx, running, tournamentEpoch); err != nil {
+			t.Fatal(err)
+		}
+		records, err := db.ListTournaments(ctx, nil, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(records) != 1 || records[0].Status != models.TournamentEnded || records[0].Capacity != 12 ||
+			!records[0].UpdatedAt.Equal(tournamentEpoch.Add(2*time.Minute)) {
+			t.Fatalf("stored %+v, want the newer sighting (ended, 12 players) kept", records)
+		}
+		if known := listTags(t, db, models.TournamentKnown); !slices.Equal(known, []string{running.Tag}) {
+			t.Fatalf("known %v, want the looked-up tournament", known)
+		}
+	})
+}
+
 func TestListsHoldAtMostAHundred(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		ctx := context.Background()
