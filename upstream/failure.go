@@ -28,8 +28,11 @@ const (
 const refusedTokenMessage = "the game API refused our token: check CROWNS_UPSTREAM_TOKEN and the token's allowed IP addresses"
 
 // defaultInvalidMessage is the caller-safe text of a 400 when the call
-// names none of its own: the calls without one take a tag alone (a clan,
-// a player, a tournament), in the contract's words for a bad value.
+// names none of its own, in the contract's words for a bad value: the
+// calls a client's request makes without one take a tag alone (a clan, a
+// player, a tournament). The catalog's lists take nothing a client chose,
+// and only the background refresh calls them: their 400 reaches no
+// client.
 const defaultInvalidMessage = "invalid value for 'tag': the game API does not take it"
 
 // failure is a failed attempt, judged: the error for the caller, whether
