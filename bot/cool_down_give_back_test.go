@@ -56,6 +56,25 @@ func TestAKeyNotSentCanBeAskedForAgainAtOnce(t *testing.T) {
 			t.Errorf("a get after the owed one, direct messages still closed: %q, want the cool-down", answer)
 		}
 	})
+	// The owed get only reminds: a key revoked meanwhile leaves nothing
+	// to send, and a new key would be a change, posted to the log
+	// channel, within the cool-down.
+	t.Run("revoked meanwhile", func(t *testing.T) {
+		d := newDesk(t, deskOptions{coolDown: 30 * time.Second, logChannel: logChannelID})
+		d.discord.Fail(closedDirectMessages)
+		d.ask("slash", keyChannelID, developerID, "get")
+		d.keyadmin(moderatorPerms, "revoke", userOption(developerID))
+		d.clock.Advance(2 * time.Second)
+		if answer := d.ask("slash", keyChannelID, developerID, "get"); !strings.Contains(answer, "wait 28 seconds") {
+			t.Errorf("a get 2 s later, the owed key revoked: %q, want the cool-down", answer)
+		}
+		if _, err := d.bot.PostPendingEvents(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if posts := strings.Join(d.channelPosts(logChannelID), "\n"); strings.Count(posts, "Key issued") != 1 {
+			t.Errorf("log channel: %q, want one key issued", posts)
+		}
+	})
 	t.Run("regenerate", func(t *testing.T) {
 		d := newDesk(t, deskOptions{coolDown: 30 * time.Second})
 		old := d.getKey(developerID)
@@ -135,20 +154,39 @@ func TestAButtonPressedAfterItsRequestWasConfirmedSaysSo(t *testing.T) {
 	}
 }
 
-// A confirmation whose change failed (the member was blacklisted
-// meanwhile) is not remembered as done: its button, pressed later, says
-// the key is unchanged.
+// A confirmation whose change failed (the member blacklisted meanwhile,
+// or the database gone) is not remembered as done: its button, pressed
+// later, does not claim the change was made.
 func TestAButtonOfAFailedChangeDoesNotSayItWasDone(t *testing.T) {
-	d := newDesk(t, deskOptions{})
-	key := d.getKey(developerID)
-	d.ask("slash", keyChannelID, developerID, "regenerate")
-	d.keyadmin(moderatorPerms, "blacklist", userOption(developerID), stringOption("reason", "scraping"))
-	if answer := d.ask("slash", keyChannelID, developerID, "regenerate"); !strings.Contains(answer, "can't get a developer key") {
-		t.Fatalf("confirming while blacklisted: %q", answer)
+	blacklist := func(d *desk) {
+		d.keyadmin(moderatorPerms, "blacklist", userOption(developerID), stringOption("reason", "scraping"))
 	}
-	d.assertVerdict(key, models.ErrKeyBlacklisted)
-	if answer := d.answerText(d.press(developerID, developerID)); strings.Contains(answer, "already replaced") {
-		t.Errorf("the button after the refused change: %q, want no claim that it was done", answer)
+	closeDatabase := func(d *desk) {
+		if err := d.db.Close(); err != nil {
+			d.t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct {
+		name, command string
+		meantime      func(d *desk)
+		press         func(d *desk) string
+	}{
+		{"regenerate, blacklisted", "regenerate", blacklist, func(d *desk) string { return d.answerText(d.press(developerID, developerID)) }},
+		{"regenerate, database gone", "regenerate", closeDatabase, func(d *desk) string { return d.answerText(d.press(developerID, developerID)) }},
+		{"revoke, database gone", "revoke", closeDatabase, pressRevoke},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := newDesk(t, deskOptions{})
+			d.getKey(developerID)
+			d.ask("slash", keyChannelID, developerID, tt.command)
+			tt.meantime(d)
+			if answer := d.ask("slash", keyChannelID, developerID, tt.command); strings.Contains(answer, "Done") || strings.Contains(answer, "new key") {
+				t.Fatalf("confirming: %q, want a refusal", answer)
+			}
+			if answer := tt.press(d); strings.Contains(answer, "already") {
+				t.Errorf("the button after the refused change: %q, want no claim that it was done", answer)
+			}
+		})
 	}
 }
 

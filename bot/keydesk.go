@@ -25,11 +25,12 @@ const (
 // getKey is "/key get": issue a key, or remind the member of theirs
 // (re-enabling it if they had left and came back), by direct message. A
 // member the bot owes a key it could not send gets one get through the
-// cool-down, to receive it; one only, sent or not.
+// cool-down, to receive it, sent or not: a reminder of their active key
+// only, which changes nothing and posts nothing.
 func (b *Bot) getKey(ctx context.Context, who requester, style commandStyle) answer {
 	owedGet := false
 	if wait := b.coolDowns.take(keyChanges, who.userID, b.clock.Now()); wait > 0 {
-		if owedGet = b.coolDowns.takeOwedKey(who.userID); !owedGet {
+		if owedGet = b.coolDowns.takeOwedKey(who.userID) && b.hasActiveKey(ctx, who.userID); !owedGet {
 			return answer{text: textKeyChangeCoolDown(wait)}
 		}
 	}
@@ -45,6 +46,13 @@ func (b *Bot) getKey(ctx context.Context, who requester, style commandStyle) ans
 		kind = deliveryReenabled
 	}
 	return b.deliver(ctx, who, issued.Key, kind, style, !owedGet)
+}
+
+// hasActiveKey reports whether the member has an active key, which a get
+// only reminds them of; false when it cannot tell.
+func (b *Bot) hasActiveKey(ctx context.Context, userID string) bool {
+	info, err := b.deps.Keys.Info(ctx, userID)
+	return err == nil && info.State == models.DeveloperActive
 }
 
 // regenerateKey is "/key regenerate". The first request asks for a
