@@ -140,11 +140,12 @@ func (s *Server) tournamentAnswer(ctx context.Context, tag string, gameCall func
 		if err != nil {
 			return nil, err
 		}
+		seenAt := s.clock.Now()
 		saveCtx, cancel := context.WithTimeout(ctx, s.cfg.DatabaseTimeout)
-		err = s.deps.TournamentStore.SaveRequestedTournament(saveCtx, details, s.clock.Now())
+		err = s.deps.TournamentStore.SaveRequestedTournament(saveCtx, details, seenAt)
 		cancel()
 		if err != nil {
-			retried := s.tournamentSaves.retry(details, s.clock.Now(), err)
+			retried := s.tournamentSaves.retry(details, seenAt, err)
 			s.log.WarnContext(ctx, "could not store a looked-up tournament", "tag", tag, "triedAgainLater", retried, "error", err)
 		}
 		body, err := json.Marshal(legacy.NewTournament(details))

@@ -102,16 +102,16 @@ func (t *tournamentSaves) loop(tag string) {
 		err := t.store.SaveRequestedTournament(ctx, save.details, save.seenAt)
 		cancel()
 		switch {
-		case err != nil && !errors.Is(err, models.ErrUnavailable):
-			t.log.Error("could not store a looked-up tournament; not trying again", "tag", tag, "tries", failures+1, "error", err)
-			t.mu.Lock()
-			delete(t.pending, tag) // a newer lookup too: the loop ends here
-			t.mu.Unlock()
-			return
+		case err != nil && t.ctx.Err() != nil:
+			// Closed during the write: the wait above says so next.
+		case err != nil && errors.Is(err, models.ErrUnavailable):
+			t.log.Warn("could not store a looked-up tournament; trying again", "tag", tag, "tries", failures+1, "error", err)
 		case err != nil:
-			if t.ctx.Err() == nil {
-				t.log.Warn("could not store a looked-up tournament; trying again", "tag", tag, "tries", failures+1, "error", err)
+			t.log.Error("could not store a looked-up tournament; not trying again", "tag", tag, "tries", failures+1, "error", err)
+			if t.forget(tag, save.lookup) {
+				return
 			}
+			failures = 0 // a newer lookup came meanwhile: try it afresh
 		case t.forget(tag, save.lookup):
 			t.log.Info("stored a looked-up tournament after its write failed", "tag", tag, "tries", failures+1)
 			return
@@ -132,8 +132,11 @@ func (t *tournamentSaves) forget(tag string, lookup uint64) bool {
 	return true
 }
 
-// close stops the retries and waits for them to end.
+// close stops the retries and waits for them to end. Stopping under the
+// lock orders it with retry's check: no loop starts after it.
 func (t *tournamentSaves) close() {
+	t.mu.Lock()
 	t.stop()
+	t.mu.Unlock()
 	t.wg.Wait()
 }

@@ -122,3 +122,92 @@ func TestOnlyUnavailableTournamentWritesAreTriedAgain(t *testing.T) {
 		}
 	})
 }
+
+// funcTournamentStore writes through save.
+type funcTournamentStore struct {
+	save func(ctx context.Context, details models.TournamentDetails) error
+}
+
+func (f funcTournamentStore) SaveRequestedTournament(ctx context.Context, details models.TournamentDetails, _ time.Time) error {
+	return f.save(ctx, details)
+}
+
+func (funcTournamentStore) ListTournaments(context.Context, []models.TournamentPredicate, int) ([]models.TournamentRecord, error) {
+	return nil, nil
+}
+
+// A write the close cancels is a write not stored before the server
+// stopped (a warning), not a refusal of the database (an error).
+func TestATournamentWriteCancelledByCloseIsLoggedAsNotStored(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var log strings.Builder
+		var logMu sync.Mutex
+		writing := make(chan struct{}, 1)
+		store := funcTournamentStore{save: func(ctx context.Context, _ models.TournamentDetails) error {
+			writing <- struct{}{}
+			<-ctx.Done()
+			return ctx.Err()
+		}}
+		saves := newTournamentSaves(store, slog.New(slog.NewTextHandler(&lockedWriter{w: &log, mu: &logMu}, nil)), time.Hour)
+		saves.retry(models.TournamentDetails{Tag: "2PP"}, time.Now(), errLocked)
+		<-writing
+		saves.close()
+		logMu.Lock()
+		defer logMu.Unlock()
+		if !strings.Contains(log.String(), "was not stored before the server stopped") || strings.Contains(log.String(), "not trying again") {
+			t.Fatalf("log:\n%s", log.String())
+		}
+	})
+}
+
+// A lookup that arrives while the write of an older one is under way is
+// written, even when that older write is refused for good.
+func TestANewerLookupOutlivesARefusedOlderWrite(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		var mu sync.Mutex
+		var stored []string
+		store := funcTournamentStore{save: func(_ context.Context, details models.TournamentDetails) error {
+			if details.Name == "first look" {
+				<-release
+				return errors.New("constraint violated")
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			stored = append(stored, details.Name)
+			return nil
+		}}
+		saves := newTournamentSaves(store, slog.New(slog.DiscardHandler), time.Second)
+		defer saves.close()
+		saves.retry(models.TournamentDetails{Tag: "2PP", Name: "first look"}, time.Now(), errLocked)
+		time.Sleep(5 * time.Second) // the first retry's write is under way
+		synctest.Wait()
+		if !saves.retry(models.TournamentDetails{Tag: "2PP", Name: "second look"}, time.Now(), errLocked) {
+			t.Fatal("the newer lookup was not taken")
+		}
+		close(release)
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		if len(stored) != 1 || stored[0] != "second look" {
+			t.Fatalf("stored %v, want the second look", stored)
+		}
+	})
+}
+
+// retry and close may run at once (a lookup outliving its request ends as
+// the server stops): no loop starts after close, and none is left behind.
+func TestTournamentRetriesAndCloseMayRace(t *testing.T) {
+	for range 200 {
+		saves := newTournamentSaves(&failingTournamentStore{failures: 1 << 30}, slog.New(slog.DiscardHandler), time.Second)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			saves.retry(models.TournamentDetails{Tag: "2PP"}, time.Now(), errLocked)
+		}()
+		saves.close()
+		<-done
+		saves.close() // waits for a loop the retry may have started first
+	}
+}

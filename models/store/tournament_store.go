@@ -21,9 +21,11 @@ import (
 // up in full is not written (the row affected is none): its status
 // without the start or end time that goes with it would leave the row
 // inconsistent, ended with no end time say. markStatusMoved makes such a
-// row due for a lookup instead. Nor is a sighting older than the one
-// stored (a write tried again late, say): it would take the row back in
-// time. markRequested still marks such a sighting's request.
+// row due for a lookup instead. Nor is a client's lookup older than the
+// full lookup stored (its write tried again late): it would take the row
+// back in time; markRequested still marks its request. Other sightings
+// are written as they come (a refresher's lookup must land, and release
+// its lease, whatever a search on a replica whose clock runs ahead wrote).
 const upsertTournament = `INSERT INTO tournaments (tag, type, status, name, description, capacity, max_capacity,
 		preparation_duration, duration, create_time, start_time, end_time, updated_at, looked_up_at,
 		requested_at, expected_change_at, claimed_by, claimed_until)
@@ -41,10 +43,11 @@ const upsertTournament = `INSERT INTO tournaments (tag, type, status, name, desc
 		claimed_by = '', claimed_until = NULL
 	WHERE (excluded.looked_up_at IS NOT NULL OR tournaments.looked_up_at IS NULL
 		OR excluded.status = tournaments.status)
-		AND tournaments.updated_at <= excluded.updated_at`
+		AND (excluded.requested_at IS NULL OR tournaments.looked_up_at IS NULL
+			OR tournaments.looked_up_at <= excluded.looked_up_at)`
 
 // markRequested marks a tournament requested (see upsertTournament) when a
-// client's lookup was not written over a newer sighting.
+// client's lookup was not written over a newer full lookup.
 const markRequested = `UPDATE tournaments SET requested_at = ? WHERE tag = ? AND requested_at IS NULL`
 
 // markStatusMoved makes a tournament looked up in full, whose status a

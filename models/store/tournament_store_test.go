@@ -379,6 +379,33 @@ func TestALateWriteOfALookupKeepsTheNewerSighting(t *testing.T) {
 	})
 }
 
+// A refresher's lookup is written even when a search on a replica whose
+// clock runs ahead stored a later sighting meanwhile: only a client's
+// late write gives way, and only to a newer full lookup.
+func TestARefreshLandsOverASearchFromAClockAhead(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		ctx := context.Background()
+		preparing := testTournament(tagOf(1), models.TournamentTypeOpen, models.TournamentInPreparation, 10, 50)
+		running := testTournament(tagOf(1), models.TournamentTypeOpen, models.TournamentInProgress, 11, 50)
+		if err := db.SaveLookedUpTournament(ctx, preparing, tournamentEpoch); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.SaveDiscoveredTournaments(ctx, []models.TournamentDetails{preparing}, tournamentEpoch.Add(2*time.Minute+time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.SaveLookedUpTournament(ctx, running, tournamentEpoch.Add(2*time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		records, err := db.ListTournaments(ctx, nil, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(records) != 1 || records[0].Status != models.TournamentInProgress || records[0].Capacity != 11 {
+			t.Fatalf("stored %+v, want the refresher's lookup (in progress, 11 players)", records)
+		}
+	})
+}
+
 func TestListsHoldAtMostAHundred(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		ctx := context.Background()
