@@ -39,6 +39,9 @@ type Bot struct {
 	// auditNudge wakes the audit loop when this process commits a key
 	// transition, so the log channel hears of it without waiting a poll.
 	auditNudge chan struct{}
+	// disconnected hears that the gateway connection was lost (or
+	// closed), so that Run connects again.
+	disconnected chan struct{}
 	// reconciling lets one reconciliation run at a time.
 	reconciling sync.Mutex
 	inFlight    inFlight
@@ -65,6 +68,9 @@ func New(cfg Config, deps Dependencies) (*Bot, error) {
 	// The bot reads no cached state; tracking every member of a large
 	// server would only cost memory.
 	session.StateEnabled = false
+	// A lost gateway is reconnected by Run, with the house backoff, not by
+	// discordgo's own loop (its waits double to ten minutes, unjittered).
+	session.ShouldReconnectOnError = false
 	if cfg.HTTPClient != nil {
 		session.Client = cfg.HTTPClient
 	}
@@ -73,15 +79,16 @@ func New(cfg Config, deps Dependencies) (*Bot, error) {
 		return nil, fmt.Errorf("bot: metrics: %w", err)
 	}
 	return &Bot{
-		cfg:        cfg,
-		deps:       deps,
-		log:        cfg.Logger.With("role", "bot"),
-		clock:      cfg.Clock,
-		session:    session,
-		pending:    newPendingKeyChanges(regenerateConfirmWindow),
-		coolDowns:  newCoolDowns(cfg.CommandCoolDown),
-		auditNudge: make(chan struct{}, 1),
-		metrics:    metrics,
+		cfg:          cfg,
+		deps:         deps,
+		log:          cfg.Logger.With("role", "bot"),
+		clock:        cfg.Clock,
+		session:      session,
+		pending:      newPendingKeyChanges(regenerateConfirmWindow),
+		coolDowns:    newCoolDowns(cfg.CommandCoolDown),
+		auditNudge:   make(chan struct{}, 1),
+		disconnected: make(chan struct{}, 1),
+		metrics:      metrics,
 	}, nil
 }
 
@@ -91,7 +98,8 @@ func New(cfg Config, deps Dependencies) (*Bot, error) {
 // refuses the token or the privileged intents, Run logs one instruction
 // saying what to fix and returns nil at once: a bot that cannot connect
 // must not take the API down with it. An unreachable gateway is retried
-// until ctx ends. Run may be called once.
+// until ctx ends, and a connection lost later is made again, both with
+// the house backoff. Run may be called once.
 func (b *Bot) Run(ctx context.Context) error {
 	if !b.started.CompareAndSwap(false, true) {
 		return errors.New("bot: Run called twice")
@@ -118,7 +126,7 @@ func (b *Bot) Run(ctx context.Context) error {
 		defer close(alertsDone)
 		b.alertLoop(ctx)
 	}()
-	<-ctx.Done()
+	b.stayConnected(ctx)
 	if err := b.session.Close(); err != nil {
 		b.log.Warn("closing the Discord gateway failed", "error", err)
 	}
@@ -142,6 +150,7 @@ func (b *Bot) addHandlers(ctx context.Context) func() {
 		})
 	}
 	removers := []func(){
+		b.session.AddHandler(func(_ *discordgo.Session, _ *discordgo.Disconnect) { b.noteDisconnect() }),
 		b.session.AddHandler(func(_ *discordgo.Session, e *discordgo.Ready) {
 			b.dispatch(func() { b.HandleReady(ctx, e) })
 		}),

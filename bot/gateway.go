@@ -35,8 +35,16 @@ func (b *Bot) checkToken(ctx context.Context) string {
 func (b *Bot) openGateway(ctx context.Context) bool {
 	retry := backoff.Policy{First: b.cfg.ReconnectDelay, Max: maxRetryDelay}
 	for failures := 1; ctx.Err() == nil; failures++ {
+		// The closing of a connection lost or an attempt failed before
+		// this one is no news now. (Handlers run on goroutines of their
+		// own: one may still arrive after this attempt connects; the next
+		// attempt then finds the gateway open, and so connected.)
+		select {
+		case <-b.disconnected:
+		default:
+		}
 		err := b.session.Open()
-		if err == nil {
+		if err == nil || errors.Is(err, discordgo.ErrWSAlreadyOpen) {
 			b.log.Info("connected to the Discord gateway")
 			return true
 		}
@@ -51,6 +59,36 @@ func (b *Bot) openGateway(ctx context.Context) bool {
 		}
 	}
 	return false
+}
+
+// stayConnected connects the gateway again, with the house backoff, each
+// time the connection is lost, until ctx ends. When Discord refuses the
+// bot meanwhile (the instruction is logged), it waits for ctx alone.
+func (b *Bot) stayConnected(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-b.disconnected:
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		b.log.Warn("lost the Discord gateway; reconnecting")
+		if !b.openGateway(ctx) {
+			<-ctx.Done()
+			return
+		}
+	}
+}
+
+// noteDisconnect tells stayConnected that the gateway connection closed;
+// it never blocks the session's event loop.
+func (b *Bot) noteDisconnect() {
+	select {
+	case b.disconnected <- struct{}{}:
+	default:
+	}
 }
 
 // refusalOf returns the operator instruction for an error by which

@@ -163,3 +163,27 @@ func TestRunTwiceIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A gateway connection lost after it was made is made again, through the
+// bot's own retries (the house backoff), as many times as it is lost.
+func TestRunReconnectsALostGateway(t *testing.T) {
+	d := newDesk(t, deskOptions{reconnectDelay: time.Millisecond})
+	d.discord.SetGateway(discordtest.GatewayScript{GuildIDs: []string{guildID}, DropConnections: 2})
+	stop := d.run()
+	deadline := time.Now().Add(awaitTimeout)
+	for len(d.discord.Identifies()) < 3 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d gateway connections, want 3 (two lost, then one kept):\n%s", len(d.discord.Identifies()), d.logs.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if lost := strings.Count(d.logs.String(), "lost the Discord gateway; reconnecting"); lost != 2 {
+		t.Errorf("logged %d reconnections, want 2:\n%s", lost, d.logs.String())
+	}
+	if n := len(d.discord.Identifies()); n != 3 {
+		t.Errorf("%d gateway connections, want 3: the kept one was left", n)
+	}
+}

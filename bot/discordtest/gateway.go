@@ -14,12 +14,15 @@ import (
 // hello and the client's identify it either closes with CloseCode, or
 // (CloseCode 0) sends READY for the bot user and application, listing
 // GuildIDs, then Events in order, and then answers heartbeats until the
-// client leaves.
+// client leaves. The first DropConnections connections are dropped after
+// their events instead, without a close frame, as a network failure
+// drops them.
 type GatewayScript struct {
-	CloseCode     int
-	ApplicationID string
-	GuildIDs      []string
-	Events        []GatewayEvent
+	CloseCode       int
+	ApplicationID   string
+	GuildIDs        []string
+	Events          []GatewayEvent
+	DropConnections int
 }
 
 // GatewayEvent is a dispatch the fake gateway sends, such as
@@ -113,6 +116,15 @@ func (s *Server) serveGateway(w http.ResponseWriter, req *http.Request) {
 		if err != nil || conn.WriteJSON(gatewayFrame{Op: 0, Type: event.Type, Sequence: int64(i + 2), Data: data}) != nil {
 			return
 		}
+	}
+	s.mu.Lock()
+	drop := s.dropped < script.DropConnections
+	if drop {
+		s.dropped++
+	}
+	s.mu.Unlock()
+	if drop {
+		return // the deferred Close drops the connection
 	}
 	for {
 		var frame gatewayFrame

@@ -45,6 +45,9 @@ type Server struct {
 	nextID   int64
 	gateway  GatewayScript
 	identify []Identify
+	// dropped counts the connections the gateway dropped (see
+	// GatewayScript.DropConnections).
+	dropped int
 	// botUser is who GET /users/@me says the bot is.
 	botUser discordgo.User
 }
