@@ -32,8 +32,6 @@ type responseCache struct {
 	budget int64
 	clock  models.Clock
 	flight singleflight.Group
-	// waiting counts callers blocked on a shared call.
-	waiting atomic.Int64
 
 	seed   maphash.Seed
 	shards []cacheShard
@@ -251,8 +249,6 @@ func (c *responseCache) fetchSlot(ctx context.Context, now time.Time, slot cache
 		c.put(slot, answer, generation)
 		return answer, nil
 	})
-	c.waiting.Add(1)
-	defer c.waiting.Add(-1)
 	select {
 	case <-ctx.Done():
 		return nil, false, ctx.Err()

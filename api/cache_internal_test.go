@@ -9,56 +9,54 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/crownsdev/crowns/models"
 )
 
 func TestConcurrentMissesShareOneCall(t *testing.T) {
-	cache := newResponseCache(time.Minute, 1<<20, models.NewManualClock(time.Unix(0, 0)))
-	var calls atomic.Int32
-	release := make(chan struct{})
-	produce := func(context.Context) (*cachedAnswer, error) {
-		calls.Add(1)
-		<-release
-		return newCachedAnswer([]byte(`[]`)), nil
-	}
-	const callers = 16
-	var wg sync.WaitGroup
-	hits := make(chan bool, callers)
-	for range callers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, hit, err := cache.fetch(context.Background(), cache.clock.Now(), "k", time.Second, nil, produce)
-			if err != nil {
-				t.Error(err)
+	// In a synctest bubble, synctest.Wait returns once every caller is
+	// blocked: on the shared call, or on a call of its own.
+	synctest.Test(t, func(t *testing.T) {
+		cache := newResponseCache(time.Minute, 1<<20, models.NewManualClock(time.Unix(0, 0)))
+		var calls atomic.Int32
+		release := make(chan struct{})
+		produce := func(context.Context) (*cachedAnswer, error) {
+			calls.Add(1)
+			<-release
+			return newCachedAnswer([]byte(`[]`)), nil
+		}
+		const callers = 16
+		var wg sync.WaitGroup
+		hits := make(chan bool, callers)
+		for range callers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, hit, err := cache.fetch(context.Background(), cache.clock.Now(), "k", time.Second, nil, produce)
+				if err != nil {
+					t.Error(err)
+				}
+				hits <- hit
+			}()
+		}
+		synctest.Wait()
+		if n := calls.Load(); n != 1 {
+			t.Fatalf("%d concurrent misses produced %d times, want 1", callers, n)
+		}
+		close(release)
+		wg.Wait()
+		close(hits)
+		for hit := range hits {
+			if hit {
+				t.Fatal("a caller that waited on the shared call reported a cache hit")
 			}
-			hits <- hit
-		}()
-	}
-	// Every caller is blocked on the one shared call before it is let go.
-	deadline := time.Now().Add(time.Minute)
-	for cache.waiting.Load() < callers {
-		if time.Now().After(deadline) {
-			t.Fatalf("only %d of %d callers reached the shared call", cache.waiting.Load(), callers)
 		}
-		time.Sleep(time.Millisecond)
-	}
-	close(release)
-	wg.Wait()
-	close(hits)
-	for hit := range hits {
-		if hit {
-			t.Fatal("a caller that waited on the shared call reported a cache hit")
+		if _, hit, _ := cache.fetch(context.Background(), cache.clock.Now(), "k", time.Second, nil, produce); !hit {
+			t.Fatal("the shared answer was not cached")
 		}
-	}
-	if n := calls.Load(); n != 1 {
-		t.Fatalf("%d concurrent misses produced %d times, want 1", callers, n)
-	}
-	if _, hit, _ := cache.fetch(context.Background(), cache.clock.Now(), "k", time.Second, nil, produce); !hit {
-		t.Fatal("the shared answer was not cached")
-	}
+	})
 }
 
 func TestFailuresAreNotCached(t *testing.T) {
