@@ -53,13 +53,13 @@ type Config struct {
 	// TickInterval is how often Run ticks.
 	TickInterval time.Duration
 	// Lease is how long a claimed job is this replica's; after it another
-	// replica may take the job over. Must exceed FetchTimeout.
+	// replica may take the job over. Must exceed UpstreamTimeout.
 	Lease time.Duration
-	// FetchTimeout bounds one upstream fetch: the game API client's own
+	// UpstreamTimeout bounds one upstream fetch: the game API client's own
 	// bound on a call, retries included (crowns serve passes
 	// CROWNS_UPSTREAM_TIMEOUT; default upstream.DefaultTimeout), so that
 	// the lease is checked against what a fetch may really take.
-	FetchTimeout time.Duration
+	UpstreamTimeout time.Duration
 	// BackoffMin and BackoffMax bound the wait before retrying a failed
 	// fetch: it doubles per attempt, with jitter, between the two.
 	BackoffMin, BackoffMax time.Duration
@@ -85,7 +85,7 @@ func (c Config) withDefaults() (Config, error) {
 	c.SnapshotRatePerSecond = cmp.Or(c.SnapshotRatePerSecond, DefaultSnapshotRatePerSecond)
 	c.TickInterval = cmp.Or(c.TickInterval, DefaultTickInterval)
 	c.Lease = cmp.Or(c.Lease, DefaultLease)
-	c.FetchTimeout = cmp.Or(c.FetchTimeout, upstream.DefaultTimeout)
+	c.UpstreamTimeout = cmp.Or(c.UpstreamTimeout, upstream.DefaultTimeout)
 	c.BackoffMin = cmp.Or(c.BackoffMin, DefaultBackoffMin)
 	c.BackoffMax = cmp.Or(c.BackoffMax, DefaultBackoffMax)
 	c.HistoryRetentionDays = cmp.Or(c.HistoryRetentionDays, DefaultHistoryRetentionDays)
@@ -99,8 +99,8 @@ func (c Config) withDefaults() (Config, error) {
 	if c.SnapshotConcurrency < 0 || c.SnapshotRatePerSecond < 0 || c.HistoryRetentionDays < 0 {
 		problems = append(problems, "SnapshotConcurrency, SnapshotRatePerSecond and HistoryRetentionDays must not be negative")
 	}
-	if c.Lease <= c.FetchTimeout {
-		problems = append(problems, fmt.Sprintf("Lease (%s) must exceed FetchTimeout (%s)", c.Lease, c.FetchTimeout))
+	if c.Lease <= c.UpstreamTimeout {
+		problems = append(problems, fmt.Sprintf("Lease (%s) must exceed UpstreamTimeout (%s)", c.Lease, c.UpstreamTimeout))
 	}
 	if c.BackoffMax < c.BackoffMin {
 		problems = append(problems, "BackoffMax must not be less than BackoffMin")

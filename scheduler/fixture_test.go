@@ -23,7 +23,7 @@ func testConfig(clock models.Clock, owner string) scheduler.Config {
 		SnapshotConcurrency:   4,
 		SnapshotRatePerSecond: 100_000,
 		Lease:                 2 * time.Minute,
-		FetchTimeout:          30 * time.Second,
+		UpstreamTimeout:       30 * time.Second,
 		BackoffMin:            time.Minute,
 		BackoffMax:            10 * time.Minute,
 		Clock:                 clock,

@@ -33,7 +33,7 @@ func (s *Scheduler) runJob(ctx context.Context, job models.SnapshotJob) outcome 
 	var clan models.ClanDetails
 	fetchErr := ctx.Err()
 	if fetchErr == nil {
-		fetchCtx, cancel := context.WithTimeout(ctx, s.cfg.FetchTimeout)
+		fetchCtx, cancel := context.WithTimeout(ctx, s.cfg.UpstreamTimeout)
 		clan, fetchErr = s.source.Clan(fetchCtx, job.Tag)
 		cancel()
 	}

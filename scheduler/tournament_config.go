@@ -63,11 +63,11 @@ type TournamentRefresherConfig struct {
 	Concurrency int
 	// Lease is how long a claimed tournament is this replica's; a failed
 	// lookup is tried again, by any replica, once it ends. Must exceed
-	// FetchTimeout.
+	// UpstreamTimeout.
 	Lease time.Duration
-	// FetchTimeout bounds one lookup, as Config.FetchTimeout bounds a
-	// snapshot's fetch.
-	FetchTimeout time.Duration
+	// UpstreamTimeout bounds one lookup (CROWNS_UPSTREAM_TIMEOUT), as
+	// Config.UpstreamTimeout bounds a snapshot's fetch.
+	UpstreamTimeout time.Duration
 	// Retention is how long a tournament is kept after it ended (or,
 	// whatever its status, after it was last seen).
 	Retention time.Duration
@@ -121,7 +121,7 @@ func (c TournamentRefresherConfig) withDefaults() (TournamentRefresherConfig, er
 	c.TickInterval = cmp.Or(c.TickInterval, DefaultTournamentTickInterval)
 	c.Concurrency = cmp.Or(c.Concurrency, DefaultTournamentConcurrency)
 	c.Lease = cmp.Or(c.Lease, DefaultTournamentLease)
-	c.FetchTimeout = cmp.Or(c.FetchTimeout, upstream.DefaultTimeout)
+	c.UpstreamTimeout = cmp.Or(c.UpstreamTimeout, upstream.DefaultTimeout)
 	c.Retention = cmp.Or(c.Retention, DefaultTournamentRetention)
 	c.PruneEvery = cmp.Or(c.PruneEvery, DefaultTournamentPruneEvery)
 	c.Clock, c.Logger, c.Owner = workerDefaults(c.Clock, c.Logger, c.Owner)
@@ -152,8 +152,8 @@ func (c TournamentRefresherConfig) withDefaults() (TournamentRefresherConfig, er
 	if c.TickInterval < 0 || c.PruneEvery < 0 {
 		problems = append(problems, "TickInterval and PruneEvery must not be negative")
 	}
-	if c.Lease <= c.FetchTimeout {
-		problems = append(problems, fmt.Sprintf("Lease (%s) must exceed FetchTimeout (%s)", c.Lease, c.FetchTimeout))
+	if c.Lease <= c.UpstreamTimeout {
+		problems = append(problems, fmt.Sprintf("Lease (%s) must exceed UpstreamTimeout (%s)", c.Lease, c.UpstreamTimeout))
 	}
 	if len(problems) > 0 {
 		return c, errors.New("tournament refresher: " + strings.Join(problems, "; "))

@@ -144,7 +144,7 @@ func tournamentRefresherConfig(clock models.Clock, owner string, terms []string)
 		RefreshPerMinute: 2000,
 		RefreshInterval:  10 * time.Minute,
 		Lease:            2 * time.Minute,
-		FetchTimeout:     10 * time.Second,
+		UpstreamTimeout:  10 * time.Second,
 		Owner:            owner,
 		Clock:            clock,
 	}

@@ -151,7 +151,7 @@ func (r *TournamentRefresher) refreshDue(ctx context.Context, report *Tournament
 // refresh looks one claimed tournament up and stores it, or forgets it
 // when the upstream no longer knows it.
 func (r *TournamentRefresher) refresh(ctx context.Context, tag string) refreshOutcome {
-	fetchCtx, cancel := context.WithTimeout(ctx, r.cfg.FetchTimeout)
+	fetchCtx, cancel := context.WithTimeout(ctx, r.cfg.UpstreamTimeout)
 	details, err := r.source.Tournament(fetchCtx, tag)
 	cancel()
 	writeCtx, cancelWrite := context.WithTimeout(context.WithoutCancel(ctx), tournamentWriteTimeout)

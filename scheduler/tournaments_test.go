@@ -276,7 +276,7 @@ func TestNewTournamentRefresherRejectsBadConfig(t *testing.T) {
 		problem string
 	}{
 		{"short search term", func(c *scheduler.TournamentRefresherConfig) { c.SearchTerms = []string{"cup", " ab "} }, `search term " ab "`},
-		{"lease within the fetch timeout", func(c *scheduler.TournamentRefresherConfig) { c.Lease = c.FetchTimeout }, "Lease"},
+		{"lease within the fetch timeout", func(c *scheduler.TournamentRefresherConfig) { c.Lease = c.UpstreamTimeout }, "Lease"},
 		{"negative budget", func(c *scheduler.TournamentRefresherConfig) { c.RefreshPerMinute = -1 }, "RefreshPerMinute"},
 		{"negative retention", func(c *scheduler.TournamentRefresherConfig) { c.Retention = -time.Hour }, "Retention"},
 	} {

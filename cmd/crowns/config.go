@@ -208,7 +208,7 @@ func readConfig(getenv func(string) string, serving bool) (config, error) {
 		SnapshotConcurrency:   r.integer("CROWNS_SNAPSHOT_CONCURRENCY", scheduler.DefaultSnapshotConcurrency, 1, 256),
 	}
 	// A job's fetch is the upstream call, bounded by CROWNS_UPSTREAM_TIMEOUT;
-	// its lease must outlast it (see scheduler.Config.FetchTimeout).
+	// its lease must outlast it (see scheduler.Config.UpstreamTimeout).
 	lease := min(scheduler.DefaultLease, scheduler.DefaultTournamentLease)
 	fetchFits := cfg.UpstreamTimeout < lease
 	r.check(fetchFits, fmt.Sprintf("CROWNS_UPSTREAM_TIMEOUT must be shorter than %s, the lease of a snapshot job or tournament refresh", lease))

@@ -208,9 +208,9 @@ func TestConfigChecksTheLeakReportKeysFile(t *testing.T) {
 // it does not.
 func TestTheUpstreamTimeoutBoundsEveryFetch(t *testing.T) {
 	cfg, _ := loadConfigExpecting(t, map[string]string{"CROWNS_UPSTREAM_TIMEOUT": "90s"}, "")
-	if cfg.UpstreamTimeout != 90*time.Second || cfg.TournamentRefresh.FetchTimeout != 90*time.Second || cfg.schedulerSettings().FetchTimeout != 90*time.Second {
+	if cfg.UpstreamTimeout != 90*time.Second || cfg.TournamentRefresh.UpstreamTimeout != 90*time.Second || cfg.schedulerSettings().UpstreamTimeout != 90*time.Second {
 		t.Fatalf("upstream timeout %s, tournament lookups bounded at %s, snapshot fetches at %s; want 1m30s for all",
-			cfg.UpstreamTimeout, cfg.TournamentRefresh.FetchTimeout, cfg.schedulerSettings().FetchTimeout)
+			cfg.UpstreamTimeout, cfg.TournamentRefresh.UpstreamTimeout, cfg.schedulerSettings().UpstreamTimeout)
 	}
 	_, err := loadConfig(func(name string) string { return map[string]string{"CROWNS_UPSTREAM_TIMEOUT": "3m"}[name] })
 	const problem = "CROWNS_UPSTREAM_TIMEOUT must be shorter than 2m0s"

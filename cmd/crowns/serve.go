@@ -272,7 +272,7 @@ func (c config) schedulerSettings() scheduler.Config {
 		TrackAddress:          c.TrackAddress,
 		SnapshotConcurrency:   c.SnapshotConcurrency,
 		SnapshotRatePerSecond: c.SnapshotRatePerSecond,
-		FetchTimeout:          c.UpstreamTimeout,
+		UpstreamTimeout:       c.UpstreamTimeout,
 		HistoryRetentionDays:  c.HistoryRetentionDays,
 	}
 }

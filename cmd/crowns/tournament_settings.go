@@ -18,15 +18,15 @@ import (
 // name (CROWNS_TOURNAMENT_REFRESH_INTERVAL is RefreshInterval), an unset
 // one taking the scheduler's exported default as every setting does, and
 // reports the problems the refresher finds with them. A lookup is bounded
-// by fetchTimeout, CROWNS_UPSTREAM_TIMEOUT.
-func (r *envReader) tournamentRefresh(fetchTimeout time.Duration) scheduler.TournamentRefresherConfig {
+// by upstreamTimeout, CROWNS_UPSTREAM_TIMEOUT.
+func (r *envReader) tournamentRefresh(upstreamTimeout time.Duration) scheduler.TournamentRefresherConfig {
 	c := scheduler.TournamentRefresherConfig{
 		SearchTerms:       r.list("CROWNS_TOURNAMENT_SEARCH_TERMS", scheduler.DefaultTournamentSearchTerms()),
 		RefreshInterval:   r.duration("CROWNS_TOURNAMENT_REFRESH_INTERVAL", scheduler.DefaultTournamentRefreshInterval),
 		RefreshPerMinute:  r.integer("CROWNS_TOURNAMENT_REFRESH_PER_MINUTE", scheduler.DefaultTournamentRefreshPerMinute, 1, scheduler.MaxTournamentRefreshPerMinute),
 		DiscoveryInterval: r.duration("CROWNS_TOURNAMENT_DISCOVERY_INTERVAL", scheduler.DefaultTournamentDiscoveryInterval),
 		Retention:         r.duration("CROWNS_TOURNAMENT_RETENTION", scheduler.DefaultTournamentRetention),
-		FetchTimeout:      fetchTimeout,
+		UpstreamTimeout:   upstreamTimeout,
 	}
 	checked, err := c.Checked()
 	if err != nil {
