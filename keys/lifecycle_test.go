@@ -212,3 +212,27 @@ func TestTransitionsOfUnknownDevelopersAndBadInput(t *testing.T) {
 		}
 	})
 }
+
+// A developer's display name follows them: the name of their latest
+// request is stored, and nothing else of the row changes with it.
+func TestADevelopersNewDisplayNameIsStored(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		ctx := context.Background()
+		clock := models.NewManualClock(testStart)
+		service := newService(t, db, clock)
+		if _, err := service.IssueOrRemind(ctx, keys.Developer{DiscordUserID: "100", DisplayName: "alice"}, "discord:100"); err != nil {
+			t.Fatal(err)
+		}
+		clock.Advance(time.Hour)
+		if _, err := service.IssueOrRemind(ctx, keys.Developer{DiscordUserID: "100", DisplayName: "alice2"}, "discord:100"); err != nil {
+			t.Fatal(err)
+		}
+		info, err := service.Info(ctx, "100")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.DisplayName != "alice2" || info.State != models.DeveloperActive || !info.CreatedAt.Equal(testStart) {
+			t.Fatalf("info %+v, want the new name, still active, first seen at the start", info)
+		}
+	})
+}

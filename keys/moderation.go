@@ -57,10 +57,9 @@ func (s *Service) Blacklist(ctx context.Context, discordUserID, reason, moderato
 		if c.developer.Blacklisted {
 			return models.ErrDeveloperBlacklisted
 		}
-		err := c.updateDeveloper(map[string]any{
-			"blacklisted": true, "blacklist_reason": reason, "blacklisted_by": moderator, "blacklisted_at": c.now,
-		})
-		if err != nil {
+		blacklistedAt := c.now
+		c.developer.Blacklisted, c.developer.BlacklistReason, c.developer.BlacklistedBy, c.developer.BlacklistedAt = true, reason, moderator, &blacklistedAt
+		if err := c.updateDeveloper(); err != nil {
 			return err
 		}
 		key, err := c.currentKey()
@@ -87,10 +86,8 @@ func (s *Service) Unblacklist(ctx context.Context, discordUserID, moderator stri
 		if !c.developer.Blacklisted {
 			return nil
 		}
-		err := c.updateDeveloper(map[string]any{
-			"blacklisted": false, "blacklist_reason": "", "blacklisted_by": "", "blacklisted_at": nil,
-		})
-		if err != nil {
+		c.developer.Blacklisted, c.developer.BlacklistReason, c.developer.BlacklistedBy, c.developer.BlacklistedAt = false, "", "", nil
+		if err := c.updateDeveloper(); err != nil {
 			return err
 		}
 		return c.record(models.KeyActionUnblacklisted, nil, moderator, "")

@@ -77,16 +77,16 @@ func (c *change) loadDeveloper(who subject) error {
 		return err
 	}
 	if who.displayName != "" && who.displayName != c.developer.DisplayName {
-		return c.updateDeveloper(map[string]any{"display_name": who.displayName})
+		c.developer.DisplayName = who.displayName
+		return c.updateDeveloper()
 	}
 	return nil
 }
 
-// updateDeveloper writes columns of the developer's row, and its
-// updated_at.
-func (c *change) updateDeveloper(columns map[string]any) error {
-	columns["updated_at"] = c.now
-	return c.tx.UpdateDeveloper(&c.developer, columns)
+// updateDeveloper writes the developer as changed, updated now.
+func (c *change) updateDeveloper() error {
+	c.developer.UpdatedAt = c.now
+	return c.tx.UpdateDeveloper(&c.developer)
 }
 
 // currentKey returns the developer's active or disabled key, or nil.

@@ -19,9 +19,11 @@ type KeyStanding struct {
 type KeyTransaction interface {
 	// Developer returns the developer of a Discord user.
 	Developer(discordUserID string) (Developer, error)
-	// CreateDeveloper and UpdateDeveloper write a developer row.
+	// CreateDeveloper writes a new developer row; UpdateDeveloper writes
+	// what may change of one: its display name, blacklisting and update
+	// time.
 	CreateDeveloper(developer *Developer) error
-	UpdateDeveloper(developer *Developer, columns map[string]any) error
+	UpdateDeveloper(developer *Developer) error
 	// CurrentKey is the developer's active or disabled key, or nil.
 	CurrentKey(developerID int64) (*APIKey, error)
 	// KeyByDigest is the key of a lookup digest, or nil.

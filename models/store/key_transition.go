@@ -66,9 +66,12 @@ func (k *keyTx) CreateDeveloper(developer *models.Developer) error {
 	return k.tx.Create(developer).Error
 }
 
-// UpdateDeveloper writes these columns of the developer's row.
-func (k *keyTx) UpdateDeveloper(developer *models.Developer, columns map[string]any) error {
-	return k.tx.Model(developer).Updates(columns).Error
+// UpdateDeveloper writes what may change of a developer's row: its
+// display name, blacklisting and update time (zero values included).
+func (k *keyTx) UpdateDeveloper(developer *models.Developer) error {
+	return k.tx.Model(developer).
+		Select("DisplayName", "Blacklisted", "BlacklistReason", "BlacklistedBy", "BlacklistedAt", "UpdatedAt").
+		Updates(developer).Error
 }
 
 // CurrentKey returns the developer's active or disabled key, or nil.
