@@ -40,7 +40,7 @@ func newShapingFixture(t *testing.T) shapingFixture {
 		{Tag: "2PP", Name: "first", ClanRank: 1, Trophies: 5000, Donations: 10},
 		{Tag: "2PY", Name: "second", ClanRank: 2, Trophies: 4900, Donations: 20},
 	}}
-	if _, err := h.clans.SaveSnapshot(t.Context(), tracked.ID, models.SnapshotFourHourly, models.SnapshotOf(earlier, h.clock.Now().Add(-24*time.Hour).Truncate(4*time.Hour))); err != nil {
+	if _, err := h.clans.SaveSnapshots(t.Context(), tracked.ID, models.SnapshotFourHourly, []models.HistorySnapshot{models.SnapshotOf(earlier, h.clock.Now().Add(-24*time.Hour).Truncate(4*time.Hour))}); err != nil {
 		t.Fatal(err)
 	}
 	storeListFixtures(t, h)

@@ -291,7 +291,7 @@ func TestEveryAnswerMatchesTheOpenAPIDocument(t *testing.T) {
 	}
 	snapshot := models.HistorySnapshot{Slot: models.SnapshotFourHourly.SlotAt(h.clock.Now()), Donations: 12, MemberCount: 1,
 		Members: []models.HistoryMember{{ClanRank: 1, Crowns: 3, Donations: 12, Name: "Ann", Tag: "2PP", Trophies: 4000}}}
-	if _, err := h.clans.SaveSnapshot(ctx, clan.ID, models.SnapshotFourHourly, snapshot); err != nil {
+	if _, err := h.clans.SaveSnapshots(ctx, clan.ID, models.SnapshotFourHourly, []models.HistorySnapshot{snapshot}); err != nil {
 		t.Fatal(err)
 	}
 	h.check(t, v, []contractCase{

@@ -234,7 +234,7 @@ func TestTickPrunesOldHistory(t *testing.T) {
 		tag := e.world.trackable[0]
 		clan, _ := e.clans.TrackedClan(ctx, tag)
 		old := at("2025-01-06T04:00:00Z")
-		if _, err := e.clans.SaveSnapshot(ctx, clan.ID, models.SnapshotFourHourly, models.SnapshotOf(e.world.servedAt(t, tag, at("2026-03-10T08:00:00Z")), old)); err != nil {
+		if _, err := e.clans.SaveSnapshots(ctx, clan.ID, models.SnapshotFourHourly, []models.HistorySnapshot{models.SnapshotOf(e.world.servedAt(t, tag, at("2026-03-10T08:00:00Z")), old)}); err != nil {
 			t.Fatal(err)
 		}
 		report := e.tick(t)

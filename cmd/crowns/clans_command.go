@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -25,6 +26,11 @@ const clansUsageText = `Usage: crowns clans <action> [arguments]
   weekly TAG on|off   switch the Monday 23:00 UTC snapshots of a tracked clan
   list [--all]        table of tracked clans (--all: untracked ones too): tag, state, tracked since,
                       by whom, weekly, snapshot count, last slot, legible
+  import TAG FILE [--weekly]
+                      store the snapshots of a history answer (the JSON of GET /clan/TAG/history,
+                      or of /history/weekly with --weekly, from Crowns or the legacy service;
+                      FILE - reads standard input) for a clan tracked now or before; slots
+                      already stored are kept
 
 track fetches the clan from the configured upstream (the in-process sandbox when
 CROWNS_UPSTREAM_TOKEN is unset) and stores it as the current 4-hourly slot's snapshot.
@@ -37,13 +43,15 @@ type clansRequest struct {
 	tag    string
 	weekly bool
 	all    bool
+	// file is the history file of import.
+	file string
 }
 
 // parseClansArgs reads the action and its arguments; its errors are one
 // line.
 func parseClansArgs(args []string) (clansRequest, error) {
 	if len(args) == 0 {
-		return clansRequest{}, errors.New("an action is required: track, untrack, weekly or list")
+		return clansRequest{}, errors.New("an action is required: track, untrack, weekly, list or import")
 	}
 	if err := checkAction(args[0]); err != nil {
 		return clansRequest{}, err
@@ -55,6 +63,14 @@ func parseClansArgs(args []string) (clansRequest, error) {
 		fs := flag.NewFlagSet("crowns clans list", flag.ContinueOnError)
 		fs.BoolVar(&req.all, "all", false, "include untracked clans")
 		if err := parseFlags(fs, rest); err != nil {
+			return clansRequest{}, actionError{action: req.action, err: err}
+		}
+		return req, nil
+	case "import":
+		if slices.ContainsFunc(rest, isHelpRequest) {
+			return clansRequest{}, flag.ErrHelp
+		}
+		if err := parseImportArgs(&req, rest); err != nil {
 			return clansRequest{}, actionError{action: req.action, err: err}
 		}
 		return req, nil
@@ -96,6 +112,21 @@ func parseClansAction(req clansRequest, rest []string) (clansRequest, error) {
 	return req, nil
 }
 
+// parseImportArgs reads import's tag and file, then its flags.
+func parseImportArgs(req *clansRequest, rest []string) error {
+	if len(rest) < 2 || strings.HasPrefix(rest[0], "-") || strings.HasPrefix(rest[1], "-") && rest[1] != "-" {
+		return errors.New("takes a clan tag and a history file, then --weekly if its snapshots are weekly")
+	}
+	tag, err := models.NormalizeTag(rest[0])
+	if err != nil {
+		return err
+	}
+	req.tag, req.file = tag, rest[1]
+	fs := flag.NewFlagSet("crowns clans import", flag.ContinueOnError)
+	fs.BoolVar(&req.weekly, "weekly", false, "the snapshots are weekly")
+	return parseFlags(fs, rest[2:])
+}
+
 // runClans manages tracked clans from the command line.
 func runClans(ctx context.Context, env cli, args []string) int {
 	req, code, done := parseCommand(env, "crowns clans", clansUsageText, args, parseClansArgs)
@@ -117,6 +148,8 @@ func runClans(ctx context.Context, env cli, args []string) int {
 		err = setWeekly(ctx, env, db, req.tag, req.weekly)
 	case "list":
 		err = listClans(ctx, env.stdout, db, req.all)
+	case "import":
+		err = importHistory(ctx, env, db, req)
 	}
 	if err != nil {
 		log.Warn("clans command failed", "action", req.action, "clan", req.tag, "error", err)

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -41,7 +43,9 @@ func TestClansCommandRejectsBadArguments(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, "crowns clans: an action is required: track, untrack, weekly or list (run 'crowns clans --help' for usage)\n"},
+		{nil, "crowns clans: an action is required: track, untrack, weekly, list or import (run 'crowns clans --help' for usage)\n"},
+		{[]string{"import", "2CCCP"}, "crowns clans import: takes a clan tag and a history file, then --weekly if its snapshots are weekly (run 'crowns clans --help' for usage)\n"},
+		{[]string{"import", "2CCCP", "h.json", "--daily"}, "crowns clans import: unknown flag --daily (run 'crowns clans --help' for usage)\n"},
 		{[]string{"follow", "2CCCP"}, "crowns clans: unknown action \"follow\" (run 'crowns clans --help' for usage)\n"},
 		{[]string{"track"}, "crowns clans track: takes one clan tag (run 'crowns clans --help' for usage)\n"},
 		{[]string{"untrack", "2CCCP", "8LLL"}, "crowns clans untrack: takes one clan tag (run 'crowns clans --help' for usage)\n"},
@@ -136,5 +140,64 @@ func TestClansCommandTakesATagAsPeopleWriteIt(t *testing.T) {
 	}
 	if req, err := parseClansArgs([]string{"weekly", "#pyolq", "on"}); err != nil || req.tag != "PY0LQ" || !req.weekly {
 		t.Errorf("clans weekly #pyolq on: %+v, %v", req, err)
+	}
+}
+
+// TestClansImportStoresALegacyHistory: the JSON of a history answer (here
+// or from the legacy service) is stored for a tracked clan, slot by slot;
+// stored slots stay as they are, and a file that is not a history of the
+// schedule asked for changes nothing.
+func TestClansImportStoresALegacyHistory(t *testing.T) {
+	world := sandbox.NewWorld(sandbox.Config{})
+	tag := world.TrackableClanTags()[0]
+	for _, engine := range commandEngines() {
+		t.Run(engine.name, func(t *testing.T) {
+			c := newClansCLI(t, engine.databaseURL(t))
+			dir := t.TempDir()
+			file := func(name, body string) string {
+				path := filepath.Join(dir, name)
+				if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				return path
+			}
+			history := file("history.json", `{
+				"2026-03-09-20-00": {"donations": 40, "memberCount": 1, "score": 41000,
+					"members": [{"clanRank": 1, "crowns": 3, "donations": 40, "name": "Ann", "tag": "#2pp", "trophies": 4000}]},
+				"2026-03-09-16-00": {"donations": 12, "memberCount": 1, "score": 40900,
+					"members": [{"clanRank": 1, "crowns": 1, "donations": 12, "name": "Ann", "tag": "2PP", "trophies": 3990}]}
+			}`)
+			weekly := file("weekly.json", `{"2026-03-09-23-00": {"donations": 0, "memberCount": 0, "score": 41000, "members": []}}`)
+			steps := []struct {
+				args   []string
+				code   int
+				output string
+			}{
+				{[]string{"import", "9999", history}, exitFailure, "crowns clans import: clan 9999 is unknown: it was never tracked\n"},
+				{[]string{"track", tag}, exitOK, "track: clan " + tag},
+				{[]string{"import", tag, history}, exitOK, "import: 2 4-hourly snapshots of " + tag + " stored, from 2026-03-09-16-00 to 2026-03-09-20-00; 0 slots had one already\n"},
+				{[]string{"import", tag, history}, exitOK, "import: 0 4-hourly snapshots of " + tag + " stored, from 2026-03-09-16-00 to 2026-03-09-20-00; 2 slots had one already\n"},
+				{[]string{"import", tag, weekly}, exitFailure, "\"2026-03-09-23-00\" is not a 4-hourly slot (YYYY-MM-DD-HH-mm, UTC)\n"},
+				{[]string{"import", tag, weekly, "--weekly"}, exitOK, "import: 1 weekly snapshots of " + tag + " stored"},
+				{[]string{"import", tag, file("list.json", `[]`)}, exitFailure, "not a history object"},
+				{[]string{"import", tag, file("empty.json", `{}`)}, exitFailure, "no snapshots\n"},
+				{[]string{"import", tag, file("badtag.json", `{"2026-03-09-12-00": {"members": [{"tag": "ABC"}]}}`)}, exitFailure, "slot 2026-03-09-12-00, member 1: illegal characters in tag 'ABC'"},
+				{[]string{"import", tag, filepath.Join(dir, "missing.json")}, exitFailure, "missing.json: no such file or directory\n"},
+			}
+			for _, step := range steps {
+				code, stdout, stderr := c.run(step.args...)
+				got := stdout
+				if step.code != exitOK {
+					got = stderr
+				}
+				if code != step.code || !strings.Contains(got, step.output) {
+					t.Fatalf("clans %v = %d\nstdout %q\nstderr %q\nwant exit %d with %q", step.args, code, stdout, stderr, step.code, step.output)
+				}
+			}
+			_, stdout, _ := c.run("list")
+			if fields := strings.Fields(strings.Split(strings.TrimSpace(stdout), "\n")[1]); len(fields) < 7 || fields[5] != "4" {
+				t.Fatalf("list after the imports:\n%s\nwant 4 snapshots (the track's, two 4-hourly, one weekly)", stdout)
+			}
+		})
 	}
 }

@@ -73,11 +73,11 @@ func TestWritesAnnounceClanChangesInProcess(t *testing.T) {
 				return err
 			}, nil},
 			{"snapshot saved", func() error {
-				_, err := clans.SaveSnapshot(ctx, clanID, models.SnapshotFourHourly, models.SnapshotOf(clanFixture("2CCCP", 50, 1), at("2026-03-10T04:00:00Z")))
+				_, err := clans.SaveSnapshots(ctx, clanID, models.SnapshotFourHourly, []models.HistorySnapshot{models.SnapshotOf(clanFixture("2CCCP", 50, 1), at("2026-03-10T04:00:00Z"))})
 				return err
 			}, changed},
 			{"same snapshot again", func() error {
-				_, err := clans.SaveSnapshot(ctx, clanID, models.SnapshotFourHourly, models.SnapshotOf(clanFixture("2CCCP", 50, 1), at("2026-03-10T04:00:00Z")))
+				_, err := clans.SaveSnapshots(ctx, clanID, models.SnapshotFourHourly, []models.HistorySnapshot{models.SnapshotOf(clanFixture("2CCCP", 50, 1), at("2026-03-10T04:00:00Z"))})
 				return err
 			}, nil},
 			{"job completed", func() error {

@@ -116,16 +116,8 @@ func insertSnapshots(tx *gorm.DB, rows []snapshotRow) (int, error) {
 	return stored, nil
 }
 
-// SaveSnapshot stores a snapshot of a tracked clan for its slot; a second
-// save of the same (clan, kind, slot) changes nothing and reports false.
-// The scheduler stores through its jobs; this is for imports and tests.
-func (s *Store) SaveSnapshot(ctx context.Context, clanID int64, kind models.SnapshotKind, snapshot models.HistorySnapshot) (bool, error) {
-	stored, err := s.SaveSnapshots(ctx, clanID, kind, []models.HistorySnapshot{snapshot})
-	return stored == 1, err
-}
-
 // SaveSnapshots stores many snapshots of one tracked clan and schedule
-// at once (an import of history): the members of all of them resolved
+// at once (crowns clans import, a history brought from elsewhere): the members of all of them resolved
 // against the player dictionary together, then one transaction of
 // multi-row inserts. Slots that already have a snapshot are left alone;
 // it returns how many snapshots it stored.

@@ -47,7 +47,7 @@ func TestClanHistoryFingerprintChangesWithTheAnswer(t *testing.T) {
 		var clanID int64
 		save := func(kind models.SnapshotKind, slot string) func() {
 			return func() {
-				if stored, err := clans.SaveSnapshot(ctx, clanID, kind, models.SnapshotOf(clanFixture(tag, 50, 3), at(slot))); err != nil || !stored {
+				if stored, err := clans.SaveSnapshots(ctx, clanID, kind, []models.HistorySnapshot{models.SnapshotOf(clanFixture(tag, 50, 3), at(slot))}); err != nil || stored != 1 {
 					t.Fatalf("save %s snapshot at %s: %v, %v", kind, slot, stored, err)
 				}
 			}

@@ -35,7 +35,7 @@ func TestClanHistoryDaysWindow(t *testing.T) {
 			"2026-03-09T20:00:00Z",
 			"2026-03-10T04:00:00Z",
 		} {
-			if _, err := clans.SaveSnapshot(ctx, clanID, models.SnapshotFourHourly, models.SnapshotOf(clanFixture("2CCCP", 50, 1), at(slot))); err != nil {
+			if _, err := clans.SaveSnapshots(ctx, clanID, models.SnapshotFourHourly, []models.HistorySnapshot{models.SnapshotOf(clanFixture("2CCCP", 50, 1), at(slot))}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -70,7 +70,7 @@ func TestClanHistoryReturnsWhatWasStored(t *testing.T) {
 		later.Members = append(later.Members[:10], later.Members[11:]...) // a member left
 		later.Members[0].Tag = "#" + later.Members[0].Tag                 // upstream tags may carry '#'
 		laterSlot := at("2026-03-10T12:00:00Z")
-		if _, err := clans.SaveSnapshot(ctx, clanID, models.SnapshotFourHourly, models.SnapshotOf(later, laterSlot)); err != nil {
+		if _, err := clans.SaveSnapshots(ctx, clanID, models.SnapshotFourHourly, []models.HistorySnapshot{models.SnapshotOf(later, laterSlot)}); err != nil {
 			t.Fatal(err)
 		}
 		history, err := clans.ClanHistory(ctx, "2CCCP", models.SnapshotFourHourly, at("2026-03-10T00:00:00Z"), laterSlot)
@@ -147,7 +147,7 @@ func TestClanHistoryCostsOneQueryInSteadyState(t *testing.T) {
 		clanID := trackFixture(t, writer, "2CCCP", now).Clan.ID
 		for i := range 12 {
 			slot := at("2026-03-08T00:00:00Z").Add(time.Duration(i) * 4 * time.Hour)
-			if _, err := writer.SaveSnapshot(ctx, clanID, models.SnapshotFourHourly, models.SnapshotOf(clanFixture("2CCCP", 50, i), slot)); err != nil {
+			if _, err := writer.SaveSnapshots(ctx, clanID, models.SnapshotFourHourly, []models.HistorySnapshot{models.SnapshotOf(clanFixture("2CCCP", 50, i), slot)}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -27,7 +27,7 @@ func TestPruneHistory(t *testing.T) {
 		kept := []string{"2025-02-20T12:00:00Z", "2025-03-05T00:00:00Z"}
 		for _, slot := range append(slices.Clone(old), kept...) {
 			for _, kind := range []models.SnapshotKind{models.SnapshotFourHourly, models.SnapshotWeekly} {
-				if _, err := clans.SaveSnapshot(ctx, id, kind, models.SnapshotOf(clanFixture("2CCCP", 50, 3), at(slot))); err != nil {
+				if _, err := clans.SaveSnapshots(ctx, id, kind, []models.HistorySnapshot{models.SnapshotOf(clanFixture("2CCCP", 50, 3), at(slot))}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -84,7 +84,7 @@ func TestPruneHistory(t *testing.T) {
 		}
 		// A snapshot in a dropped month can be written again: the partition
 		// is recreated on demand.
-		if _, err := clans.SaveSnapshot(ctx, id, models.SnapshotFourHourly, models.SnapshotOf(clanFixture("2CCCP", 50, 3), at(old[0]))); err != nil {
+		if _, err := clans.SaveSnapshots(ctx, id, models.SnapshotFourHourly, []models.HistorySnapshot{models.SnapshotOf(clanFixture("2CCCP", 50, 3), at(old[0]))}); err != nil {
 			t.Fatalf("write into a dropped month: %v", err)
 		}
 	})

@@ -42,7 +42,7 @@ func TestMeasureSnapshotSize(t *testing.T) {
 		for s := 1; s < slots; s++ {
 			evolve(rng, &clan)
 			slot := start.Add(time.Duration(s) * 4 * time.Hour)
-			if _, err := clans.SaveSnapshot(ctx, result.Clan.ID, models.SnapshotFourHourly, models.SnapshotOf(clan, slot)); err != nil {
+			if _, err := clans.SaveSnapshots(ctx, result.Clan.ID, models.SnapshotFourHourly, []models.HistorySnapshot{models.SnapshotOf(clan, slot)}); err != nil {
 				t.Fatal(err)
 			}
 		}

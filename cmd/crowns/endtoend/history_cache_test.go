@@ -73,7 +73,7 @@ func (e *trackingEnv) storeEarlierSlot(t *testing.T, clans *store.Store, tag str
 		t.Fatal(err)
 	}
 	earlier := models.SnapshotFourHourly.SlotAt(e.clock.Now()).Add(-4 * time.Hour)
-	if _, err := clans.SaveSnapshot(ctx, tracked.ID, models.SnapshotFourHourly, models.SnapshotOf(clan, earlier)); err != nil {
+	if _, err := clans.SaveSnapshots(ctx, tracked.ID, models.SnapshotFourHourly, []models.HistorySnapshot{models.SnapshotOf(clan, earlier)}); err != nil {
 		t.Fatal(err)
 	}
 }
