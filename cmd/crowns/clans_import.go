@@ -52,7 +52,7 @@ func readHistoryFile(path string, kind models.SnapshotKind) ([]models.HistorySna
 		if err != nil {
 			return nil, err
 		}
-		defer f.Close()
+		defer func() { _ = f.Close() }() // read only: nothing to lose
 		in = f
 	}
 	snapshots, err := parseHistory(io.LimitReader(in, maxHistoryFile+1), kind)
