@@ -149,7 +149,7 @@ func runClans(ctx context.Context, env cli, args []string) int {
 	case "list":
 		err = listClans(ctx, env.stdout, db, req.all)
 	case "import":
-		err = importHistory(ctx, env, db, req)
+		err = importHistory(ctx, env, cfg, db, req)
 	}
 	if err != nil {
 		log.Warn("clans command failed", "action", req.action, "clan", req.tag, "error", err)

@@ -167,7 +167,8 @@ func TestClansImportStoresALegacyHistory(t *testing.T) {
 				"2026-03-09-16-00": {"donations": 12, "memberCount": 1, "score": 40900,
 					"members": [{"clanRank": 1, "crowns": 1, "donations": 12, "name": "Ann", "tag": "2PP", "trophies": 3990}]}
 			}`)
-			weekly := file("weekly.json", `{"2026-03-09-23-00": {"donations": 0, "memberCount": 0, "score": 41000, "members": []}}`)
+			weekly := file("weekly.json", `{"2026-03-09-23-00": {"donations": 52, "memberCount": 1, "score": 41000,
+				"members": [{"clanRank": 1, "crowns": 4, "donations": 52, "name": "Ann", "tag": "2PP", "trophies": 4000}]}}`)
 			steps := []struct {
 				args   []string
 				code   int
@@ -175,13 +176,20 @@ func TestClansImportStoresALegacyHistory(t *testing.T) {
 			}{
 				{[]string{"import", "9999", history}, exitFailure, "crowns clans import: clan 9999 is unknown: it was never tracked\n"},
 				{[]string{"track", tag}, exitOK, "track: clan " + tag},
-				{[]string{"import", tag, history}, exitOK, "import: 2 4-hourly snapshots of " + tag + " stored, from 2026-03-09-16-00 to 2026-03-09-20-00; 0 slots had one already\n"},
-				{[]string{"import", tag, history}, exitOK, "import: 0 4-hourly snapshots of " + tag + " stored, from 2026-03-09-16-00 to 2026-03-09-20-00; 2 slots had one already\n"},
+				{[]string{"import", tag, history}, exitOK, "import: 2 4-hourly snapshots of " + tag + " stored, from 2026-03-09-16-00 to 2026-03-09-20-00; 0 slots already stored kept\n"},
+				{[]string{"import", tag, history}, exitOK, "import: 0 4-hourly snapshots of " + tag + " stored, from 2026-03-09-16-00 to 2026-03-09-20-00; 2 slots already stored kept\n"},
 				{[]string{"import", tag, weekly}, exitFailure, "\"2026-03-09-23-00\" is not a 4-hourly slot (YYYY-MM-DD-HH-mm, UTC)\n"},
-				{[]string{"import", tag, weekly, "--weekly"}, exitOK, "import: 1 weekly snapshots of " + tag + " stored"},
-				{[]string{"import", tag, file("list.json", `[]`)}, exitFailure, "not a history object"},
+				{[]string{"import", tag, weekly, "--weekly"}, exitOK, "import: 1 weekly snapshot of " + tag + " stored, from 2026-03-09-23-00 to 2026-03-09-23-00; 0 slots already stored kept\n" +
+					"import: weekly collection is off for " + tag + ", so /clan/" + tag + "/history/weekly answers 417 until crowns clans weekly " + tag + " on\n"},
+				{[]string{"import", tag, file("list.json", `[]`)}, exitFailure, "not a history answer: want the JSON object, keyed by slot, that GET /clan/TAG/history answers\n"},
 				{[]string{"import", tag, file("empty.json", `{}`)}, exitFailure, "no snapshots\n"},
-				{[]string{"import", tag, file("badtag.json", `{"2026-03-09-12-00": {"members": [{"tag": "ABC"}]}}`)}, exitFailure, "slot 2026-03-09-12-00, member 1: illegal characters in tag 'ABC'"},
+				{[]string{"import", tag, file("badtag.json", `{"2026-03-09-12-00": {"memberCount": 1, "members": [{"tag": "ABC"}]}}`)}, exitFailure, "slot 2026-03-09-12-00, member 1: illegal characters in tag 'ABC'"},
+				{[]string{"import", tag, file("nomembers.json", `{"2026-03-09-12-00": {}}`)}, exitFailure, "slot 2026-03-09-12-00 has no members\n"},
+				{[]string{"import", tag, file("null.json", `{"2026-03-09-12-00": null}`)}, exitFailure, "slot 2026-03-09-12-00 has no members\n"},
+				{[]string{"import", tag, file("count.json", `{"2026-03-09-12-00": {"memberCount": 7, "members": [{"tag": "2PP"}]}}`)}, exitFailure, "slot 2026-03-09-12-00 says memberCount 7 but lists 1 member\n"},
+				{[]string{"import", tag, file("short.json", `{"2026-03-09-8-00": {"memberCount": 1, "members": [{"tag": "2PP"}]}}`)}, exitFailure, "\"2026-03-09-8-00\" is not a 4-hourly slot"},
+				{[]string{"import", tag, file("future.json", `{"2026-03-10-12-00": {"memberCount": 1, "members": [{"tag": "2PP"}]}}`)}, exitFailure, "slot 2026-03-10-12-00 is in the future (the current one is 2026-03-10-08-00)\n"},
+				{[]string{"import", tag, file("old.json", `{"2024-01-01-00-00": {"memberCount": 1, "members": [{"tag": "2PP"}]}}`)}, exitFailure, "slot 2024-01-01-00-00 is older than the history kept (CROWNS_HISTORY_RETENTION_DAYS: since 2025-02-03)\n"},
 				{[]string{"import", tag, filepath.Join(dir, "missing.json")}, exitFailure, "missing.json: no such file or directory\n"},
 			}
 			for _, step := range steps {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,19 +15,25 @@ import (
 )
 
 // maxHistoryFile bounds the history file an import reads: a year of
-// 4-hourly snapshots of a full clan is about 20 MB of JSON.
+// 4-hourly snapshots of a full clan is about 8 MB of JSON.
 const maxHistoryFile = 64 << 20
 
 // importHistory stores the snapshots of a history answer in the legacy
 // shape (what GET /clan/:tag/history or /history/weekly answers, here or
 // on the legacy service: an object keyed by slot) for a clan tracked now
 // or before. Slots already stored are left as they are.
-func importHistory(ctx context.Context, env cli, clans *store.Store, req clansRequest) error {
+func importHistory(ctx context.Context, env cli, cfg config, clans *store.Store, req clansRequest) error {
 	kind := models.SnapshotFourHourly
 	if req.weekly {
 		kind = models.SnapshotWeekly
 	}
-	snapshots, err := readHistoryFile(req.file, kind)
+	now := env.clock.Now()
+	span := historySpan{
+		kind:   kind,
+		oldest: now.AddDate(0, 0, -cfg.HistoryRetentionDays),
+		newest: kind.SlotAt(now),
+	}
+	snapshots, err := readHistoryFile(req.file, span)
 	if err != nil {
 		return err
 	}
@@ -38,34 +45,62 @@ func importHistory(ctx context.Context, env cli, clans *store.Store, req clansRe
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(env.stdout, "import: %d %s snapshots of %s stored, from %s to %s; %d slots had one already\n",
-		stored, kind, req.tag, models.HistoryKey(snapshots[0].Slot), models.HistoryKey(snapshots[len(snapshots)-1].Slot), len(snapshots)-stored)
+	_, err = fmt.Fprintf(env.stdout, "import: %s of %s stored, from %s to %s; %s already stored kept\n",
+		count(stored, kind.String()+" snapshot"), req.tag, models.HistoryKey(snapshots[0].Slot),
+		models.HistoryKey(snapshots[len(snapshots)-1].Slot), count(len(snapshots)-stored, "slot"))
+	if err == nil && kind == models.SnapshotWeekly && !clan.Weekly {
+		_, err = fmt.Fprintf(env.stdout, "import: weekly collection is off for %s, so /clan/%s/history/weekly answers 417 until crowns clans weekly %s on\n",
+			req.tag, req.tag, req.tag)
+	}
 	return err
 }
 
-// readHistoryFile reads the snapshots of kind in the history file at path
-// ("-": standard input), in slot order.
-func readHistoryFile(path string, kind models.SnapshotKind) ([]models.HistorySnapshot, error) {
+// count is n things, in words: "1 slot", "2 slots".
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}
+
+// historySpan is what an import takes: slots of kind from oldest (the
+// retention's bound: older ones would be pruned at once) to newest (the
+// current slot: a later one would stand in for the snapshot the scheduler
+// takes then).
+type historySpan struct {
+	kind           models.SnapshotKind
+	oldest, newest time.Time
+}
+
+// readHistoryFile reads the snapshots within span of the history file at
+// path ("-": standard input), in slot order.
+func readHistoryFile(path string, span historySpan) ([]models.HistorySnapshot, error) {
 	var in io.Reader = os.Stdin
+	name := "standard input"
 	if path != "-" {
 		f, err := os.Open(path)
 		if err != nil {
 			return nil, err
 		}
 		defer func() { _ = f.Close() }() // read only: nothing to lose
-		in = f
+		in, name = f, path
 	}
-	snapshots, err := parseHistory(io.LimitReader(in, maxHistoryFile+1), kind)
+	snapshots, err := parseHistory(io.LimitReader(in, maxHistoryFile+1), span)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return snapshots, nil
 }
 
-// parseHistory reads a history object: each key a slot of kind
-// (YYYY-MM-DD-HH-mm, UTC), each value a snapshot whose members have valid
-// tags (stored as Crowns stores them: upper-case, without #).
-func parseHistory(in io.Reader, kind models.SnapshotKind) ([]models.HistorySnapshot, error) {
+// errNotHistory words a file that is not a history answer.
+var errNotHistory = errors.New("not a history answer: want the JSON object, keyed by slot, that GET /clan/TAG/history answers")
+
+// parseHistory reads a history object: each key a slot of span's kind,
+// within it, written as history answers write them (YYYY-MM-DD-HH-mm,
+// UTC); each value a snapshot of the clan's members, as many as its
+// memberCount says, their tags valid (stored as Crowns stores them:
+// upper-case, without #).
+func parseHistory(in io.Reader, span historySpan) ([]models.HistorySnapshot, error) {
 	raw, err := io.ReadAll(in)
 	if err != nil {
 		return nil, err
@@ -73,29 +108,59 @@ func parseHistory(in io.Reader, kind models.SnapshotKind) ([]models.HistorySnaps
 	if len(raw) > maxHistoryFile {
 		return nil, fmt.Errorf("larger than %d MiB", maxHistoryFile>>20)
 	}
-	var bySlot map[string]models.HistorySnapshot
+	var bySlot map[string]*models.HistorySnapshot
 	if err := json.Unmarshal(raw, &bySlot); err != nil {
-		return nil, fmt.Errorf("not a history object: %w", err)
+		return nil, errNotHistory
 	}
 	if len(bySlot) == 0 {
-		return nil, fmt.Errorf("no snapshots")
+		return nil, errors.New("no snapshots")
 	}
 	snapshots := make([]models.HistorySnapshot, 0, len(bySlot))
 	for key, snapshot := range bySlot {
-		slot, err := time.ParseInLocation(models.HistoryKeyLayout, key, time.UTC)
-		if err != nil || !kind.SlotAt(slot).Equal(slot) {
-			return nil, fmt.Errorf("%q is not a %s slot (YYYY-MM-DD-HH-mm, UTC)", key, kind)
+		slot, err := span.slotOf(key)
+		if err != nil {
+			return nil, err
 		}
-		for i, member := range snapshot.Members {
-			tag, err := models.NormalizeTag(member.Tag)
-			if err != nil {
-				return nil, fmt.Errorf("slot %s, member %d: %w", key, i+1, err)
-			}
-			snapshot.Members[i].Tag = tag
+		if err := checkImportedSnapshot(key, snapshot); err != nil {
+			return nil, err
 		}
 		snapshot.Slot = slot
-		snapshots = append(snapshots, snapshot)
+		snapshots = append(snapshots, *snapshot)
 	}
 	slices.SortFunc(snapshots, func(a, b models.HistorySnapshot) int { return a.Slot.Compare(b.Slot) })
 	return snapshots, nil
+}
+
+// slotOf is the slot a history key names, if it is one of span.
+func (span historySpan) slotOf(key string) (time.Time, error) {
+	slot, err := time.ParseInLocation(models.HistoryKeyLayout, key, time.UTC)
+	switch {
+	case err != nil || models.HistoryKey(slot) != key || !span.kind.SlotAt(slot).Equal(slot):
+		return time.Time{}, fmt.Errorf("%q is not a %s slot (YYYY-MM-DD-HH-mm, UTC)", key, span.kind)
+	case slot.After(span.newest):
+		return time.Time{}, fmt.Errorf("slot %s is in the future (the current one is %s)", key, models.HistoryKey(span.newest))
+	case slot.Before(span.oldest):
+		return time.Time{}, fmt.Errorf("slot %s is older than the history kept (CROWNS_HISTORY_RETENTION_DAYS: since %s)",
+			key, span.oldest.Format(time.DateOnly))
+	}
+	return slot, nil
+}
+
+// checkImportedSnapshot checks the snapshot of slot key, and normalizes
+// its members' tags.
+func checkImportedSnapshot(key string, snapshot *models.HistorySnapshot) error {
+	switch {
+	case snapshot == nil || len(snapshot.Members) == 0:
+		return fmt.Errorf("slot %s has no members", key)
+	case snapshot.MemberCount != len(snapshot.Members):
+		return fmt.Errorf("slot %s says memberCount %d but lists %s", key, snapshot.MemberCount, count(len(snapshot.Members), "member"))
+	}
+	for i, member := range snapshot.Members {
+		tag, err := models.NormalizeTag(member.Tag)
+		if err != nil {
+			return fmt.Errorf("slot %s, member %d: %w", key, i+1, err)
+		}
+		snapshot.Members[i].Tag = tag
+	}
+	return nil
 }
