@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"time"
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/gorilla/websocket"
@@ -61,24 +62,39 @@ func (b *Bot) openGateway(ctx context.Context) bool {
 	return false
 }
 
-// stayConnected connects the gateway again, with the house backoff, each
-// time the connection is lost, until ctx ends. When Discord refuses the
-// bot meanwhile (the instruction is logged), it waits for ctx alone.
+// stableConnection is how long a gateway connection must have lasted for
+// its loss to start the backoff over: connections lost one after another
+// sooner are made again ever more slowly (Discord allows a bot a limited
+// number of connections a day).
+const stableConnection = time.Minute
+
+// stayConnected connects the gateway again each time the connection is
+// lost, until ctx ends, after the house backoff's wait for the losses in
+// a row. When Discord refuses the bot meanwhile (the instruction is
+// logged), it waits for ctx alone.
 func (b *Bot) stayConnected(ctx context.Context) {
+	retry := backoff.Policy{First: b.cfg.ReconnectDelay, Max: maxRetryDelay}
+	connectedAt, losses := time.Now(), 0
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-b.disconnected:
 		}
-		if ctx.Err() != nil {
+		if time.Since(connectedAt) >= stableConnection {
+			losses = 0
+		}
+		losses++
+		delay := retry.Delay(losses)
+		b.log.Warn("lost the Discord gateway; reconnecting", "retryIn", delay)
+		if !backoff.Wait(ctx, delay) {
 			return
 		}
-		b.log.Warn("lost the Discord gateway; reconnecting")
 		if !b.openGateway(ctx) {
 			<-ctx.Done()
 			return
 		}
+		connectedAt = time.Now()
 	}
 }
 

@@ -168,7 +168,8 @@ func TestRunTwiceIsRefused(t *testing.T) {
 // bot's own retries (the house backoff), as many times as it is lost:
 // the third connection, which the gateway keeps, is made.
 func TestRunReconnectsALostGateway(t *testing.T) {
-	d := newDesk(t, deskOptions{reconnectDelay: time.Millisecond})
+	const first = 20 * time.Millisecond
+	d := newDesk(t, deskOptions{reconnectDelay: first})
 	d.discord.SetGateway(discordtest.GatewayScript{GuildIDs: []string{guildID}, DropConnections: 2})
 	stop := d.run()
 	deadline := time.Now().Add(awaitTimeout)
@@ -183,7 +184,32 @@ func TestRunReconnectsALostGateway(t *testing.T) {
 	}
 	// discordgo may close a new connection once more from the heartbeat
 	// of the one it lost (a race of its own): the bot reconnects again.
-	if lost := strings.Count(d.logs.String(), "lost the Discord gateway; reconnecting"); lost < 2 {
-		t.Errorf("logged %d reconnections, want one for each of the 2 connections lost:\n%s", lost, d.logs.String())
+	waits := reconnectWaits(t, d.logs.String())
+	if len(waits) < 2 {
+		t.Fatalf("logged %d reconnections, want one for each of the 2 connections lost:\n%s", len(waits), d.logs.String())
 	}
+	// The house backoff: the first wait within [first/2, first], the
+	// second, a loss right after a reconnection, at least doubled.
+	if waits[0] < first/2 || waits[0] > first || waits[1] < first {
+		t.Errorf("waits before reconnecting %v, want the first in [%s, %s] and the second at least %s", waits, first/2, first, first)
+	}
+}
+
+// reconnectWaits reads the waits the bot logged before reconnecting.
+func reconnectWaits(t *testing.T, logs string) []time.Duration {
+	t.Helper()
+	var waits []time.Duration
+	for _, line := range strings.Split(logs, "\n") {
+		if !strings.Contains(line, "lost the Discord gateway; reconnecting") {
+			continue
+		}
+		_, value, _ := strings.Cut(line, "retryIn=")
+		value, _, _ = strings.Cut(value, " ")
+		wait, err := time.ParseDuration(value)
+		if err != nil {
+			t.Fatalf("no wait in %q: %v", line, err)
+		}
+		waits = append(waits, wait)
+	}
+	return waits
 }
