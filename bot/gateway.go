@@ -81,6 +81,9 @@ func (b *Bot) stayConnected(ctx context.Context) {
 			return
 		case <-b.disconnected:
 		}
+		if ctx.Err() != nil {
+			return // the bot's own closing, at shutdown
+		}
 		if time.Since(connectedAt) >= stableConnection {
 			losses = 0
 		}
