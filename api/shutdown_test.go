@@ -81,6 +81,24 @@ func shutdownInBackground(h *harness) <-chan error {
 	return shutdown
 }
 
+// keptAliveConnection dials address and makes one exchange on the
+// connection, which the server keeps alive; it is closed with the test.
+func keptAliveConnection(t *testing.T, address string) (net.Conn, *bufio.Reader) {
+	t.Helper()
+	conn, err := net.Dial("tcp", address)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	reader := bufio.NewReader(conn)
+	resp := rawExchange(t, conn, reader, "GET /healthz HTTP/1.1\r\nHost: crowns\r\n\r\n")
+	_ = readBody(t, resp)
+	if resp.Close || resp.StatusCode != http.StatusOK {
+		t.Fatalf("first answer: %d, close %v", resp.StatusCode, resp.Close)
+	}
+	return conn, reader
+}
+
 // TestShutdownClosesKeepAliveConnectionsCleanly: an answer given while the
 // server drains says Connection: close, and the server then closes the
 // connection, so a keep-alive client never sends a request into a
@@ -91,18 +109,7 @@ func TestShutdownClosesKeepAliveConnectionsCleanly(t *testing.T) {
 	key := h.issue("1")
 	address, served := serveForShutdown(t, h)
 
-	conn, err := net.Dial("tcp", address)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	reader := bufio.NewReader(conn)
-	// A first exchange makes it a kept-alive connection.
-	if resp := rawExchange(t, conn, reader, "GET /healthz HTTP/1.1\r\nHost: crowns\r\n\r\n"); resp.Close || resp.StatusCode != http.StatusOK {
-		t.Fatalf("first answer: %d, close %v", resp.StatusCode, resp.Close)
-	} else {
-		_ = readBody(t, resp)
-	}
+	conn, reader := keptAliveConnection(t, address)
 	if _, err := conn.Write([]byte("GET /clan/search?name=royal HTTP/1.1\r\nHost: crowns\r\nauth: " + key + "\r\n\r\n")); err != nil {
 		t.Fatal(err)
 	}
@@ -152,17 +159,7 @@ func expectClosingAnswer(t *testing.T, what string, resp *http.Response, reader 
 func TestShutdownTellsAnIdleKeepAliveConnectionToClose(t *testing.T) {
 	h := newHarness(t, harnessOptions{config: patientDrain})
 	address, served := serveForShutdown(t, h)
-	conn, err := net.Dial("tcp", address)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	reader := bufio.NewReader(conn)
-	if resp := rawExchange(t, conn, reader, "GET /healthz HTTP/1.1\r\nHost: crowns\r\n\r\n"); resp.Close {
-		t.Fatal("the first answer closed the connection")
-	} else {
-		_ = readBody(t, resp)
-	}
+	conn, reader := keptAliveConnection(t, address)
 
 	shutdown := shutdownInBackground(h)
 	awaitDraining(t, address)
@@ -177,13 +174,7 @@ func TestShutdownTellsAnIdleKeepAliveConnectionToClose(t *testing.T) {
 func TestShutdownClosesAConnectionStillIdleAfterTheGrace(t *testing.T) {
 	h := newHarness(t, harnessOptions{config: func(c *api.Config) { c.DrainGrace = 10 * time.Millisecond }})
 	address, served := serveForShutdown(t, h)
-	conn, err := net.Dial("tcp", address)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	reader := bufio.NewReader(conn)
-	_ = readBody(t, rawExchange(t, conn, reader, "GET /healthz HTTP/1.1\r\nHost: crowns\r\n\r\n"))
+	_, reader := keptAliveConnection(t, address)
 	if err := <-shutdownInBackground(h); err != nil {
 		t.Fatalf("shutdown: %v", err)
 	}
