@@ -2,6 +2,9 @@ package bot
 
 import (
 	"context"
+	"errors"
+
+	"github.com/crownsdev/crowns/keys"
 )
 
 // revokeReasonOwner is the reason recorded when members revoke their own
@@ -19,7 +22,15 @@ func (b *Bot) revokeKey(ctx context.Context, who requester, style commandStyle, 
 	}); !confirmed {
 		return ask
 	}
-	if err := b.deps.Keys.Revoke(ctx, who.userID, actorFor(who.userID), revokeReasonOwner); err != nil {
+	err := b.deps.Keys.Revoke(ctx, who.userID, actorFor(who.userID), revokeReasonOwner)
+	if errors.Is(err, keys.ErrNoKeyToRevoke) {
+		// Revoked meanwhile (by a moderator or a leak report).
+		b.pending.drop(who.userID, subRevoke)
+		if info, infoErr := b.deps.Keys.Info(ctx, who.userID); infoErr == nil {
+			return answer{text: textNoKeyInUse(info, style)}
+		}
+	}
+	if err != nil {
 		b.pending.drop(who.userID, subRevoke)
 		return b.keyRefusal(ctx, "revoke a key", who, err, style)
 	}

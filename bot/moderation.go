@@ -8,6 +8,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
 )
 
@@ -64,6 +65,10 @@ func (b *Bot) moderationRefusal(ctx context.Context, command, target string, err
 	switch {
 	case command == subBlacklist && errors.Is(err, models.ErrDeveloperBlacklisted):
 		return b.alreadyBlacklisted(ctx, target)
+	case errors.Is(err, models.ErrDeveloperBlacklisted):
+		return answer{text: textBlacklistedNoRevoke(target)}
+	case errors.Is(err, keys.ErrNotBlacklisted):
+		return answer{text: textNoRecord(target, subUnblacklist)}
 	case errors.Is(err, models.ErrNotFound):
 		return answer{text: textNoRecord(target, command)}
 	case errors.As(err, &validation):

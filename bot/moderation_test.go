@@ -112,16 +112,51 @@ func TestBlacklistOfSomeoneWithoutKeyPreventsTheFirstKey(t *testing.T) {
 }
 
 func TestRevokeMakesTheKeyUnknown(t *testing.T) {
-	d := newDesk(t, deskOptions{})
+	d := newDesk(t, deskOptions{logChannel: logChannelID})
 	key := d.getKey(developerID)
 	if answer := d.answerText(d.keyadmin(moderatorPerms, "revoke", userOption(developerID))); !strings.Contains(answer, "is revoked") {
 		t.Errorf("answer = %q", answer)
 	}
 	d.assertVerdict(key, models.ErrUnknownKey)
-	if answer := d.answerText(d.keyadmin(moderatorPerms, "revoke", userOption(developerID))); !strings.Contains(answer, "revoked") {
-		t.Errorf("second revoke answered %q", answer)
+	if answer := d.answerText(d.keyadmin(moderatorPerms, "revoke", userOption(developerID))); !strings.Contains(answer, "has no current key to revoke") {
+		t.Errorf("second revoke answered %q, want that there was nothing to revoke", answer)
+	}
+	if _, err := d.bot.PostPendingEvents(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if posts := strings.Join(d.channelPosts(logChannelID), "\n"); strings.Count(posts, "Key revoked") != 1 {
+		t.Errorf("log channel: %q, want one key revoked", posts)
 	}
 	d.assertNewKeyWorks(developerID, key)
+}
+
+// TestModeratorChangesThatChangeNothingSaySo: revoking the key of a
+// blacklisted member, or unblacklisting a member who is not blacklisted,
+// changes nothing, and the moderator is told so, not that it was done.
+func TestModeratorChangesThatChangeNothingSaySo(t *testing.T) {
+	t.Run("revoke of a blacklisted member", func(t *testing.T) {
+		d := newDesk(t, deskOptions{})
+		key := d.getKey(developerID)
+		d.answerText(d.keyadmin(moderatorPerms, "blacklist", userOption(developerID), stringOption("reason", "scraping")))
+		if answer := d.answerText(d.keyadmin(moderatorPerms, "revoke", userOption(developerID))); !strings.Contains(answer, "is blacklisted: their key is refused already, so nothing was revoked") {
+			t.Errorf("answer = %q", answer)
+		}
+		d.assertVerdict(key, models.ErrKeyBlacklisted)
+	})
+	t.Run("unblacklist of a member who is not blacklisted", func(t *testing.T) {
+		d := newDesk(t, deskOptions{logChannel: logChannelID})
+		key := d.getKey(developerID)
+		if answer := d.answerText(d.keyadmin(moderatorPerms, "unblacklist", userOption(developerID))); !strings.Contains(answer, "isn't blacklisted") {
+			t.Errorf("answer = %q", answer)
+		}
+		d.assertVerdict(key, nil)
+		if _, err := d.bot.PostPendingEvents(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if posts := strings.Join(d.channelPosts(logChannelID), "\n"); strings.Contains(posts, "unblacklisted") {
+			t.Errorf("log channel: %q, want no unblacklisting", posts)
+		}
+	})
 }
 
 func TestInfoShowsStateAndTimesButNeverTheKey(t *testing.T) {

@@ -286,6 +286,12 @@ func textRevokeDone(userID string) string {
 	return fmt.Sprintf("<@%s>'s key is revoked and stopped working. They can ask for a new one.", userID)
 }
 
+// textBlacklistedNoRevoke answers a moderator who revoked the key of a
+// blacklisted member: it is refused already, and stays so.
+func textBlacklistedNoRevoke(userID string) string {
+	return fmt.Sprintf("<@%s> is blacklisted: their key is refused already, so nothing was revoked.", userID)
+}
+
 // textNoRecord answers a moderator command about someone without a record
 // it could act on.
 func textNoRecord(userID, command string) string {

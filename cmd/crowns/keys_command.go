@@ -214,8 +214,14 @@ func keysFailure(err error, req keysRequest) string {
 	switch {
 	case req.action == "blacklist" && errors.Is(err, models.ErrDeveloperBlacklisted):
 		return fmt.Sprintf("developer %s was already blacklisted: nothing changed (crowns keys show %s gives the reason)", req.discordUserID, req.discordUserID)
+	case req.action == "revoke" && errors.Is(err, models.ErrDeveloperBlacklisted):
+		return fmt.Sprintf("developer %s is blacklisted: their key is refused already, nothing revoked", req.discordUserID)
 	case errors.Is(err, models.ErrDeveloperBlacklisted):
 		return fmt.Sprintf("developer %s is blacklisted: no key issued (crowns keys unblacklist lifts it)", req.discordUserID)
+	case errors.Is(err, keys.ErrNoKeyToRevoke):
+		return fmt.Sprintf("developer %s has no key in use: nothing revoked", req.discordUserID)
+	case errors.Is(err, keys.ErrNotBlacklisted):
+		return fmt.Sprintf("developer %s is not blacklisted: nothing changed", req.discordUserID)
 	case errors.Is(err, keys.ErrNeverHadKey):
 		return fmt.Sprintf("developer %s has never had a key: no usage to show", req.discordUserID)
 	case errors.Is(err, models.ErrNotFound):

@@ -110,6 +110,29 @@ func TestKeysCommandLifecycle(t *testing.T) {
 				t.Fatalf("unblacklist: exit %d, stdout %q", code, stdout)
 			}
 			c.key(t, "issue", "--discord-user", "7")
+
+			// Changes that change nothing say so, and fail.
+			refusals := []struct {
+				args []string
+				want string
+			}{
+				{[]string{"revoke", "--discord-user", "123456789012345678"}, "developer 123456789012345678 has no key in use: nothing revoked"},
+				{[]string{"unblacklist", "--discord-user", "7"}, "developer 7 is not blacklisted: nothing changed"},
+				{[]string{"blacklist", "--discord-user", "8", "--reason", "spam"}, ""},
+				{[]string{"revoke", "--discord-user", "8"}, "developer 8 is blacklisted: their key is refused already, nothing revoked"},
+			}
+			for _, tt := range refusals {
+				code, stdout, stderr := c.run(tt.args...)
+				if tt.want == "" {
+					if code != exitOK {
+						t.Fatalf("%v: exit %d, stderr %s", tt.args, code, stderr)
+					}
+					continue
+				}
+				if code != exitFailure || stdout != "" || !strings.Contains(stderr, tt.want) {
+					t.Errorf("%v: exit %d, stdout %q, stderr %q, want exit %d and %q", tt.args, code, stdout, stderr, exitFailure, tt.want)
+				}
+			}
 		})
 	}
 }
