@@ -25,11 +25,7 @@ func (b *Bot) keyAdmin(ctx context.Context, moderatorID string, sub *discordgo.A
 	actor := actorFor(moderatorID)
 	switch sub.Name {
 	case subBlacklist:
-		reason := optionValue(sub, optionReason)
-		if err := b.deps.Keys.Blacklist(ctx, target, reason, actor); err != nil {
-			return b.moderationRefusal(ctx, subBlacklist, target, err)
-		}
-		return answer{text: textBlacklistDone(target, reason)}
+		return b.blacklist(ctx, target, optionValue(sub, optionReason), actor)
 	case subUnblacklist:
 		if err := b.deps.Keys.Unblacklist(ctx, target, actor); err != nil {
 			return b.moderationRefusal(ctx, subUnblacklist, target, err)
@@ -56,6 +52,19 @@ func (b *Bot) keyAdmin(ctx context.Context, moderatorID string, sub *discordgo.A
 		return answer{text: textRevokeDone(target)}
 	}
 	return answer{text: textUnknownCommand}
+}
+
+// blacklist blacklists target for a moderator (actor), with a reason,
+// which must say something: it is what the log channel and later
+// moderators are shown.
+func (b *Bot) blacklist(ctx context.Context, target, reason, actor string) answer {
+	if reason == "" {
+		return answer{text: textNotAccepted(textBlacklistReasonMissing)}
+	}
+	if err := b.deps.Keys.Blacklist(ctx, target, reason, actor); err != nil {
+		return b.moderationRefusal(ctx, subBlacklist, target, err)
+	}
+	return answer{text: textBlacklistDone(target, reason)}
 }
 
 // moderationRefusal turns an error of a moderator command into the

@@ -131,8 +131,9 @@ func TestRevokeMakesTheKeyUnknown(t *testing.T) {
 }
 
 // TestModeratorChangesThatChangeNothingSaySo: revoking the key of a
-// blacklisted member, or unblacklisting a member who is not blacklisted,
-// changes nothing, and the moderator is told so, not that it was done.
+// blacklisted member, blacklisting without a reason, or unblacklisting a
+// member who is not blacklisted, changes nothing, and the moderator is
+// told so, not that it was done.
 func TestModeratorChangesThatChangeNothingSaySo(t *testing.T) {
 	t.Run("revoke of a blacklisted member", func(t *testing.T) {
 		d := newDesk(t, deskOptions{})
@@ -142,6 +143,14 @@ func TestModeratorChangesThatChangeNothingSaySo(t *testing.T) {
 			t.Errorf("answer = %q", answer)
 		}
 		d.assertVerdict(key, models.ErrKeyBlacklisted)
+	})
+	t.Run("blacklist with a blank reason", func(t *testing.T) {
+		d := newDesk(t, deskOptions{})
+		key := d.getKey(developerID)
+		if answer := d.answerText(d.keyadmin(moderatorPerms, "blacklist", userOption(developerID), stringOption("reason", "  "))); !strings.Contains(answer, "needs a reason") {
+			t.Errorf("answer = %q", answer)
+		}
+		d.assertVerdict(key, nil)
 	})
 	t.Run("unblacklist of a member who is not blacklisted", func(t *testing.T) {
 		d := newDesk(t, deskOptions{logChannel: logChannelID})

@@ -286,6 +286,10 @@ func textRevokeDone(userID string) string {
 	return fmt.Sprintf("<@%s>'s key is revoked and stopped working. They can ask for a new one.", userID)
 }
 
+// textBlacklistReasonMissing refuses a blacklisting whose reason is
+// blank (Discord's required fields take spaces).
+const textBlacklistReasonMissing = "a blacklisting needs a reason, which the log channel shows; nothing changed"
+
 // textBlacklistedNoRevoke answers a moderator who revoked the key of a
 // blacklisted member: it is refused already, and stays so.
 func textBlacklistedNoRevoke(userID string) string {

@@ -227,11 +227,7 @@ func (b *Bot) blacklistFromForm(ctx context.Context, i *discordgo.Interaction) a
 	if i.GuildID != b.cfg.GuildID || !isModerator(i.Member) || i.Member.User == nil {
 		return answer{text: textModeratorsOnlyButton}
 	}
-	reason := strings.TrimSpace(formValue(data.Components, blacklistReasonID))
-	if err := b.deps.Keys.Blacklist(ctx, target, reason, actorFor(i.Member.User.ID)); err != nil {
-		return b.moderationRefusal(ctx, subBlacklist, target, err)
-	}
-	return answer{text: textBlacklistDone(target, reason)}
+	return b.blacklist(ctx, target, strings.TrimSpace(formValue(data.Components, blacklistReasonID)), actorFor(i.Member.User.ID))
 }
 
 // formValue finds a text input's value among a form's rows.

@@ -147,6 +147,11 @@ func TestUsageAlertIsPostedOnceAndItsButtonBlacklists(t *testing.T) {
 		t.Errorf("member's form: %q", text)
 	}
 	d.assertVerdict(key, nil)
+	// Discord's required field takes spaces: a blank reason is refused.
+	if text := d.answerText(d.submitReason(moderatorID, moderatorPerms, "   ")); !strings.Contains(text, "needs a reason") {
+		t.Errorf("moderator's form without a reason: %q", text)
+	}
+	d.assertVerdict(key, nil)
 	if text := d.answerText(d.submitReason(moderatorID, moderatorPerms, "scraping")); !strings.Contains(text, "scraping") {
 		t.Errorf("moderator's form: %q", text)
 	}
