@@ -71,9 +71,12 @@ func (b *Bot) PostPendingEvents(ctx context.Context) (posted int, err error) {
 // TellLeakedKeyOwners tells by direct message the owner of every key a
 // leaked-key report revoked since its saved position in the key-event
 // outbox (log channel or not), and where the key was found; revocations
-// older than leakNoticeMaxAge are passed over. Each owner is told at most
-// once: a failed message is logged, not retried. It returns how many
-// messages it sent, or why it could not read or save its position.
+// older than leakNoticeMaxAge are passed over. An owner who does not take
+// the message (direct messages closed, or another lasting refusal) is
+// logged and passed over. A passing failure (Discord down or slow, rate
+// limits) stops there and returns the error: that owner is told by a
+// later call, never skipped (told twice if the process stops between a
+// message and the save). It returns how many messages it sent.
 func (b *Bot) TellLeakedKeyOwners(ctx context.Context) (told int, err error) {
 	position, err := b.deps.Cursors.BotCursorPosition(ctx, LeakNoticeCursorName)
 	if err != nil {
@@ -96,19 +99,22 @@ func (b *Bot) TellLeakedKeyOwners(ctx context.Context) (told int, err error) {
 			return told, fmt.Errorf("read key events after %d: %w", position, err)
 		}
 		for _, event := range events {
-			position = event.ID
 			url, ok := strings.CutPrefix(event.Reason, keys.LeakReasonPrefix)
 			if event.Action != models.KeyActionRevoked || event.Actor != keys.ActorLeakReport || !ok ||
 				b.clock.Now().Sub(event.CreatedAt) > leakNoticeMaxAge {
+				position = event.ID
 				continue
 			}
-			// Saved first: a stop between the two leaves the owner
-			// untold rather than told twice.
+			sent, err := b.tellOfLeak(ctx, event.DiscordUserID, url)
+			if err != nil {
+				return told, errors.Join(fmt.Errorf("tell the owner of the key of leak event %d: %s", event.ID, describeDiscordError(err)), save())
+			}
+			if sent {
+				told++
+			}
+			position = event.ID
 			if err := save(); err != nil {
 				return told, err
-			}
-			if b.tellOfLeak(ctx, event.DiscordUserID, url) {
-				told++
 			}
 		}
 		if err := save(); err != nil {
@@ -121,19 +127,23 @@ func (b *Bot) TellLeakedKeyOwners(ctx context.Context) (told int, err error) {
 }
 
 // tellOfLeak tells a developer by direct message that a leaked-key report
-// revoked their key, and where it was found; it reports whether the
-// message went (a failure is logged).
-func (b *Bot) tellOfLeak(ctx context.Context, discordUserID, url string) bool {
-	err := b.sendDirectMessage(ctx, discordUserID, textLeakedKeyMessage(url, slashStyle()))
+// revoked their key, and where it was found. It reports whether the
+// message went; a refusal that would last (direct messages closed, an
+// unknown user) is logged and is no error, any other failure is returned
+// to be tried again.
+func (b *Bot) tellOfLeak(ctx context.Context, discordUserID, url string) (sent bool, err error) {
+	err = b.sendDirectMessage(ctx, discordUserID, textLeakedKeyMessage(url, slashStyle()))
 	switch {
 	case err == nil:
-		return true
+		return true, nil
 	case isDMClosed(err):
 		b.log.InfoContext(ctx, "member does not accept direct messages; not told of the leaked key", "user", discordUserID)
-	default:
+		return false, nil
+	case isLastingRefusal(err):
 		b.logDiscordFailure(ctx, "tell a member their key was reported leaked", err)
+		return false, nil
 	}
-	return false
+	return false, err
 }
 
 // auditLoop posts pending key events to the log channel (when there is

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 
 	"github.com/bwmarrin/discordgo"
@@ -21,6 +22,19 @@ const (
 func isDMClosed(err error) bool {
 	var restErr *discordgo.RESTError
 	return errors.As(err, &restErr) && restErr.Message != nil && restErr.Message.Code == codeCannotMessageUser
+}
+
+// isLastingRefusal tells a Discord request refused for what it asks
+// (a 4xx other than 429: a missing permission, an unknown user or
+// channel), which asking again will not change, from a passing failure
+// (a 5xx, a rate limit, the network, a timeout).
+func isLastingRefusal(err error) bool {
+	var restErr *discordgo.RESTError
+	if !errors.As(err, &restErr) || restErr.Response == nil {
+		return false
+	}
+	status := restErr.Response.StatusCode
+	return status >= 400 && status < 500 && status != http.StatusTooManyRequests
 }
 
 // describeDiscordError words a failed Discord request for the log: status,

@@ -280,6 +280,34 @@ func TestLeakedKeyRevocationIsPostedAndToldToItsOwner(t *testing.T) {
 	d.assertVerdict(closed, models.ErrUnknownKey)
 }
 
+// A leak notice Discord could not take for a passing reason (a 500) is
+// sent by a later call, after the ones before it, and no one is told
+// twice; a member whose direct messages are closed is passed over.
+func TestALeakNoticeThatFailedIsSentLater(t *testing.T) {
+	d := newDesk(t, deskOptions{})
+	closed := d.getKey(otherDevID)
+	leaked := d.getKey(developerID)
+	d.discord.Fail(discordtest.Rule{Method: "POST", Path: "/channels/" + discordtest.DMChannelID(otherDevID) + "/messages", Failure: discordtest.DMClosed})
+	d.discord.Fail(discordtest.Rule{Method: "POST", Path: "/channels/" + discordtest.DMChannelID(developerID) + "/messages", Failure: discordtest.ServerError, Times: 1})
+	d.revokeLeakedElsewhere(closed, leaked)
+	// The fake records every message asked for, the refused one too.
+	notices := func() int {
+		return strings.Count(strings.Join(d.directMessages(developerID), "\n"), "found published at "+leakedAt)
+	}
+	if told, err := d.bot.TellLeakedKeyOwners(t.Context()); err == nil || told != 0 || notices() != 1 {
+		t.Fatalf("TellLeakedKeyOwners with Discord failing = %d, %v, %d notices asked; want 0, the failure, 1", told, err, notices())
+	}
+	if told, err := d.bot.TellLeakedKeyOwners(t.Context()); err != nil || told != 1 || notices() != 2 {
+		t.Fatalf("TellLeakedKeyOwners once Discord answers = %d, %v, %d notices asked; want 1, nil, 2", told, err, notices())
+	}
+	if told, err := d.bot.TellLeakedKeyOwners(t.Context()); err != nil || told != 0 || notices() != 2 {
+		t.Errorf("TellLeakedKeyOwners a third time = %d, %v, %d notices asked; want 0, nil, 2", told, err, notices())
+	}
+	if strings.Count(d.logs.String(), "not told of the leaked key") != 1 {
+		t.Errorf("the member whose direct messages are closed was not logged once:\n%s", d.logs.String())
+	}
+}
+
 // Without a log channel the owner of a leaked key is told all the same;
 // a revocation older than a day is not told (a bot started long after).
 func TestLeakedKeyOwnerIsToldWithoutALogChannel(t *testing.T) {
