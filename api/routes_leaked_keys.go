@@ -27,8 +27,9 @@ const (
 )
 
 // LeakRevoker revokes a key a secret scanner found published at url;
-// *keys.Service implements it. It reports whether a live key was revoked
-// (false for anything else, which changes nothing).
+// *keys.Service implements it. It reports whether raw is a leaked key:
+// live and now revoked, or revoked by an earlier report (false for
+// anything else, which changes nothing).
 type LeakRevoker interface {
 	RevokeLeaked(ctx context.Context, raw, url string) (bool, error)
 }
@@ -61,9 +62,11 @@ var errLeakReportEncoded = fiber.NewError(http.StatusUnsupportedMediaType)
 // most the app's 16 KiB body limit, which bounds the tokens too; a body
 // with a Content-Encoding is refused unread, see errLeakReportEncoded), then
 // revokes every live Crowns key it names and says, per token, whether it
-// was one (true_positive) or not (false_positive: not a key, unknown,
-// already revoked). A replayed report is harmless: its keys are revoked
-// already, so it changes nothing and answers false_positive.
+// is a leaked key (true_positive: revoked now, or by an earlier report)
+// or not (false_positive: not a key, unknown, no longer live otherwise).
+// Each key is revoked in a transaction of its own: a report that fails
+// part way (the database gone) answers 500, and the same report sent
+// again revokes the rest and gets the same answers for the ones before.
 func (s *Server) handleLeakReport(c *fiber.Ctx) error {
 	if encoding := c.Get(fiber.HeaderContentEncoding); encoding != "" && !strings.EqualFold(encoding, "identity") {
 		return errLeakReportEncoded

@@ -24,35 +24,41 @@ const maxLeakURLLength = 400
 // disabled, it becomes revoked (unknown at once, in this process; in
 // others at their next Sync) and the event records actor ActorLeakReport
 // and the reason LeakReasonPrefix + url, from which the bot tells its
-// owner. It reports whether it revoked a key: false for anything else (not
-// a key, unknown, already revoked or replaced, blacklisted), which changes
-// nothing, so the same report again is harmless.
-func (s *Service) RevokeLeaked(ctx context.Context, raw, url string) (revoked bool, err error) {
+// owner. It reports whether raw is a leaked key: one it revoked now, or
+// one a leak report revoked before (so that a report sent again, after a
+// failure part way through it, gets the same answers), which changes
+// nothing. Anything else (not a key, unknown, revoked otherwise, replaced,
+// blacklisted) is no leaked key and changes nothing either.
+func (s *Service) RevokeLeaked(ctx context.Context, raw, url string) (leaked bool, err error) {
 	if CheckFormat(raw) != nil {
 		return false, nil
 	}
 	lookup := s.ring.digest(raw)
 	standing, found, err := s.db.KeyStandingByDigest(ctx, lookup[:])
-	if err != nil || !found || !standing.State.Current() {
+	if err != nil || !found || (!standing.State.Current() && standing.State != models.KeyRevoked) {
 		return false, err
 	}
 	reason := LeakReasonPrefix + leakURL(url)
 	err = s.transition(ctx, subject{discordUserID: standing.DiscordUserID}, func(c *change) error {
-		revoked = false // a try again starts afresh
+		leaked = false // a try again starts afresh
 		key, err := c.tx.KeyByDigest(lookup[:])
-		if err != nil || key == nil || key.DeveloperID != c.developer.ID || !key.State.Current() {
+		if err != nil || key == nil || key.DeveloperID != c.developer.ID {
 			return err
+		}
+		if !key.State.Current() {
+			leaked = key.State == models.KeyRevoked && strings.HasPrefix(key.StateReason, LeakReasonPrefix)
+			return nil
 		}
 		if err := c.setKeyState(key, models.KeyRevoked, reason); err != nil {
 			return err
 		}
-		revoked = true
+		leaked = true
 		return c.record(models.KeyActionRevoked, key, ActorLeakReport, reason)
 	})
 	if err != nil {
 		return false, err
 	}
-	return revoked, nil
+	return leaked, nil
 }
 
 // leakURL is the reported address as the reason keeps it: one line, at
