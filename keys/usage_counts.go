@@ -3,6 +3,7 @@ package keys
 import (
 	"context"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -18,6 +19,12 @@ const usageShards = 16
 // models.KeyUsageRetention.
 const usageRetentionEvery = time.Hour
 
+// maxUnsentUsageSlots bounds the counts kept in memory while the
+// database cannot take them (about 100 bytes a slot, so some 20 MB): 10,000
+// keys each on three routes fill it in about six hours of outage. Past
+// it, the oldest hours' counts go first (see usageCounts.trimUnsent).
+const maxUnsentUsageSlots = 200_000
+
 // usageSlot names one in-memory counter: a key, the start of a UTC hour
 // in Unix seconds and a route pattern.
 type usageSlot struct {
@@ -32,8 +39,10 @@ type usageSlot struct {
 type usageCounts struct {
 	shards [usageShards]usageShard
 	// unsent holds the counts of a failed flush, tried again by the next
-	// one; only Flush touches it (under Service.flushing).
-	unsent map[models.KeyUsageSlot]models.KeyUsageCount
+	// one, at most maxUnsent slots; only Flush touches it (under
+	// Service.flushing).
+	unsent    map[models.KeyUsageSlot]models.KeyUsageCount
+	maxUnsent int
 	// retainedAt is when Run last deleted old usage.
 	retainedAt time.Time
 }
@@ -44,7 +53,7 @@ type usageShard struct {
 }
 
 func newUsageCounts() *usageCounts {
-	u := &usageCounts{unsent: make(map[models.KeyUsageSlot]models.KeyUsageCount)}
+	u := &usageCounts{unsent: make(map[models.KeyUsageSlot]models.KeyUsageCount), maxUnsent: maxUnsentUsageSlots}
 	for i := range u.shards {
 		u.shards[i].counts = make(map[usageSlot]*models.KeyUsageCount)
 	}
@@ -101,10 +110,43 @@ func (u *usageCounts) take() map[models.KeyUsageSlot]models.KeyUsageCount {
 	return u.unsent
 }
 
+// trimUnsent drops the counts of the oldest hours while more than
+// maxUnsent slots wait, and returns the requests and slots dropped.
+func (u *usageCounts) trimUnsent() (requests int64, slots int) {
+	if len(u.unsent) <= u.maxUnsent {
+		return 0, 0
+	}
+	var hours []time.Time
+	for slot := range u.unsent {
+		if !slices.ContainsFunc(hours, slot.Hour.Equal) {
+			hours = append(hours, slot.Hour)
+		}
+	}
+	slices.SortFunc(hours, time.Time.Compare)
+	for _, hour := range hours {
+		if len(u.unsent) <= u.maxUnsent {
+			break
+		}
+		for slot, c := range u.unsent {
+			if slot.Hour.Equal(hour) {
+				requests += c.Requests
+				slots++
+				delete(u.unsent, slot)
+			}
+		}
+	}
+	return requests, slots
+}
+
 // flushUsage writes the counts made since the last successful flush; on
-// failure they stay for the next one.
+// failure they stay for the next one, within maxUnsentUsageSlots (what is
+// dropped past it is logged).
 func (s *Service) flushUsage(ctx context.Context) error {
 	pending := s.counts.take()
+	if requests, slots := s.counts.trimUnsent(); slots > 0 {
+		s.log.ErrorContext(ctx, "key usage waiting for the database over its bound: the oldest hours' counts are dropped",
+			"requests", requests, "slots", slots, "bound", s.counts.maxUnsent)
+	}
 	if len(pending) == 0 {
 		return nil
 	}

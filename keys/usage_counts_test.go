@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
 	"net/http"
 	"strings"
 	"sync"
@@ -169,6 +170,66 @@ func TestTheFlushAtStopIsTriedAgain(t *testing.T) {
 	}
 	if got := report.Total().Requests; got != 5 {
 		t.Errorf("stored requests after a stop that met a failing database = %d, want 5", got)
+	}
+}
+
+// capturingUsageStore fails its first writes of usage as an unreachable
+// database does, then keeps what it is given instead of writing it.
+type capturingUsageStore struct {
+	keys.Store
+	failures int
+	written  map[models.KeyUsageSlot]models.KeyUsageCount
+}
+
+func (c *capturingUsageStore) AddKeyUsage(_ context.Context, counts map[models.KeyUsageSlot]models.KeyUsageCount) error {
+	if c.failures > 0 {
+		c.failures--
+		return models.Unavailable("database", time.Second, syscall.ECONNREFUSED)
+	}
+	c.written = maps.Clone(counts)
+	return nil
+}
+
+// TestUsageWaitingForTheDatabaseStaysBounded: while the database cannot
+// take the counts they wait in memory, up to 200,000 slots (key, hour,
+// route); past that the oldest hours' counts go, said in an error log,
+// and the rest is written once the database is back.
+func TestUsageWaitingForTheDatabaseStaysBounded(t *testing.T) {
+	db := &capturingUsageStore{Store: storetest.Open(t, store.DialectSQLite), failures: 2}
+	clock := models.NewManualClock(testStart)
+	var logs bytes.Buffer
+	service, err := keys.NewService(db, keys.Config{Secret: testSecret, Clock: clock, FlushInterval: time.Hour,
+		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	countSlots := func(n int) {
+		for keyID := range n {
+			service.Count(int64(keyID+1), "/clan/search", http.StatusOK, clock.Now())
+		}
+	}
+	countSlots(150_000)
+	if err := service.Flush(t.Context()); err == nil {
+		t.Fatal("the first flush met no failure")
+	}
+	clock.Advance(time.Hour)
+	countSlots(60_000) // 210,000 slots in all
+	if err := service.Flush(t.Context()); err == nil {
+		t.Fatal("the second flush met no failure")
+	}
+	if !strings.Contains(logs.String(), "the oldest hours' counts are dropped") || !strings.Contains(logs.String(), "requests=150000") {
+		t.Errorf("log:\n%s\nwant the 150,000 requests of the oldest hour dropped", logs.String())
+	}
+	if err := service.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if len(db.written) != 60_000 {
+		t.Fatalf("%d slots written, want the 60,000 of the last hour", len(db.written))
+	}
+	for slot := range db.written {
+		if !slot.Hour.Equal(clock.Now().Truncate(time.Hour)) {
+			t.Fatalf("a slot of %s was written, want only the last hour's", slot.Hour)
+		}
 	}
 }
 
