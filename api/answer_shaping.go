@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
 )
 
 // The legacy query parameters that shape a 200 answer (see README,
@@ -97,12 +100,39 @@ func (s *Server) shapedAnswer(c *fiber.Ctx, answer *cachedAnswer) (*cachedAnswer
 	if err != nil {
 		return nil, fmt.Errorf("shape answer: %w", err)
 	}
-	shaped := &cachedAnswer{plain: body, length: len(body), etag: etagOf(body), headers: answer.headers}
+	shaped := &cachedAnswer{plain: body, length: len(body), etag: etagOf(body), headers: shapedLinks(answer.headers, args)}
 	shaped.etagBytes = []byte(shaped.etag)
 	if len(body) >= minGzipSize && acceptsGzip(c.Get(fiber.HeaderAcceptEncoding)) {
 		shaped.gzipped = compress(body)
 	}
 	return shaped, nil
+}
+
+// shapedLinks are an answer's headers with each page a Link header points
+// to (a search's next and previous pages) shaped as the request asks, by
+// its max, keys and exclude; page is left out, as the page a cursor points
+// to starts at its first window.
+func shapedLinks(headers [][2]string, args *fasthttp.Args) [][2]string {
+	var shaping []byte
+	for _, name := range []string{paramMax, paramKeys, paramExclude} {
+		if value := args.Peek(name); value != nil {
+			shaping = append(shaping, '&')
+			shaping = append(shaping, name...)
+			shaping = append(shaping, '=')
+			shaping = append(shaping, url.QueryEscape(string(value))...)
+		}
+	}
+	if shaping == nil {
+		return headers
+	}
+	shaped := slices.Clone(headers)
+	for i, h := range shaped {
+		if h[0] == fiber.HeaderLink {
+			// The targets are ours: </path?query>; with a query escaped.
+			shaped[i][1] = strings.ReplaceAll(h[1], ">;", string(shaping)+">;")
+		}
+	}
+	return shaped
 }
 
 // shapeBody cuts a list body to its page, then keeps or drops fields of

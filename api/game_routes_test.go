@@ -51,6 +51,35 @@ func TestClanSearchPagesThroughLinkHeaders(t *testing.T) {
 	}
 }
 
+// TestClanSearchLinksKeepTheShapeAskedFor: the pages a search's Link
+// header points to are shaped by the request's max, keys and exclude too.
+func TestClanSearchLinksKeepTheShapeAskedFor(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	key := h.issue("30")
+	path := "/clan/search?name=royal&limit=3&max=2&keys=tag,name&page=1"
+	for range 2 {
+		resp := h.get(path, "auth", key)
+		link := resp.Header.Get("Link")
+		var clans []map[string]any
+		decodeJSON(t, resp, &clans)
+		if len(clans) == 0 || len(clans) > 2 {
+			t.Fatalf("%s: %d clans, want 1 or 2 (max=2)", path, len(clans))
+		}
+		for _, c := range clans {
+			if len(c) != 2 || c["tag"] == nil || c["name"] == nil {
+				t.Fatalf("%s: clan %v, want its tag and name only", path, c)
+			}
+		}
+		path = nextLink(t, link)
+		if path == "" {
+			t.Fatalf("no next page after %d clans", len(clans))
+		}
+		if !strings.Contains(path, "&max=2&keys=tag%2Cname") || strings.Contains(path, "page=") {
+			t.Fatalf("next link %q, want max and keys kept and page left out", path)
+		}
+	}
+}
+
 func TestClanSearchFilters(t *testing.T) {
 	h := newHarness(t, harnessOptions{})
 	key := h.issue("31")
