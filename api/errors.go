@@ -141,6 +141,11 @@ func orDefault(d time.Duration) time.Duration {
 // contract's JSON body and logs what the client does not see.
 func (s *Server) handleError(c *fiber.Ctx, err error) error {
 	answer, known := classify(err)
+	if answer.status == http.StatusRequestEntityTooLarge && !methodAllowed(c) {
+		// The body limit is met before routing: a method the route refuses
+		// anyway is refused as such.
+		answer = errorAnswer{status: http.StatusMethodNotAllowed, text: textMethodNotAllowed}
+	}
 	if stateOf(c) == nil {
 		s.refusedUnseen(c, answer.status)
 	}
@@ -165,11 +170,7 @@ func (s *Server) handleError(c *fiber.Ctx, err error) error {
 		}
 	}
 	if answer.status == http.StatusMethodNotAllowed {
-		allow := "GET, HEAD"
-		if isLeakReportPath(c.Path()) {
-			allow = fiber.MethodPost
-		}
-		c.Set(fiber.HeaderAllow, allow)
+		c.Set(fiber.HeaderAllow, allowedMethods(c))
 	}
 	encoded, fixed := s.errorBodies[errorKey{answer.status, answer.text}]
 	if !fixed || body.EventID != "" {
@@ -197,7 +198,8 @@ func (s *Server) refusedUnseen(c *fiber.Ctx, status int) {
 	if header.PeekBytes(s.headers.requestID) != nil {
 		return
 	}
-	headRead := status == http.StatusRequestEntityTooLarge
+	// A 405 here is a 413 of a method the route refuses (handleError).
+	headRead := status == http.StatusRequestEntityTooLarge || status == http.StatusMethodNotAllowed
 	var id []byte
 	if incoming := c.Request().Header.Peek(headerRequestID); headRead && plainRequestID(incoming) {
 		id = append(id, incoming...)
@@ -207,7 +209,7 @@ func (s *Server) refusedUnseen(c *fiber.Ctx, status int) {
 	header.SetCanonical(s.headers.requestID, id)
 	header.SetCanonical(s.headers.contentTypeOptions, s.headers.valueNoSniff)
 	switch status {
-	case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusRequestHeaderFieldsTooLarge:
+	case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusRequestHeaderFieldsTooLarge, http.StatusMethodNotAllowed:
 	default:
 		return
 	}

@@ -147,9 +147,10 @@ func TestAnswersOfTheHTTPServerCarryARequestID(t *testing.T) {
 	h := newHarness(t, harnessOptions{})
 	addr := serveOn(t, h)
 	tooLargeHead := "GET /clan/search?name=royal HTTP/1.1\r\nHost: x\r\nX-Filler: " + strings.Repeat("a", 20<<10) + "\r\n\r\n"
-	tooLargeBody := func(path, extraHeader string) string {
-		return "POST " + path + " HTTP/1.1\r\nHost: x\r\n" + extraHeader + "Content-Length: " + strconv.Itoa(17<<10) + "\r\n\r\n" + strings.Repeat(" ", 17<<10)
+	tooLargeBodyOf := func(method, path, extraHeader string) string {
+		return method + " " + path + " HTTP/1.1\r\nHost: x\r\n" + extraHeader + "Content-Length: " + strconv.Itoa(17<<10) + "\r\n\r\n" + strings.Repeat(" ", 17<<10)
 	}
+	tooLargeBody := func(path, extraHeader string) string { return tooLargeBodyOf("POST", path, extraHeader) }
 	ids := map[string]bool{}
 	refuse := func(t *testing.T, conn net.Conn, reader *bufio.Reader, request string, status int) string {
 		t.Helper()
@@ -199,9 +200,28 @@ func TestAnswersOfTheHTTPServerCarryARequestID(t *testing.T) {
 			t.Fatalf("the caller's plain id came back as %q", id)
 		}
 	})
+	t.Run("body too large for a method the route refuses", func(t *testing.T) {
+		// The limit is met before routing; the method is what is wrong.
+		for _, method := range []string{"POST", "FOO", "get"} {
+			conn, reader := dial(t)
+			resp := rawExchange(t, conn, reader, tooLargeBodyOf(method, "/clan/search?name=royal", ""))
+			body := readBody(t, resp)
+			if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "GET, HEAD" || !strings.Contains(string(body), `"Method not allowed"`) {
+				t.Fatalf("%s with a body over the limit: %d, Allow %q, %s; want the contract's 405", method, resp.StatusCode, resp.Header.Get("Allow"), body)
+			}
+			if id := resp.Header.Get("X-Request-Id"); !strings.Contains(h.logs.lineWith("requestId="+id+" "), "status=405") {
+				t.Fatalf("%s: no access line of the 405", method)
+			}
+		}
+		conn, reader := dial(t)
+		resp := rawExchange(t, conn, reader, tooLargeBodyOf("GET", "/security/leaked-keys", ""))
+		if readBody(t, resp); resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "POST" {
+			t.Fatalf("GET of the leak reports with a body over the limit: %d, Allow %q; want 405, POST", resp.StatusCode, resp.Header.Get("Allow"))
+		}
+	})
 	t.Run("body too large on a long path", func(t *testing.T) {
 		conn, reader := dial(t)
-		id := refuse(t, conn, reader, tooLargeBody("/"+strings.Repeat("a", 4000), ""), http.StatusRequestEntityTooLarge)
+		id := refuse(t, conn, reader, tooLargeBodyOf("GET", "/"+strings.Repeat("a", 4000), ""), http.StatusRequestEntityTooLarge)
 		if line := h.logs.lineWith("requestId=" + id + " "); len(line) > 400 {
 			t.Fatalf("the access line of a request on a 4,000-byte path is %d bytes: the path is not cut", len(line))
 		}

@@ -54,3 +54,21 @@ func methodOf(c *fiber.Ctx) string {
 	}
 	return c.Method()
 }
+
+// allowedMethods is the Allow header of a request's route: POST on the
+// leak reports, GET and HEAD everywhere else.
+func allowedMethods(c *fiber.Ctx) string {
+	if isLeakReportPath(c.Path()) {
+		return fiber.MethodPost
+	}
+	return "GET, HEAD"
+}
+
+// methodAllowed tells whether the request's route takes its method (see
+// allowedMethods).
+func methodAllowed(c *fiber.Ctx) bool {
+	if isLeakReportPath(c.Path()) {
+		return c.Method() == fiber.MethodPost
+	}
+	return c.Method() == fiber.MethodGet || c.Method() == fiber.MethodHead
+}
