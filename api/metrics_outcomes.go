@@ -122,7 +122,7 @@ type outcomeMetrics struct {
 func (m *outcomeMetrics) register(reg prometheus.Registerer) error {
 	cache := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "crowns_cache_lookups_total",
-		Help: "Lookups of the response cache, by kind of answer (battles, clan_search, tournament, history) and result (hit, miss).",
+		Help: "Lookups of the response cache, by kind of answer (battles, clan_search, tournament, history, key_stats) and result (hit, miss).",
 	}, []string{"cache", "result"})
 	verifications := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "crowns_key_verifications_total",
