@@ -19,9 +19,11 @@ const (
 
 // ReplicaRegistry is where the API processes of a deployment say they are
 // alive (the replicas table): ReplicaHeartbeat records id as alive at now
-// and counts the processes seen at liveSince or later, itself included.
+// and counts the processes seen at liveSince or later, itself included;
+// ForgetReplica takes id out, as its process stops.
 type ReplicaRegistry interface {
 	ReplicaHeartbeat(ctx context.Context, id string, now, liveSince time.Time) (int, error)
+	ForgetReplica(ctx context.Context, id string) error
 }
 
 // newReplicaID names this process in the registry.
@@ -38,8 +40,11 @@ func newReplicaID() string {
 // It assumes that a load balancer spreads each key's requests evenly over
 // the replicas: each allows a key RatePerSecond/N (and RateBurst/N, at
 // least one), N being the replicas alive. A key whose requests all reach
-// one replica gets less than its rate; a replica that has just started or
-// stopped is counted within ReplicaLiveWindow.
+// one replica gets less than its rate; a replica that has just started is
+// counted by the others within ReplicaHeartbeatInterval. When ctx ends the
+// process takes itself out of the registry, so that one stopped cleanly
+// (a restart) is no longer counted from the others' next beat; one that
+// crashed is, for ReplicaLiveWindow.
 func (s *Server) ShareRateLimit(ctx context.Context, replicas ReplicaRegistry) {
 	ticker := time.NewTicker(ReplicaHeartbeatInterval)
 	defer ticker.Stop()
@@ -49,9 +54,21 @@ func (s *Server) ShareRateLimit(ctx context.Context, replicas ReplicaRegistry) {
 		}
 		select {
 		case <-ctx.Done():
+			s.leaveRegistry(context.WithoutCancel(ctx), replicas)
 			return
 		case <-ticker.C:
 		}
+	}
+}
+
+// leaveRegistry takes this process out of the registry, within
+// replicaHeartbeatTimeout; a failure is logged: the others stop counting
+// it after ReplicaLiveWindow all the same.
+func (s *Server) leaveRegistry(ctx context.Context, replicas ReplicaRegistry) {
+	ctx, cancel := context.WithTimeout(ctx, replicaHeartbeatTimeout)
+	defer cancel()
+	if err := replicas.ForgetReplica(ctx, s.replicaID); err != nil {
+		s.log.WarnContext(ctx, "cannot take this replica out of the rate limit's count; the others count it until it is stale", "error", err, "staleAfter", ReplicaLiveWindow)
 	}
 }
 

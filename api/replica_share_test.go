@@ -84,3 +84,25 @@ func TestRateLimitSharedAcrossReplicas(t *testing.T) {
 		t.Errorf("after a failed beat, a key got %d requests through at once, want the 4 of two replicas", got)
 	}
 }
+
+// TestAReplicaStoppedCleanlyIsNoLongerCounted: when ShareRateLimit's
+// context ends (a graceful stop, before a restart) the process takes
+// itself out of the replicas table, so the others, and the process that
+// replaces it, do not share the rate limit with it for ReplicaLiveWindow.
+func TestAReplicaStoppedCleanlyIsNoLongerCounted(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	ctx := context.Background()
+	if err := h.server.Heartbeat(ctx, h.db); err != nil {
+		t.Fatal(err)
+	}
+	now := h.clock.Now()
+	if live, err := h.db.ReplicaHeartbeat(ctx, "other", now, now.Add(-api.ReplicaLiveWindow)); err != nil || live != 2 {
+		t.Fatalf("live replicas = %d, %v; want 2 while the server beats", live, err)
+	}
+	stopped, stop := context.WithCancel(ctx)
+	stop()
+	h.server.ShareRateLimit(stopped, h.db) // returns once it has left
+	if live, err := h.db.ReplicaHeartbeat(ctx, "other", now, now.Add(-api.ReplicaLiveWindow)); err != nil || live != 1 {
+		t.Fatalf("live replicas after the server stopped = %d, %v; want 1", live, err)
+	}
+}

@@ -33,3 +33,12 @@ func (s *Store) ReplicaHeartbeat(ctx context.Context, id string, now, liveSince 
 	}
 	return live, nil
 }
+
+// ForgetReplica deletes the row of the API process id, which is stopping:
+// the others stop counting it at their next heartbeat.
+func (s *Store) ForgetReplica(ctx context.Context, id string) error {
+	if err := s.session(ctx).Exec(`DELETE FROM replicas WHERE id = ?`, id).Error; err != nil {
+		return fmt.Errorf("forget this replica: %w", s.translate(err))
+	}
+	return nil
+}
