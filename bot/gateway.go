@@ -74,7 +74,7 @@ const stableConnection = time.Minute
 // logged), it waits for ctx alone.
 func (b *Bot) stayConnected(ctx context.Context) {
 	retry := backoff.Policy{First: b.cfg.ReconnectDelay, Max: maxRetryDelay}
-	connectedAt, losses := time.Now(), 0
+	connectedAt, losses := b.clock.Now(), 0
 	for {
 		select {
 		case <-ctx.Done():
@@ -84,7 +84,7 @@ func (b *Bot) stayConnected(ctx context.Context) {
 		if ctx.Err() != nil {
 			return // the bot's own closing, at shutdown
 		}
-		if time.Since(connectedAt) >= stableConnection {
+		if b.clock.Now().Sub(connectedAt) >= stableConnection {
 			losses = 0
 		}
 		losses++
@@ -97,7 +97,7 @@ func (b *Bot) stayConnected(ctx context.Context) {
 			<-ctx.Done()
 			return
 		}
-		connectedAt = time.Now()
+		connectedAt = b.clock.Now()
 	}
 }
 
