@@ -42,10 +42,10 @@ type responseCache struct {
 	all         atomic.Uint64
 }
 
-// cacheSlot says where an answer is kept: its key, its group ("" for
+// cachePlace says where an answer is kept: its key, its group ("" for
 // none) and its lifetime (zero: not cached); onMiss, when set, is asked
 // before a missing answer is produced.
-type cacheSlot struct {
+type cachePlace struct {
 	key    string
 	group  string
 	ttl    time.Duration
@@ -117,21 +117,21 @@ func (c *responseCache) expired(key string) *cachedAnswer {
 	return c.shardOfString(key).expired(key, c.clock.Now())
 }
 
-// put stores an answer in its slot, evicting the least recently used of
+// put stores an answer in its place, evicting the least recently used of
 // its shard to stay within the shard's share of the
 // budget, unless its group was dropped since generation was read. An
 // answer larger than that share is not stored.
-func (c *responseCache) put(slot cacheSlot, answer *cachedAnswer, generation uint64) {
-	if slot.ttl <= 0 || c.budget <= 0 {
+func (c *responseCache) put(place cachePlace, answer *cachedAnswer, generation uint64) {
+	if place.ttl <= 0 || c.budget <= 0 {
 		return
 	}
 	now := c.clock.Now()
 	entry := &cacheEntry{
-		key: slot.key, group: slot.group, answer: answer,
-		expires: now.Add(slot.ttl),
-		size:    answer.size() + int64(len(slot.key)+len(slot.group)),
+		key: place.key, group: place.group, answer: answer,
+		expires: now.Add(place.ttl),
+		size:    answer.size() + int64(len(place.key)+len(place.group)),
 	}
-	c.shardOfString(slot.key).put(entry, func() bool { return c.generation(slot.group) == generation }, now)
+	c.shardOfString(place.key).put(entry, func() bool { return c.generation(place.group) == generation }, now)
 }
 
 // replace keeps completed (previous with another form of its body) under
@@ -211,32 +211,32 @@ func (c *responseCache) dropAllGroups() {
 	}
 }
 
-// fetch is fetchSlot for an upstream-backed answer: no group, the
+// fetch is fetchPlace for an upstream-backed answer: no group, the
 // cache's TTL, and onMiss asked before the answer is produced (or its
 // production joined): an error from it is the caller's answer.
 func (c *responseCache) fetch(ctx context.Context, now time.Time, key string, timeout time.Duration, onMiss func() error, produce func(ctx context.Context) (*cachedAnswer, error)) (answer *cachedAnswer, hit bool, err error) {
-	return c.fetchSlot(ctx, now, cacheSlot{key: key, ttl: c.ttl, onMiss: onMiss}, timeout, produce)
+	return c.fetchPlace(ctx, now, cachePlace{key: key, ttl: c.ttl, onMiss: onMiss}, timeout, produce)
 }
 
-// fetchSlot returns the answer cached in slot if it is fresh at now (the
+// fetchPlace returns the answer cached in place if it is fresh at now (the
 // request's time), or produces it once for
 // all concurrent callers and caches it. produce runs with a context
 // detached from any one caller's cancellation but bounded by timeout, so
 // one impatient client does not fail the others. Callers that arrive
-// after the slot's group was dropped do not join a call that started
+// after the place's group was dropped do not join a call that started
 // before. hit tells whether the answer came from the cache.
-func (c *responseCache) fetchSlot(ctx context.Context, now time.Time, slot cacheSlot, timeout time.Duration, produce func(ctx context.Context) (*cachedAnswer, error)) (answer *cachedAnswer, hit bool, err error) {
-	if answer, ok := c.getString(slot.key, now); ok {
+func (c *responseCache) fetchPlace(ctx context.Context, now time.Time, place cachePlace, timeout time.Duration, produce func(ctx context.Context) (*cachedAnswer, error)) (answer *cachedAnswer, hit bool, err error) {
+	if answer, ok := c.getString(place.key, now); ok {
 		return answer, true, nil
 	}
-	if slot.onMiss != nil {
-		if err := slot.onMiss(); err != nil {
+	if place.onMiss != nil {
+		if err := place.onMiss(); err != nil {
 			return nil, false, err
 		}
 	}
-	generation := c.generation(slot.group)
-	flightKey := slot.key
-	if slot.group != "" {
+	generation := c.generation(place.group)
+	flightKey := place.key
+	if place.group != "" {
 		flightKey += "@" + strconv.FormatUint(generation, 10)
 	}
 	result := c.flight.DoChan(flightKey, func() (any, error) {
@@ -246,7 +246,7 @@ func (c *responseCache) fetchSlot(ctx context.Context, now time.Time, slot cache
 		if err != nil {
 			return nil, err
 		}
-		c.put(slot, answer, generation)
+		c.put(place, answer, generation)
 		return answer, nil
 	})
 	select {

@@ -52,7 +52,7 @@ func simulatePlainAdmission(b *testing.B, requestsPerSecond int) []phaseShare {
 	for _, route := range []string{"battles", "history"} {
 		for i := range 1000 {
 			key := fmt.Sprint(route, i)
-			cache.put(cacheSlot{key: key, ttl: 24 * time.Hour}, compressed(key), 0)
+			cache.put(cachePlace{key: key, ttl: 24 * time.Hour}, compressed(key), 0)
 		}
 	}
 	ranks := newZipfRanks(1000)
@@ -67,7 +67,7 @@ func simulatePlainAdmission(b *testing.B, requestsPerSecond int) []phaseShare {
 			if !ok {
 				missed++
 				answer = compressed(key)
-				cache.put(cacheSlot{key: key, ttl: 24 * time.Hour}, answer, 0)
+				cache.put(cachePlace{key: key, ttl: 24 * time.Hour}, answer, 0)
 			}
 			if !identity {
 				continue

@@ -84,12 +84,12 @@ func TestCacheStaysWithinItsBudget(t *testing.T) {
 	answer := newCachedAnswer(body)
 	entry := answer.size() + 1
 	for i := range 40 {
-		slot := cacheSlot{key: string(rune('a' + i)), ttl: time.Minute}
+		place := cachePlace{key: string(rune('a' + i)), ttl: time.Minute}
 		if i%2 == 1 {
-			slot.group = "G" // history answers share the budget
+			place.group = "G" // history answers share the budget
 			entry++
 		}
-		cache.put(slot, answer, cache.generation(slot.group))
+		cache.put(place, answer, cache.generation(place.group))
 		if cache.used() > cache.budget {
 			t.Fatalf("used %d bytes of a %d budget", cache.used(), cache.budget)
 		}
@@ -103,7 +103,7 @@ func TestCacheStaysWithinItsBudget(t *testing.T) {
 	if _, ok := cache.getString(string(rune('a'+39)), cache.clock.Now()); !ok {
 		t.Fatal("the newest entry was evicted")
 	}
-	huge := cacheSlot{key: "huge", ttl: time.Minute}
+	huge := cachePlace{key: "huge", ttl: time.Minute}
 	cache.put(huge, newCachedAnswer(randomJSON(50_000)), 0)
 	if _, ok := cache.getString("huge", cache.clock.Now()); ok {
 		t.Fatal("an answer larger than the budget was stored")
@@ -171,26 +171,26 @@ func TestDroppingAGroupForgetsItsAnswersOnly(t *testing.T) {
 	for _, budget := range []int64{1 << 20, 2 * maxCacheShards * shardBudget} {
 		cache := newResponseCache(time.Minute, budget, models.NewManualClock(time.Unix(0, 0)))
 		answer := newCachedAnswer([]byte(`{}`))
-		var slots []cacheSlot
+		var places []cachePlace
 		for i := range 40 {
-			slots = append(slots,
-				cacheSlot{key: fmt.Sprintf("history/A/%d", i), group: "A", ttl: time.Minute},
-				cacheSlot{key: fmt.Sprintf("history/B/%d", i), group: "B", ttl: time.Minute},
-				cacheSlot{key: fmt.Sprintf("player/A%d/battles", i), ttl: time.Minute})
+			places = append(places,
+				cachePlace{key: fmt.Sprintf("history/A/%d", i), group: "A", ttl: time.Minute},
+				cachePlace{key: fmt.Sprintf("history/B/%d", i), group: "B", ttl: time.Minute},
+				cachePlace{key: fmt.Sprintf("player/A%d/battles", i), ttl: time.Minute})
 		}
-		for _, slot := range slots {
-			cache.put(slot, answer, cache.generation(slot.group))
+		for _, place := range places {
+			cache.put(place, answer, cache.generation(place.group))
 		}
 		cache.drop("A")
-		for _, slot := range slots {
-			if _, ok := cache.getString(slot.key, cache.clock.Now()); ok != (slot.group != "A") {
-				t.Errorf("budget %d: after dropping A, %s cached = %v", budget, slot.key, ok)
+		for _, place := range places {
+			if _, ok := cache.getString(place.key, cache.clock.Now()); ok != (place.group != "A") {
+				t.Errorf("budget %d: after dropping A, %s cached = %v", budget, place.key, ok)
 			}
 		}
 		cache.dropAllGroups()
-		for _, slot := range slots {
-			if _, ok := cache.getString(slot.key, cache.clock.Now()); ok != (slot.group == "") {
-				t.Errorf("budget %d: after dropping every group, %s cached = %v", budget, slot.key, ok)
+		for _, place := range places {
+			if _, ok := cache.getString(place.key, cache.clock.Now()); ok != (place.group == "") {
+				t.Errorf("budget %d: after dropping every group, %s cached = %v", budget, place.key, ok)
 			}
 		}
 		groups, entries := 0, 0
@@ -219,7 +219,7 @@ func TestALargeBudgetIsShardedAndKept(t *testing.T) {
 	// about once in a hundred runs).
 	const keys = 2000
 	for i := range keys {
-		cache.put(cacheSlot{key: fmt.Sprintf("player/%d/battles", i), ttl: time.Minute}, answer, 0)
+		cache.put(cachePlace{key: fmt.Sprintf("player/%d/battles", i), ttl: time.Minute}, answer, 0)
 		if cache.used() > budget {
 			t.Fatalf("used %d bytes of a %d budget", cache.used(), budget)
 		}
@@ -232,7 +232,7 @@ func TestALargeBudgetIsShardedAndKept(t *testing.T) {
 	if _, ok := cache.getString(fmt.Sprintf("player/%d/battles", keys-1), cache.clock.Now()); !ok {
 		t.Fatal("the newest answer was evicted")
 	}
-	cache.put(cacheSlot{key: "huge", ttl: time.Minute}, newCachedAnswer(randomJSON(2*budget/8)), 0)
+	cache.put(cachePlace{key: "huge", ttl: time.Minute}, newCachedAnswer(randomJSON(2*budget/8)), 0)
 	if _, ok := cache.getString("huge", cache.clock.Now()); ok {
 		t.Fatal("an answer larger than a shard's share was stored")
 	}
@@ -240,13 +240,13 @@ func TestALargeBudgetIsShardedAndKept(t *testing.T) {
 
 func TestAnAnswerReadBeforeADropIsNotStored(t *testing.T) {
 	cache := newResponseCache(time.Minute, 1<<20, models.NewManualClock(time.Unix(0, 0)))
-	slot := cacheSlot{key: "history/A/1", group: "A", ttl: time.Minute}
+	place := cachePlace{key: "history/A/1", group: "A", ttl: time.Minute}
 	reading := make(chan struct{})
 	release := make(chan struct{})
 	stale := newCachedAnswer([]byte(`{"stale":true}`))
 	done := make(chan *cachedAnswer)
 	go func() {
-		answer, _, err := cache.fetchSlot(context.Background(), cache.clock.Now(), slot, time.Second, func(context.Context) (*cachedAnswer, error) {
+		answer, _, err := cache.fetchPlace(context.Background(), cache.clock.Now(), place, time.Second, func(context.Context) (*cachedAnswer, error) {
 			close(reading)
 			<-release
 			return stale, nil
@@ -259,7 +259,7 @@ func TestAnAnswerReadBeforeADropIsNotStored(t *testing.T) {
 	<-reading
 	cache.drop("A") // the clan changed while its old state was being read
 	fresh := newCachedAnswer([]byte(`{"fresh":true}`))
-	answer, hit, err := cache.fetchSlot(context.Background(), cache.clock.Now(), slot, time.Second, func(context.Context) (*cachedAnswer, error) {
+	answer, hit, err := cache.fetchPlace(context.Background(), cache.clock.Now(), place, time.Second, func(context.Context) (*cachedAnswer, error) {
 		return fresh, nil
 	})
 	if err != nil || hit || answer != fresh {
@@ -269,7 +269,7 @@ func TestAnAnswerReadBeforeADropIsNotStored(t *testing.T) {
 	if got := <-done; got != stale {
 		t.Fatal("the caller of the first read did not get its answer")
 	}
-	if got, ok := cache.getString(slot.key, cache.clock.Now()); !ok || got != fresh {
+	if got, ok := cache.getString(place.key, cache.clock.Now()); !ok || got != fresh {
 		t.Fatal("the answer read before the change replaced the one read after it")
 	}
 }
@@ -278,9 +278,9 @@ func TestEachSlotKeepsItsOwnLifetime(t *testing.T) {
 	clock := models.NewManualClock(time.Unix(0, 0))
 	cache := newResponseCache(3*time.Minute, 1<<20, clock)
 	answer := newCachedAnswer([]byte(`{}`))
-	cache.put(cacheSlot{key: "history", group: "A", ttl: time.Minute}, answer, cache.generation("A"))
-	cache.put(cacheSlot{key: "battles", ttl: cache.ttl}, answer, 0)
-	cache.put(cacheSlot{key: "uncached", ttl: 0}, answer, 0)
+	cache.put(cachePlace{key: "history", group: "A", ttl: time.Minute}, answer, cache.generation("A"))
+	cache.put(cachePlace{key: "battles", ttl: cache.ttl}, answer, 0)
+	cache.put(cachePlace{key: "uncached", ttl: 0}, answer, 0)
 	clock.Advance(time.Minute - time.Nanosecond)
 	if _, ok := cache.getString("history", cache.clock.Now()); !ok {
 		t.Fatal("the history answer expired early")
@@ -306,17 +306,17 @@ func TestAnExpiredAnswerIsRenewedWhenNothingChanged(t *testing.T) {
 	clock := models.NewManualClock(time.Unix(0, 0))
 	cache := newResponseCache(time.Minute, 1<<20, clock)
 	body := randomJSON(20_000)
-	slot := cacheSlot{key: "history/2PP/0/7/1", group: "2PP", ttl: time.Minute}
+	place := cachePlace{key: "history/2PP/0/7/1", group: "2PP", ttl: time.Minute}
 	first := newCachedAnswer(body)
-	cache.put(slot, first, cache.generation(slot.group))
-	if cache.expired(slot.key) != nil {
+	cache.put(place, first, cache.generation(place.group))
+	if cache.expired(place.key) != nil {
 		t.Fatal("a fresh answer counts as expired")
 	}
 	clock.Advance(time.Minute)
-	if _, hit := cache.getString(slot.key, cache.clock.Now()); hit {
+	if _, hit := cache.getString(place.key, cache.clock.Now()); hit {
 		t.Fatal("an answer was served past its TTL")
 	}
-	previous := cache.expired(slot.key)
+	previous := cache.expired(place.key)
 	if previous != first {
 		t.Fatal("the expired answer is gone")
 	}
@@ -331,8 +331,8 @@ func TestAnExpiredAnswerIsRenewedWhenNothingChanged(t *testing.T) {
 	if renewedAnswer(refusalAnswer(models.ErrNotTracked), []byte("{}")).refusal != nil {
 		t.Fatal("a refusal was taken over by a body")
 	}
-	cache.drop(slot.group)
-	if cache.expired(slot.key) != nil {
+	cache.drop(place.group)
+	if cache.expired(place.key) != nil {
 		t.Fatal("an answer dropped with its clan can still be taken over")
 	}
 }
@@ -345,13 +345,13 @@ func TestAHitKeepsAnAnswerFromEviction(t *testing.T) {
 	entry := answer.size() + 1
 	cache := newResponseCache(time.Hour, 3*entry, clock)
 	for _, key := range []string{"a", "b", "c"} {
-		cache.put(cacheSlot{key: key, ttl: time.Hour}, answer, 0)
+		cache.put(cachePlace{key: key, ttl: time.Hour}, answer, 0)
 	}
 	clock.Advance(time.Second)
 	if _, ok := cache.getString("a", clock.Now()); !ok {
 		t.Fatal("a is not cached")
 	}
-	cache.put(cacheSlot{key: "d", ttl: time.Hour}, answer, 0)
+	cache.put(cachePlace{key: "d", ttl: time.Hour}, answer, 0)
 	for key, want := range map[string]bool{"a": true, "b": false, "c": true, "d": true} {
 		if _, ok := cache.getString(key, clock.Now()); ok != want {
 			t.Errorf("%s cached = %v, want %v", key, ok, want)
@@ -377,7 +377,7 @@ func TestAPlainFormIsKeptBesideTheCompressedOneOnceAsked(t *testing.T) {
 	clock := models.NewManualClock(time.Unix(1000, 0))
 	compressed, plain := largeAnswer(1)
 	cache := newResponseCache(time.Hour, 4*int64(len(plain)), clock)
-	cache.put(cacheSlot{key: "big", ttl: time.Hour}, compressed, 0)
+	cache.put(cachePlace{key: "big", ttl: time.Hour}, compressed, 0)
 	before := cache.used()
 	completed := compressed.withPlain(plain)
 	cache.replace("big", compressed, completed, clock.Now())
@@ -407,10 +407,10 @@ func TestPlainFormsGoBeforeEntries(t *testing.T) {
 	// Room for both compressed answers, one plain form and the fillers.
 	budget := first.size() + second.size() + int64(len(firstPlain)) + 3*(filler.size()+2) + 64
 	cache := newResponseCache(time.Hour, budget, clock)
-	cache.put(cacheSlot{key: "b1", ttl: time.Hour}, first, 0)
-	cache.put(cacheSlot{key: "b2", ttl: time.Hour}, second, 0)
+	cache.put(cachePlace{key: "b1", ttl: time.Hour}, first, 0)
+	cache.put(cachePlace{key: "b2", ttl: time.Hour}, second, 0)
 	for _, key := range []string{"f1", "f2", "f3"} {
-		cache.put(cacheSlot{key: key, ttl: time.Hour}, filler, 0)
+		cache.put(cachePlace{key: key, ttl: time.Hour}, filler, 0)
 	}
 	cache.replace("b1", first, first.withPlain(firstPlain), clock.Now())
 	// b2, asked for more often than b1, takes the room of b1's plain form.
@@ -442,7 +442,7 @@ func TestPlainFormsGoBeforeEntries(t *testing.T) {
 func requirePlainFormGoesFirst(t *testing.T, cache *responseCache, clock models.Clock, withPlain string, others ...string) {
 	t.Helper()
 	big, _ := largeAnswer(3)
-	cache.put(cacheSlot{key: "new", ttl: time.Hour}, big, 0)
+	cache.put(cachePlace{key: "new", ttl: time.Hour}, big, 0)
 	for _, key := range append([]string{withPlain, "new"}, others...) {
 		if _, ok := cache.getString(key, clock.Now()); !ok {
 			t.Fatalf("%s was evicted while the plain form of %s could go", key, withPlain)
@@ -475,7 +475,7 @@ func newRoomForOnePlainForm(t *testing.T, clock *models.ManualClock, first, seco
 	r.budget += int64(max(len(r.plains[first]), len(r.plains[second]))) + 64
 	r.cache = newResponseCache(time.Hour, r.budget, clock)
 	for key, answer := range r.answers {
-		r.cache.put(cacheSlot{key: key, ttl: time.Hour}, answer, 0)
+		r.cache.put(cachePlace{key: key, ttl: time.Hour}, answer, 0)
 	}
 	return r
 }
@@ -543,10 +543,10 @@ func TestARenewedAnswerKeepsItsPlainFormAsAnExtra(t *testing.T) {
 	cache := newResponseCache(time.Hour, budget, clock)
 	// Within one half-life of the counts of requests.
 	lifetime := hitHalfLife / 2
-	cache.put(cacheSlot{key: "kept", ttl: lifetime}, kept, 0)
-	cache.put(cacheSlot{key: "rare", ttl: time.Hour}, rare, 0)
+	cache.put(cachePlace{key: "kept", ttl: lifetime}, kept, 0)
+	cache.put(cachePlace{key: "rare", ttl: time.Hour}, rare, 0)
 	for _, key := range []string{"f1", "f2", "f3"} {
-		cache.put(cacheSlot{key: key, ttl: time.Hour}, filler, 0)
+		cache.put(cachePlace{key: key, ttl: time.Hour}, filler, 0)
 	}
 	for range 5 {
 		cache.getString("kept", clock.Now())
@@ -559,7 +559,7 @@ func TestARenewedAnswerKeepsItsPlainFormAsAnExtra(t *testing.T) {
 	if cache.expired("kept") != completed {
 		t.Fatal("the answer whose lifetime ended is not the one with its plain form")
 	}
-	cache.put(cacheSlot{key: "kept", ttl: lifetime}, completed, 0)
+	cache.put(cachePlace{key: "kept", ttl: lifetime}, completed, 0)
 	if got, ok := cache.getString("kept", clock.Now()); !ok || got.plain == nil {
 		t.Fatal("the renewed answer lost its plain form")
 	}
@@ -589,7 +589,7 @@ func TestNoPlainFormGoesForNothing(t *testing.T) {
 	budget := rare.size() + popular.size() + wide.size() + int64(len(rarePlain)+len(popularPlain)) + 3*64
 	cache := newResponseCache(time.Hour, budget, clock)
 	for key, answer := range map[string]*cachedAnswer{"rare": rare, "popular": popular, "wide": wide} {
-		cache.put(cacheSlot{key: key, ttl: time.Hour}, answer, 0)
+		cache.put(cachePlace{key: key, ttl: time.Hour}, answer, 0)
 	}
 	hit := func(key string, times int) {
 		for range times {
@@ -662,7 +662,7 @@ func TestAPlainFormTooLargeForTheBudgetIsNotKept(t *testing.T) {
 	}
 	compressed := newCachedAnswer(plain)
 	cache := newResponseCache(time.Hour, compressed.size()+100, clock)
-	cache.put(cacheSlot{key: "big", ttl: time.Hour}, compressed, 0)
+	cache.put(cachePlace{key: "big", ttl: time.Hour}, compressed, 0)
 	cache.replace("big", compressed, compressed.withPlain(plain), clock.Now())
 	if got, ok := cache.getString("big", clock.Now()); !ok || got != compressed {
 		t.Fatal("the compressed answer was not kept as it was")
@@ -683,7 +683,7 @@ func TestCacheHitsAndChangesRunConcurrently(t *testing.T) {
 			for i := range 500 {
 				key := fmt.Sprintf("history/%d/%d", (w+i)%7, i%30)
 				if w%2 == 0 {
-					cache.put(cacheSlot{key: key, group: fmt.Sprint((w + i) % 7), ttl: time.Hour}, answer, cache.generation(fmt.Sprint((w+i)%7)))
+					cache.put(cachePlace{key: key, group: fmt.Sprint((w + i) % 7), ttl: time.Hour}, answer, cache.generation(fmt.Sprint((w+i)%7)))
 				} else {
 					cache.getString(key, clock.Now())
 					cache.get([]byte(key), clock.Now())

@@ -64,7 +64,7 @@ func TestTheCacheAccountsForEveryFormUnderRandomUse(t *testing.T) {
 				case 3:
 					answer = answer.withPacked(variant.packed).withPlain(variant.plain)
 				}
-				cache.put(cacheSlot{key: key, group: group, ttl: time.Duration(1+rng.IntN(90)) * time.Second}, answer, cache.generation(group))
+				cache.put(cachePlace{key: key, group: group, ttl: time.Duration(1+rng.IntN(90)) * time.Second}, answer, cache.generation(group))
 			case r < 45:
 				op = "get"
 				cache.getString(key, now)
@@ -99,7 +99,7 @@ func TestTheCacheAccountsForEveryFormUnderRandomUse(t *testing.T) {
 			case r < 84:
 				op = "expired"
 				if previous := cache.expired(key); previous != nil {
-					cache.put(cacheSlot{key: key, group: group, ttl: time.Minute}, previous, cache.generation(group))
+					cache.put(cachePlace{key: key, group: group, ttl: time.Minute}, previous, cache.generation(group))
 				}
 			case r < 86:
 				op = "drop"

@@ -44,7 +44,7 @@ func TestAPackedFormIsKeptWithItsEntry(t *testing.T) {
 	clock := models.NewManualClock(time.Unix(1000, 0))
 	compressed, plain := largeAnswer(1)
 	cache := newResponseCache(time.Hour, 4*int64(len(plain)), clock)
-	cache.put(cacheSlot{key: "big", ttl: time.Hour}, compressed, 0)
+	cache.put(cachePlace{key: "big", ttl: time.Hour}, compressed, 0)
 	before := cache.used()
 	completed := compressed.withPacked(pack(plain))
 	cache.keepPacked("big", compressed, completed, clock.Now())
@@ -86,7 +86,7 @@ func TestAPackedFormTakesTheRoomOfIdleEntriesOnly(t *testing.T) {
 	budget := asked.size() + other.size() + third.size() + 3*5 + int64(len(packed.packed)) - 1
 	cache := newResponseCache(time.Hour, budget, clock)
 	for _, key := range []string{"other", "third", "asked"} {
-		cache.put(cacheSlot{key: key, ttl: time.Hour}, map[string]*cachedAnswer{"other": other, "third": third, "asked": asked}[key], 0)
+		cache.put(cachePlace{key: key, ttl: time.Hour}, map[string]*cachedAnswer{"other": other, "third": third, "asked": asked}[key], 0)
 	}
 	// Every entry was just stored, so each is in use.
 	cache.getString("asked", clock.Now())
@@ -162,7 +162,7 @@ func TestAnAnswerIsNotPackedAgainForNothing(t *testing.T) {
 	// Room for the entry and the guessed size, not the packed form.
 	budget := compressed.size() + 3 + guess
 	cache := newResponseCache(time.Hour, budget, clock)
-	cache.put(cacheSlot{key: "big", ttl: time.Hour}, compressed, 0)
+	cache.put(cachePlace{key: "big", ttl: time.Hour}, compressed, 0)
 	if !cache.wouldKeepPacked("big", compressed, clock.Now()) {
 		t.Fatal("no room for the guessed size")
 	}
@@ -194,7 +194,7 @@ func TestAnIdleEntryIsCountedWholeWhenItsPlainFormWasNotTaken(t *testing.T) {
 		t.Fatalf("the idle entry's compressed form (%d bytes) alone makes room for the packed one (%d)", idle.size(), grown)
 	}
 	cache := newResponseCache(time.Hour, budget, clock)
-	cache.put(cacheSlot{key: "idle", ttl: time.Hour}, idle, 0)
+	cache.put(cachePlace{key: "idle", ttl: time.Hour}, idle, 0)
 	// The idle entry, asked for a lot, keeps its plain form.
 	for range 1000 {
 		cache.getString("idle", clock.Now())
@@ -203,8 +203,8 @@ func TestAnIdleEntryIsCountedWholeWhenItsPlainFormWasNotTaken(t *testing.T) {
 	if got, _ := cache.getString("idle", clock.Now()); got.plain == nil {
 		t.Fatal("the plain form was not kept")
 	}
-	cache.put(cacheSlot{key: "othr", ttl: time.Hour}, other, 0)
-	cache.put(cacheSlot{key: "askd", ttl: time.Hour}, asked, 0)
+	cache.put(cachePlace{key: "othr", ttl: time.Hour}, other, 0)
+	cache.put(cachePlace{key: "askd", ttl: time.Hour}, asked, 0)
 	clock.Advance(25 * time.Second)
 	cache.getString("othr", clock.Now())
 	cache.getString("askd", clock.Now())
@@ -279,7 +279,7 @@ func hotAndRarePacked(clock models.Clock, short func(rarePacked *cachedAnswer) i
 	rarePacked := rare.withPacked(pack(rarePlain))
 	budget := hotPacked.size() + rarePacked.size() + 2*4 + int64(len(hotPlain)) - short(rarePacked)
 	cache := newResponseCache(time.Hour, budget, clock)
-	cache.put(cacheSlot{key: "hot!", ttl: time.Hour}, hotPacked, 0)
-	cache.put(cacheSlot{key: "rare", ttl: time.Hour}, rarePacked, 0)
+	cache.put(cachePlace{key: "hot!", ttl: time.Hour}, hotPacked, 0)
+	cache.put(cachePlace{key: "rare", ttl: time.Hour}, rarePacked, 0)
 	return cache, hotPacked, hotPlain
 }

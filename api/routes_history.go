@@ -55,10 +55,10 @@ func (s *Server) sendHistory(c *fiber.Ctx, kind models.SnapshotKind) error {
 		return s.sendHistoryAnswer(c, answer, string(key))
 	}
 	tag = strings.Clone(tag)
-	slot := cacheSlot{key: string(key), group: tag, ttl: s.cfg.HistoryCacheTTL}
-	answer, hit, err := s.cache.fetchSlot(s.databaseCtx(c), now, slot, s.cfg.DatabaseTimeout, func(ctx context.Context) (*cachedAnswer, error) {
+	place := cachePlace{key: string(key), group: tag, ttl: s.cfg.HistoryCacheTTL}
+	answer, hit, err := s.cache.fetchPlace(s.databaseCtx(c), now, place, s.cfg.DatabaseTimeout, func(ctx context.Context) (*cachedAnswer, error) {
 		from, to := models.HistoryWindow(now, days)
-		previous := s.cache.expired(slot.key)
+		previous := s.cache.expired(place.key)
 		if s.historyHolds(ctx, previous, tag, kind, from, to) {
 			return previous, nil
 		}
@@ -82,7 +82,7 @@ func (s *Server) sendHistory(c *fiber.Ctx, kind models.SnapshotKind) error {
 	if err != nil {
 		return err
 	}
-	return s.sendHistoryAnswer(c, answer, slot.key)
+	return s.sendHistoryAnswer(c, answer, place.key)
 }
 
 // historyHolds tells whether previous, a history answer whose TTL ended,

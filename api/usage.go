@@ -85,12 +85,12 @@ func (s *Server) handleAuthStats(c *fiber.Ctx) error {
 		return errors.New("stats request without a verified identity")
 	}
 	now := s.requestNow(c)
-	slot := cacheSlot{key: "auth/stats/" + strconv.FormatInt(identity.KeyID, 10), ttl: statsCacheTTL}
-	if answer, hit := s.cache.getString(slot.key, now); hit {
+	place := cachePlace{key: "auth/stats/" + strconv.FormatInt(identity.KeyID, 10), ttl: statsCacheTTL}
+	if answer, hit := s.cache.getString(place.key, now); hit {
 		s.metrics.cacheLookup(cacheKeyStats, true)
-		return s.sendAnswer(c, answer, true, slot.key)
+		return s.sendAnswer(c, answer, true, place.key)
 	}
-	answer, hit, err := s.cache.fetchSlot(s.databaseCtx(c), now, slot, s.cfg.DatabaseTimeout, func(ctx context.Context) (*cachedAnswer, error) {
+	answer, hit, err := s.cache.fetchPlace(s.databaseCtx(c), now, place, s.cfg.DatabaseTimeout, func(ctx context.Context) (*cachedAnswer, error) {
 		report, err := s.deps.UsageReports.KeyUsage(ctx, identity.KeyID, statsDays, now)
 		if err != nil {
 			return nil, err
@@ -105,7 +105,7 @@ func (s *Server) handleAuthStats(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return s.sendAnswer(c, answer, hit, slot.key)
+	return s.sendAnswer(c, answer, hit, place.key)
 }
 
 // countUsage counts an authenticated request's answer for its key.

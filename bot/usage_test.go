@@ -22,8 +22,8 @@ func (d *desk) use(userID, route string, count models.KeyUsageCount, hoursAgo in
 	if err != nil {
 		d.t.Fatal(err)
 	}
-	slot := models.KeyUsageSlot{KeyID: info.CurrentKeyID, Hour: d.clock.Now().Add(-time.Duration(hoursAgo) * time.Hour), Route: route}
-	if err := d.db.AddKeyUsage(ctx, map[models.KeyUsageSlot]models.KeyUsageCount{slot: count}); err != nil {
+	slot := models.KeyUsageCell{KeyID: info.CurrentKeyID, Hour: d.clock.Now().Add(-time.Duration(hoursAgo) * time.Hour), Route: route}
+	if err := d.db.AddKeyUsage(ctx, map[models.KeyUsageCell]models.KeyUsageCount{slot: count}); err != nil {
 		d.t.Fatal(err)
 	}
 }

@@ -34,7 +34,7 @@ type Store interface {
 	// AddKeyUsage adds counts to the stored usage of their hours, so that
 	// replicas' counts sum; DeleteKeyUsageBefore drops usage older than a
 	// time.
-	AddKeyUsage(ctx context.Context, counts map[models.KeyUsageSlot]models.KeyUsageCount) error
+	AddKeyUsage(ctx context.Context, counts map[models.KeyUsageCell]models.KeyUsageCount) error
 	DeleteKeyUsageBefore(ctx context.Context, before time.Time) (int64, error)
 	// KeyUsageReport, TopKeyUsage and KeyUsageWindows read the stored
 	// usage.

@@ -19,15 +19,15 @@ const usageShards = 16
 // models.KeyUsageRetention.
 const usageRetentionEvery = time.Hour
 
-// maxUnsentUsageSlots bounds the counts kept in memory while the
-// database cannot take them (about 100 bytes a slot, so some 20 MB): 10,000
+// maxUnsentUsageCells bounds the counts kept in memory while the
+// database cannot take them (about 100 bytes a cell, so some 20 MB): 10,000
 // keys each on three routes fill it in about six hours of outage. Past
 // it, the oldest hours' counts go first (see usageCounts.trimUnsent).
-const maxUnsentUsageSlots = 200_000
+const maxUnsentUsageCells = 200_000
 
-// usageSlot names one in-memory counter: a key, the start of a UTC hour
+// usageCell names one in-memory counter: a key, the start of a UTC hour
 // in Unix seconds and a route pattern.
-type usageSlot struct {
+type usageCell struct {
 	keyID int64
 	hour  int64
 	route string
@@ -39,9 +39,9 @@ type usageSlot struct {
 type usageCounts struct {
 	shards [usageShards]usageShard
 	// unsent holds the counts of a failed flush, tried again by the next
-	// one, at most maxUnsent slots; only Flush touches it (under
+	// one, at most maxUnsent cells; only Flush touches it (under
 	// Service.flushing).
-	unsent    map[models.KeyUsageSlot]models.KeyUsageCount
+	unsent    map[models.KeyUsageCell]models.KeyUsageCount
 	maxUnsent int
 	// retainedAt is when Run last deleted old usage.
 	retainedAt time.Time
@@ -49,13 +49,13 @@ type usageCounts struct {
 
 type usageShard struct {
 	mu     sync.Mutex
-	counts map[usageSlot]*models.KeyUsageCount
+	counts map[usageCell]*models.KeyUsageCount
 }
 
 func newUsageCounts() *usageCounts {
-	u := &usageCounts{unsent: make(map[models.KeyUsageSlot]models.KeyUsageCount), maxUnsent: maxUnsentUsageSlots}
+	u := &usageCounts{unsent: make(map[models.KeyUsageCell]models.KeyUsageCount), maxUnsent: maxUnsentUsageCells}
 	for i := range u.shards {
-		u.shards[i].counts = make(map[usageSlot]*models.KeyUsageCount)
+		u.shards[i].counts = make(map[usageCell]*models.KeyUsageCount)
 	}
 	return u
 }
@@ -67,13 +67,13 @@ func newUsageCounts() *usageCounts {
 // concurrent use; it allocates only for the first request of a key, hour
 // and route since the last flush.
 func (s *Service) Count(keyID int64, route string, status int, at time.Time) {
-	slot := usageSlot{keyID: keyID, hour: at.Unix() - at.Unix()%3600, route: route}
+	cell := usageCell{keyID: keyID, hour: at.Unix() - at.Unix()%3600, route: route}
 	sh := &s.counts.shards[uint64(keyID)%usageShards]
 	sh.mu.Lock()
-	c := sh.counts[slot]
+	c := sh.counts[cell]
 	if c == nil {
 		c = &models.KeyUsageCount{}
-		sh.counts[slot] = c
+		sh.counts[cell] = c
 	}
 	c.Requests++
 	switch {
@@ -89,7 +89,7 @@ func (s *Service) Count(keyID int64, route string, status int, at time.Time) {
 
 // take swaps out the counts made since the last call and adds them to the
 // unsent ones, which it returns.
-func (u *usageCounts) take() map[models.KeyUsageSlot]models.KeyUsageCount {
+func (u *usageCounts) take() map[models.KeyUsageCell]models.KeyUsageCount {
 	for i := range u.shards {
 		sh := &u.shards[i]
 		sh.mu.Lock()
@@ -98,10 +98,10 @@ func (u *usageCounts) take() map[models.KeyUsageSlot]models.KeyUsageCount {
 			sh.mu.Unlock()
 			continue
 		}
-		sh.counts = make(map[usageSlot]*models.KeyUsageCount, len(counts))
+		sh.counts = make(map[usageCell]*models.KeyUsageCount, len(counts))
 		sh.mu.Unlock()
-		for slot, c := range counts {
-			key := models.KeyUsageSlot{KeyID: slot.keyID, Hour: time.Unix(slot.hour, 0).UTC(), Route: slot.route}
+		for cell, c := range counts {
+			key := models.KeyUsageCell{KeyID: cell.keyID, Hour: time.Unix(cell.hour, 0).UTC(), Route: cell.route}
 			sum := u.unsent[key]
 			sum.Add(*c)
 			u.unsent[key] = sum
@@ -111,15 +111,15 @@ func (u *usageCounts) take() map[models.KeyUsageSlot]models.KeyUsageCount {
 }
 
 // trimUnsent drops the counts of the oldest hours while more than
-// maxUnsent slots wait, and returns the requests and slots dropped.
-func (u *usageCounts) trimUnsent() (requests int64, slots int) {
+// maxUnsent cells wait, and returns the requests and cells dropped.
+func (u *usageCounts) trimUnsent() (requests int64, cells int) {
 	if len(u.unsent) <= u.maxUnsent {
 		return 0, 0
 	}
 	var hours []time.Time
-	for slot := range u.unsent {
-		if !slices.ContainsFunc(hours, slot.Hour.Equal) {
-			hours = append(hours, slot.Hour)
+	for cell := range u.unsent {
+		if !slices.ContainsFunc(hours, cell.Hour.Equal) {
+			hours = append(hours, cell.Hour)
 		}
 	}
 	slices.SortFunc(hours, time.Time.Compare)
@@ -127,25 +127,25 @@ func (u *usageCounts) trimUnsent() (requests int64, slots int) {
 		if len(u.unsent) <= u.maxUnsent {
 			break
 		}
-		for slot, c := range u.unsent {
-			if slot.Hour.Equal(hour) {
+		for cell, c := range u.unsent {
+			if cell.Hour.Equal(hour) {
 				requests += c.Requests
-				slots++
-				delete(u.unsent, slot)
+				cells++
+				delete(u.unsent, cell)
 			}
 		}
 	}
-	return requests, slots
+	return requests, cells
 }
 
 // flushUsage writes the counts made since the last successful flush; on
-// failure they stay for the next one, within maxUnsentUsageSlots (what is
+// failure they stay for the next one, within maxUnsentUsageCells (what is
 // dropped past it is logged).
 func (s *Service) flushUsage(ctx context.Context) error {
 	pending := s.counts.take()
-	if requests, slots := s.counts.trimUnsent(); slots > 0 {
+	if requests, cells := s.counts.trimUnsent(); cells > 0 {
 		s.log.ErrorContext(ctx, "key usage waiting for the database over its bound: the oldest hours' counts are dropped",
-			"requests", requests, "slots", slots, "bound", s.counts.maxUnsent)
+			"requests", requests, "cells", cells, "bound", s.counts.maxUnsent)
 	}
 	if len(pending) == 0 {
 		return nil
@@ -153,7 +153,7 @@ func (s *Service) flushUsage(ctx context.Context) error {
 	if err := s.db.AddKeyUsage(ctx, pending); err != nil {
 		return err
 	}
-	s.counts.unsent = make(map[models.KeyUsageSlot]models.KeyUsageCount)
+	s.counts.unsent = make(map[models.KeyUsageCell]models.KeyUsageCount)
 	return nil
 }
 

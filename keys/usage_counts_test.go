@@ -132,7 +132,7 @@ type failingUsageStore struct {
 	err      error
 }
 
-func (f *failingUsageStore) AddKeyUsage(ctx context.Context, counts map[models.KeyUsageSlot]models.KeyUsageCount) error {
+func (f *failingUsageStore) AddKeyUsage(ctx context.Context, counts map[models.KeyUsageCell]models.KeyUsageCount) error {
 	if f.failures.Add(-1) >= 0 {
 		if f.err != nil {
 			return f.err
@@ -178,10 +178,10 @@ func TestTheFlushAtStopIsTriedAgain(t *testing.T) {
 type capturingUsageStore struct {
 	keys.Store
 	failures int
-	written  map[models.KeyUsageSlot]models.KeyUsageCount
+	written  map[models.KeyUsageCell]models.KeyUsageCount
 }
 
-func (c *capturingUsageStore) AddKeyUsage(_ context.Context, counts map[models.KeyUsageSlot]models.KeyUsageCount) error {
+func (c *capturingUsageStore) AddKeyUsage(_ context.Context, counts map[models.KeyUsageCell]models.KeyUsageCount) error {
 	if c.failures > 0 {
 		c.failures--
 		return models.Unavailable("database", time.Second, syscall.ECONNREFUSED)
@@ -191,7 +191,7 @@ func (c *capturingUsageStore) AddKeyUsage(_ context.Context, counts map[models.K
 }
 
 // TestUsageWaitingForTheDatabaseStaysBounded: while the database cannot
-// take the counts they wait in memory, up to 200,000 slots (key, hour,
+// take the counts they wait in memory, up to 200,000 cells (key, hour,
 // route); past that the oldest hours' counts go, said in an error log,
 // and the rest is written once the database is back.
 func TestUsageWaitingForTheDatabaseStaysBounded(t *testing.T) {
@@ -203,17 +203,17 @@ func TestUsageWaitingForTheDatabaseStaysBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	countSlots := func(n int) {
+	countCells := func(n int) {
 		for keyID := range n {
 			service.Count(int64(keyID+1), "/clan/search", http.StatusOK, clock.Now())
 		}
 	}
-	countSlots(150_000)
+	countCells(150_000)
 	if err := service.Flush(t.Context()); err == nil {
 		t.Fatal("the first flush met no failure")
 	}
 	clock.Advance(time.Hour)
-	countSlots(60_000) // 210,000 slots in all
+	countCells(60_000) // 210,000 cells in all
 	if err := service.Flush(t.Context()); err == nil {
 		t.Fatal("the second flush met no failure")
 	}
@@ -224,11 +224,11 @@ func TestUsageWaitingForTheDatabaseStaysBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(db.written) != 60_000 {
-		t.Fatalf("%d slots written, want the 60,000 of the last hour", len(db.written))
+		t.Fatalf("%d cells written, want the 60,000 of the last hour", len(db.written))
 	}
-	for slot := range db.written {
-		if !slot.Hour.Equal(clock.Now().Truncate(time.Hour)) {
-			t.Fatalf("a slot of %s was written, want only the last hour's", slot.Hour)
+	for cell := range db.written {
+		if !cell.Hour.Equal(clock.Now().Truncate(time.Hour)) {
+			t.Fatalf("a cell of %s was written, want only the last hour's", cell.Hour)
 		}
 	}
 }

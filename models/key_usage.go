@@ -27,9 +27,9 @@ func (c *KeyUsageCount) Add(other KeyUsageCount) {
 	c.ServerErrors += other.ServerErrors
 }
 
-// KeyUsageSlot names one counter: a key, a UTC hour (its start) and a
+// KeyUsageCell names one counter: a key, a UTC hour (its start) and a
 // route pattern.
-type KeyUsageSlot struct {
+type KeyUsageCell struct {
 	KeyID int64
 	Hour  time.Time
 	Route string

@@ -94,13 +94,13 @@ func (c *Client) call(ctx context.Context, req request, out any) (callOutcome, e
 	}
 }
 
-// attempt sends one request once a concurrency slot is free. It gets a
+// attempt sends one request once fewer than the concurrency limit are in flight. It gets a
 // share of the remaining time so that a hanging attempt leaves room for the
 // next: the remaining time divided by the attempts left.
 func (c *Client) attempt(ctx context.Context, target, token string, attemptsLeft int) answer {
 	select {
-	case c.slots <- struct{}{}:
-		defer func() { <-c.slots }()
+	case c.inFlight <- struct{}{}:
+		defer func() { <-c.inFlight }()
 	case <-ctx.Done():
 		return answer{err: ctx.Err()}
 	}

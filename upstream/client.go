@@ -69,7 +69,7 @@ type Client struct {
 	http        *http.Client
 	log         *slog.Logger
 	clock       models.Clock
-	slots       chan struct{}
+	inFlight    chan struct{}
 	// builtIn is the catalog embedded in the binary; current is the one
 	// answers are mapped with: builtIn, or builtIn with the game's latest
 	// card and location lists merged over it (see CatalogRefresher). A
@@ -102,7 +102,7 @@ func New(cfg Config) (*Client, error) {
 		http:        cfg.HTTPClient,
 		log:         cfg.Logger,
 		clock:       cfg.Clock,
-		slots:       make(chan struct{}, cmp.Or(cfg.Concurrency, DefaultConcurrency)),
+		inFlight:    make(chan struct{}, cmp.Or(cfg.Concurrency, DefaultConcurrency)),
 		builtIn:     cat,
 	}
 	c.current.Store(cat)
@@ -110,7 +110,7 @@ func New(cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("upstream: call metrics: %w", err)
 	}
 	if c.http == nil {
-		c.http = defaultHTTPClient(cap(c.slots))
+		c.http = defaultHTTPClient(cap(c.inFlight))
 	}
 	if c.log == nil {
 		c.log = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -24,7 +24,7 @@ func TestKeysStatsPrintsTheCurrentKeysUsage(t *testing.T) {
 		t.Fatal(err)
 	}
 	today := time.Now().UTC().Truncate(time.Hour)
-	err = db.AddKeyUsage(ctx, map[models.KeyUsageSlot]models.KeyUsageCount{
+	err = db.AddKeyUsage(ctx, map[models.KeyUsageCell]models.KeyUsageCount{
 		{KeyID: info.CurrentKeyID, Hour: today, Route: "/clan/search"}:         {Requests: 9, RateLimited: 4},
 		{KeyID: info.CurrentKeyID, Hour: today, Route: "/player/:tag/battles"}: {Requests: 2, ServerErrors: 1},
 	})

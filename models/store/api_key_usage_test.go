@@ -115,13 +115,13 @@ func TestAddKeyUsageAddsAllOrNothing(t *testing.T) {
 		ctx := context.Background()
 		start := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
 		_, ids := insertDeveloperWithKeys(t, db, "71", start, models.KeyActive)
-		counts := map[models.KeyUsageSlot]models.KeyUsageCount{}
+		counts := map[models.KeyUsageCell]models.KeyUsageCount{}
 		for h := range 450 { // more statements than one
-			counts[models.KeyUsageSlot{KeyID: ids[0], Hour: start.Add(time.Duration(h) * time.Hour), Route: "/clan/search"}] = models.KeyUsageCount{Requests: 1}
+			counts[models.KeyUsageCell{KeyID: ids[0], Hour: start.Add(time.Duration(h) * time.Hour), Route: "/clan/search"}] = models.KeyUsageCount{Requests: 1}
 		}
 		// Sorted last: the last statement fails.
 		withMissingKey := maps.Clone(counts)
-		withMissingKey[models.KeyUsageSlot{KeyID: ids[0] + 1000, Hour: start, Route: "/clan/search"}] = models.KeyUsageCount{Requests: 1}
+		withMissingKey[models.KeyUsageCell{KeyID: ids[0] + 1000, Hour: start, Route: "/clan/search"}] = models.KeyUsageCount{Requests: 1}
 		if err := db.AddKeyUsage(ctx, withMissingKey); err == nil {
 			t.Fatal("usage of a key that does not exist was added")
 		}
@@ -159,10 +159,10 @@ func TestKeyUsageWindowsSumsRecentAndBaselinePerKey(t *testing.T) {
 		}
 		recentFrom := at.Truncate(time.Hour).Add(-time.Hour)
 		since := recentFrom.Add(-7 * 24 * time.Hour)
-		slot := func(keyID int64, hour time.Time, route string) models.KeyUsageSlot {
-			return models.KeyUsageSlot{KeyID: keyID, Hour: hour, Route: route}
+		slot := func(keyID int64, hour time.Time, route string) models.KeyUsageCell {
+			return models.KeyUsageCell{KeyID: keyID, Hour: hour, Route: route}
 		}
-		counts := map[models.KeyUsageSlot]models.KeyUsageCount{
+		counts := map[models.KeyUsageCell]models.KeyUsageCount{
 			slot(active[0], at, "/clan/search"):                                   {Requests: 10, RateLimited: 4},
 			slot(active[0], at, "/player/:tag/battles"):                           {Requests: 5, ClientErrors: 1},
 			slot(active[0], recentFrom, "/clan/search"):                           {Requests: 20, ServerErrors: 2},

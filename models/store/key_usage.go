@@ -24,13 +24,13 @@ const keyUsageRowsPerStatement = 50
 // to the stored row of the same key, hour and route, so the counts of
 // several processes sum. Hours are truncated to the UTC hour. On failure
 // nothing is added, so that the caller may add the same counts again.
-func (s *Store) AddKeyUsage(ctx context.Context, counts map[models.KeyUsageSlot]models.KeyUsageCount) error {
-	slots := make([]models.KeyUsageSlot, 0, len(counts))
-	for slot := range counts {
-		slots = append(slots, slot)
+func (s *Store) AddKeyUsage(ctx context.Context, counts map[models.KeyUsageCell]models.KeyUsageCount) error {
+	cells := make([]models.KeyUsageCell, 0, len(counts))
+	for cell := range counts {
+		cells = append(cells, cell)
 	}
 	// A fixed order keeps concurrent upserts of replicas from deadlocking.
-	slices.SortFunc(slots, func(a, b models.KeyUsageSlot) int {
+	slices.SortFunc(cells, func(a, b models.KeyUsageCell) int {
 		if a.KeyID != b.KeyID {
 			return int(a.KeyID - b.KeyID)
 		}
@@ -40,17 +40,17 @@ func (s *Store) AddKeyUsage(ctx context.Context, counts map[models.KeyUsageSlot]
 		return strings.Compare(a.Route, b.Route)
 	})
 	err := s.session(ctx).Transaction(func(tx *gorm.DB) error {
-		for batch := range slices.Chunk(slots, keyUsageRowsPerStatement) {
+		for batch := range slices.Chunk(cells, keyUsageRowsPerStatement) {
 			var stmt strings.Builder
 			stmt.WriteString(`INSERT INTO key_usage (key_id, hour, route, requests, rate_limited, client_errors, server_errors) VALUES `)
 			args := make([]any, 0, 7*len(batch))
-			for i, slot := range batch {
+			for i, cell := range batch {
 				if i > 0 {
 					stmt.WriteString(", ")
 				}
 				stmt.WriteString("(?, ?, ?, ?, ?, ?, ?)")
-				c := counts[slot]
-				args = append(args, slot.KeyID, slot.Hour.Truncate(time.Hour).Unix(), slot.Route,
+				c := counts[cell]
+				args = append(args, cell.KeyID, cell.Hour.Truncate(time.Hour).Unix(), cell.Route,
 					c.Requests, c.RateLimited, c.ClientErrors, c.ServerErrors)
 			}
 			stmt.WriteString(` ON CONFLICT (key_id, hour, route) DO UPDATE SET

@@ -20,9 +20,9 @@ func BenchmarkAddKeyUsage(b *testing.B) {
 		b.Fatal(err)
 	}
 	hour := time.Date(2026, 11, 24, 14, 0, 0, 0, time.UTC)
-	counts := map[models.KeyUsageSlot]models.KeyUsageCount{}
+	counts := map[models.KeyUsageCell]models.KeyUsageCount{}
 	for k := range 10000 {
-		counts[models.KeyUsageSlot{KeyID: int64(k + 1), Hour: hour, Route: "/player/:tag/battles"}] = models.KeyUsageCount{Requests: 3}
+		counts[models.KeyUsageCell{KeyID: int64(k + 1), Hour: hour, Route: "/player/:tag/battles"}] = models.KeyUsageCount{Requests: 3}
 	}
 	for b.Loop() {
 		if err := db.AddKeyUsage(context.Background(), counts); err != nil {
