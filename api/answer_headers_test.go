@@ -13,7 +13,7 @@ import (
 // Accept-Encoding; every answer, keyed or not, says
 // X-Content-Type-Options: nosniff.
 func TestEveryAnswerCarriesItsCachingHeaders(t *testing.T) {
-	h := newHarness(t, harnessOptions{config: func(cfg *api.Config) { cfg.RatePerSecond, cfg.RateBurst = 0.001, 8 }})
+	h := newHarness(t, harnessOptions{config: func(cfg *api.Config) { cfg.RateLimitPerSecond, cfg.RateLimitBurst = 0.001, 8 }})
 	key := h.issue("1")
 	limited := h.issue("2")
 	first := h.get("/clan/search?name=royal", "auth", key)

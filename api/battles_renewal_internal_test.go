@@ -25,7 +25,7 @@ func TestABattlesAnswerStillTrueAtItsRefreshKeepsItsForms(t *testing.T) {
 	clock := models.NewManualClock(time.Date(2026, 11, 2, 10, 30, 0, 0, time.UTC))
 	game := &fixedBattles{battles: manyBattles(400, "Royal")}
 	s, err := New(Config{
-		RatePerSecond: 1e9, RateBurst: 1e9, Clock: clock, DisableAccessLog: true,
+		RateLimitPerSecond: 1e9, RateLimitBurst: 1e9, Clock: clock,
 		// Room for the answer compressed and packed, not plain.
 		CacheTTL: time.Minute, CacheBytes: 64 << 10,
 	}, Dependencies{Keys: anyKey{}, Game: game, Health: healthy{}, Tracker: noTracker{}, History: noHistory{}})

@@ -21,7 +21,7 @@ func TestCachedAnswersAllocateNothing(t *testing.T) {
 	}
 	var lines bytes.Buffer
 	h := newHarness(t, harnessOptions{directAccessLog: true, config: func(c *api.Config) {
-		c.RatePerSecond, c.RateBurst = 1e9, 1e9
+		c.RateLimitPerSecond, c.RateLimitBurst = 1e9, 1e9
 		c.HistoryCacheTTL = time.Hour
 		c.AccessLines = &lines
 	}})
@@ -74,7 +74,7 @@ func TestUnpackedAnswersAllocateNothing(t *testing.T) {
 	var lines bytes.Buffer
 	// Room for the battles answer compressed and packed, not plain.
 	h := newHarness(t, harnessOptions{directAccessLog: true, config: func(c *api.Config) {
-		c.RatePerSecond, c.RateBurst = 1e9, 1e9
+		c.RateLimitPerSecond, c.RateLimitBurst = 1e9, 1e9
 		c.CacheBytes = 64 << 10
 		c.AccessLines = &lines
 	}})

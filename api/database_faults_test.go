@@ -34,7 +34,7 @@ func proxiedHarness(t *testing.T, params map[string]string, keysConfig func(*key
 	t.Helper()
 	lift := func(c *api.Config) {
 		c.KeyLookupsPerAddress, c.KeyLookupsPerSecond = 1e6, 1e6
-		c.RatePerSecond, c.RateBurst = 1e6, 1e6
+		c.RateLimitPerSecond, c.RateLimitBurst = 1e6, 1e6
 	}
 	return proxiedHarnessWith(t, params, keysConfig, lift)
 }
@@ -202,7 +202,7 @@ func TestAKnownKeyThroughALongOutageIsAnswered503(t *testing.T) {
 	const perAddress = 1
 	h, proxy, _ := proxiedHarnessWith(t, nil, nil, func(c *api.Config) {
 		c.KeyLookupsPerAddress = perAddress
-		c.RatePerSecond, c.RateBurst = 1e6, 1e6
+		c.RateLimitPerSecond, c.RateLimitBurst = 1e6, 1e6
 	})
 	verified := h.issue("450000000000000001")
 	if a := send(h, "/clan/search?name=royal", verified); a.status != http.StatusOK {

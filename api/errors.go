@@ -213,7 +213,7 @@ func (s *Server) refusedUnseen(c *fiber.Ctx, status int) {
 	default:
 		return
 	}
-	if s.cfg.DisableAccessLog {
+	if !s.cfg.AccessLog {
 		return
 	}
 	ok, skipped := s.refusals.admit(s.clock.Now())

@@ -25,7 +25,7 @@ import (
 // steady state.
 func BenchmarkServeCached(b *testing.B) {
 	h := newHarness(b, harnessOptions{config: func(c *api.Config) {
-		c.RatePerSecond, c.RateBurst = 1e9, 1e9
+		c.RateLimitPerSecond, c.RateLimitBurst = 1e9, 1e9
 		c.HistoryCacheTTL = time.Hour
 		// Access lines formatted as in production, then dropped.
 		c.AccessLines = io.Discard
@@ -144,7 +144,7 @@ func BenchmarkServeCachedManyKeys(b *testing.B) {
 // request of that answer per key, each answered once already.
 func battlesOfManyKeys(b *testing.B, keys int) (crowns, bare fasthttp.RequestHandler, requests []*fasthttp.Request) {
 	h := newHarness(b, harnessOptions{config: func(c *api.Config) {
-		c.RatePerSecond, c.RateBurst = 1e9, 1e9
+		c.RateLimitPerSecond, c.RateLimitBurst = 1e9, 1e9
 		// Every key is looked up once, all from one address.
 		c.KeyLookupsPerAddress, c.KeyLookupsPerSecond = 1e9, 1e9
 		c.AccessLines = io.Discard

@@ -117,13 +117,14 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	h.tournaments = h.db
 
 	cfg := api.Config{
-		SupportInfo:   testSupportInfo,
-		RatePerSecond: 1000,
-		RateBurst:     1000,
-		CacheTTL:      3 * time.Minute,
-		CacheBytes:    8 << 20,
-		Clock:         clock,
-		Logger:        log,
+		SupportInfo:        testSupportInfo,
+		RateLimitPerSecond: 1000,
+		RateLimitBurst:     1000,
+		CacheTTL:           3 * time.Minute,
+		CacheBytes:         8 << 20,
+		AccessLog:          true,
+		Clock:              clock,
+		Logger:             log,
 	}
 	if opts.directAccessLog {
 		cfg.AccessLines = h.logs

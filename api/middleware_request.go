@@ -164,7 +164,7 @@ func (s *Server) requestContext(c *fiber.Ctx) error {
 	}
 	handler := s.log.Handler()
 	ctx := context.Background()
-	if (s.cfg.DisableAccessLog && level < slog.LevelWarn) || !handler.Enabled(ctx, level) {
+	if (!s.cfg.AccessLog && level < slog.LevelWarn) || !handler.Enabled(ctx, level) {
 		return nil
 	}
 	// The record is built here rather than by Logger.LogAttrs, which would

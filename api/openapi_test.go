@@ -350,7 +350,7 @@ func TestOpenAPIErrorsOfOtherServers(t *testing.T) {
 		{name: "list off", path: "/tournaments/known", status: 501},
 	})
 
-	limited := newHarness(t, harnessOptions{config: func(c *api.Config) { c.RatePerSecond, c.RateBurst = 1.0/3600, 1 }})
+	limited := newHarness(t, harnessOptions{config: func(c *api.Config) { c.RateLimitPerSecond, c.RateLimitBurst = 1.0/3600, 1 }})
 	key := limited.issue("910")
 	limited.check(t, v, []contractCase{
 		{name: "within the limit", path: "/player/" + limited.world.PlayerTags()[0] + "/battles", headers: []string{"auth", key}, status: 200},

@@ -12,8 +12,8 @@ import (
 
 func TestRateLimitPerKey(t *testing.T) {
 	h := newHarness(t, harnessOptions{config: func(c *api.Config) {
-		c.RatePerSecond = 2
-		c.RateBurst = 3
+		c.RateLimitPerSecond = 2
+		c.RateLimitBurst = 3
 	}})
 	key := h.issue("10")
 	other := h.issue("11")
@@ -71,8 +71,8 @@ func TestRateLimitHeadersOnEveryAuthenticatedAnswer(t *testing.T) {
 
 func TestRetryAfterRoundsUp(t *testing.T) {
 	h := newHarness(t, harnessOptions{config: func(c *api.Config) {
-		c.RatePerSecond = 0.25
-		c.RateBurst = 1
+		c.RateLimitPerSecond = 0.25
+		c.RateLimitBurst = 1
 	}})
 	key := h.issue("13")
 	h.get("/clan/2CCCP/history", "auth", key)
@@ -92,11 +92,11 @@ func expectHeader(t *testing.T, resp *http.Response, name, want string) {
 
 func TestNewRefusesABucketThatWouldTakeCenturiesToFill(t *testing.T) {
 	h := newHarness(t, harnessOptions{})
-	_, err := api.New(api.Config{RatePerSecond: 1e-6, RateBurst: 1_000_000}, h.deps)
+	_, err := api.New(api.Config{RateLimitPerSecond: 1e-6, RateLimitBurst: 1_000_000}, h.deps)
 	if err == nil || !strings.Contains(err.Error(), "within 100 years") {
 		t.Fatalf("a bucket filling in 31,000 years: error %v", err)
 	}
-	if _, err := api.New(api.Config{RatePerSecond: 0.001, RateBurst: 1_000_000}, h.deps); err != nil {
+	if _, err := api.New(api.Config{RateLimitPerSecond: 0.001, RateLimitBurst: 1_000_000}, h.deps); err != nil {
 		t.Fatalf("a bucket filling in 31 years: %v", err)
 	}
 }

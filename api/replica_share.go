@@ -38,7 +38,7 @@ func newReplicaID() string {
 // in the background, so a request never waits on the database for it.
 //
 // It assumes that a load balancer spreads each key's requests evenly over
-// the replicas: each allows a key RatePerSecond/N (and RateBurst/N, at
+// the replicas: each allows a key RateLimitPerSecond/N (and RateLimitBurst/N, at
 // least one), N being the replicas alive. A key whose requests all reach
 // one replica gets less than its rate; a replica that has just started is
 // counted by the others within ReplicaHeartbeatInterval. When ctx ends the

@@ -15,7 +15,7 @@ import (
 // on the injected clock, and the share grows back. Requests never touch
 // the table: only Heartbeat does.
 func TestRateLimitSharedAcrossReplicas(t *testing.T) {
-	h := newHarness(t, harnessOptions{config: func(c *api.Config) { c.RatePerSecond, c.RateBurst = 4, 8 }})
+	h := newHarness(t, harnessOptions{config: func(c *api.Config) { c.RateLimitPerSecond, c.RateLimitBurst = 4, 8 }})
 	ctx := context.Background()
 	key := h.issue("420000000000000001")
 	beat := func(id string) {

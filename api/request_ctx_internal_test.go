@@ -20,7 +20,7 @@ import (
 func TestRequestCtxIsMadeOnFirstUseAndEndsWithTheRequest(t *testing.T) {
 	const timeout = 7 * time.Second
 	s := &Server{
-		cfg: Config{RequestTimeout: timeout, DisableAccessLog: true}, log: slog.New(slog.DiscardHandler),
+		cfg: Config{RequestTimeout: timeout}, log: slog.New(slog.DiscardHandler),
 		clock: models.SystemClock{}, systemClock: true, requestIDs: newRequestIDs(), headers: newHeaderNames(),
 	}
 	var (

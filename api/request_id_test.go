@@ -58,7 +58,7 @@ func testAccessLogCanBeSwitchedOff(t *testing.T, direct bool) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		_, _ = w.Write([]byte(`{"reason":"inMaintenance"}`))
 	})
-	h := newHarness(t, harnessOptions{upstream: down, directAccessLog: direct, config: func(c *api.Config) { c.DisableAccessLog = true }})
+	h := newHarness(t, harnessOptions{upstream: down, directAccessLog: direct, config: func(c *api.Config) { c.AccessLog = false }})
 	key := h.issue("31")
 	if resp := h.get("/healthz"); resp.StatusCode != http.StatusOK {
 		t.Fatalf("healthz: %d", resp.StatusCode)

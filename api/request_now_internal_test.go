@@ -23,7 +23,7 @@ func TestRequestNowReadsTheClockOnce(t *testing.T) {
 			clock = models.SystemClock{}
 		}
 		s := &Server{
-			cfg: Config{RequestTimeout: time.Second, DisableAccessLog: true}, log: slog.New(slog.DiscardHandler),
+			cfg: Config{RequestTimeout: time.Second}, log: slog.New(slog.DiscardHandler),
 			clock: clock, systemClock: system, requestIDs: newRequestIDs(), headers: newHeaderNames(),
 		}
 		var read, first, second time.Time

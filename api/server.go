@@ -84,9 +84,9 @@ const DefaultRequestTimeout = 15 * time.Second
 type Config struct {
 	// SupportInfo is the "info" text of every error body.
 	SupportInfo string
-	// RatePerSecond and RateBurst size each key's token bucket.
-	RatePerSecond float64
-	RateBurst     int
+	// RateLimitPerSecond and RateLimitBurst size each key's token bucket.
+	RateLimitPerSecond float64
+	RateLimitBurst     int
 	// CacheTTL is how long upstream-backed answers are served from memory;
 	// zero disables their cache.
 	CacheTTL time.Duration
@@ -134,20 +134,20 @@ type Config struct {
 	// requests, for the per-address key-lookup budget, is the one their
 	// X-Forwarded-For names. None by default: the header is then ignored.
 	TrustedProxies []netip.Prefix
-	// DisableAccessLog drops the access-log line of every request
-	// (CROWNS_ACCESS_LOG=off; off rather than on, so that the zero Config
-	// logs); errors and 5xx answers are still logged.
-	DisableAccessLog bool
+	// AccessLog (CROWNS_ACCESS_LOG) writes an access-log line per request;
+	// without it, errors and 5xx answers are still logged.
+	AccessLog bool
 	// AccessLines, when set, takes the INFO access lines, a whole line per
 	// Write from concurrent callers, formatted as Logger's handler would
-	// format them if it has no attributes of its own (AccessLinesJSON:
+	// format them if it has no attributes of its own (LogFormat "json":
 	// slog's JSON handler with durations as text; otherwise its text
 	// handler) by a writer that costs a fraction of a slog record (see
 	// api/internal/accesslog). WARN lines (5xx answers), lines of sampled
 	// refusals and lines with strings slog would quote still go through
 	// Logger, as every line does when AccessLines is unset.
-	AccessLines     io.Writer
-	AccessLinesJSON bool
+	AccessLines io.Writer
+	// LogFormat (CROWNS_LOG_FORMAT) is "json" or "text" (also "").
+	LogFormat string
 	// Metrics, when set, is where the request metrics are registered
 	// (crowns_http_requests_total, crowns_http_request_duration_seconds);
 	// nil records none.
@@ -239,10 +239,10 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 	if cfg.Tournaments && (deps.TournamentSource == nil || deps.TournamentStore == nil) {
 		return nil, errors.New("api: TournamentSource and TournamentStore are required when tournaments are on")
 	}
-	if cfg.RatePerSecond <= 0 || cfg.RateBurst <= 0 {
+	if cfg.RateLimitPerSecond <= 0 || cfg.RateLimitBurst <= 0 {
 		return nil, errors.New("api: rate limit must be positive")
 	}
-	if !RateFillsInTime(cfg.RatePerSecond, cfg.RateBurst) {
+	if !RateFillsInTime(cfg.RateLimitPerSecond, cfg.RateLimitBurst) {
 		return nil, errors.New("api: an empty rate-limit bucket must fill (burst / rate) within 100 years")
 	}
 	if cfg.RequestTimeout < 0 || cfg.DatabaseTimeout < 0 {
@@ -262,19 +262,19 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 		deps:        deps,
 		log:         cfg.Logger,
 		clock:       cfg.Clock,
-		limiter:     newRateLimiter(cfg.RatePerSecond, cfg.RateBurst),
+		limiter:     newRateLimiter(cfg.RateLimitPerSecond, cfg.RateLimitBurst),
 		lookups:     newLookupBudget(cfg),
 		gameCalls:   newRateLimiter(cfg.GameCallsPerKey, burstOf(cfg.GameCallsPerKey, gameCallBurst)),
 		refusals:    newRefusalSampler(),
 		cache:       newResponseCache(cfg.CacheTTL, cfg.CacheBytes, cfg.Clock),
 		requestIDs:  newRequestIDs(),
-		rateHeaders: newRateHeaders(cfg.RatePerSecond),
+		rateHeaders: newRateHeaders(cfg.RateLimitPerSecond),
 		headers:     newHeaderNames(),
 		replicaID:   newReplicaID(),
 	}
 	_, s.systemClock = cfg.Clock.(models.SystemClock)
 	if cfg.AccessLines != nil {
-		s.accessLog = accesslog.New(cfg.AccessLines, cfg.AccessLinesJSON)
+		s.accessLog = accesslog.New(cfg.AccessLines, cfg.LogFormat == "json")
 	}
 	var err error
 	if s.metrics, err = newRequestMetrics(cfg.Metrics); err != nil {

@@ -251,10 +251,10 @@ func TestTournamentsOnNeedTheirDependencies(t *testing.T) {
 	} {
 		deps := h.deps
 		drop(&deps)
-		if _, err := api.New(api.Config{RatePerSecond: 1, RateBurst: 1}, deps); err != nil {
+		if _, err := api.New(api.Config{RateLimitPerSecond: 1, RateLimitBurst: 1}, deps); err != nil {
 			t.Fatalf("tournaments off: %v", err)
 		}
-		_, err := api.New(api.Config{RatePerSecond: 1, RateBurst: 1, Tournaments: true}, deps)
+		_, err := api.New(api.Config{RateLimitPerSecond: 1, RateLimitBurst: 1, Tournaments: true}, deps)
 		if err == nil || !strings.Contains(err.Error(), "TournamentSource and TournamentStore") {
 			t.Fatalf("tournaments on without a tournament source or store: error %v", err)
 		}

@@ -50,8 +50,8 @@ func (h *harness) flush() {
 
 func TestAuthStatsCountsRequestsRateLimitsAndRoutes(t *testing.T) {
 	h := newHarness(t, harnessOptions{config: func(c *api.Config) {
-		c.RatePerSecond = 1
-		c.RateBurst = 3
+		c.RateLimitPerSecond = 1
+		c.RateLimitBurst = 3
 	}})
 	key := h.issue("20")
 	other := h.issue("21")
@@ -103,8 +103,8 @@ func TestAuthStatsCountsRequestsRateLimitsAndRoutes(t *testing.T) {
 
 func TestAuthStatsIsFreeAndAnswersARateLimitedKey(t *testing.T) {
 	h := newHarness(t, harnessOptions{config: func(c *api.Config) {
-		c.RatePerSecond = 1
-		c.RateBurst = 2
+		c.RateLimitPerSecond = 1
+		c.RateLimitBurst = 2
 	}})
 	key := h.issue("22")
 	h.get("/clan/2CCCP/history", "auth", key)

@@ -62,11 +62,11 @@ type Config struct {
 	// and between two uses of /key stats (default 30s; negative: no
 	// cool-down). Confirming a pending request is not a new use.
 	CommandCoolDown time.Duration
-	// RatePerSecond is the API's rate limit of one key
+	// RateLimitPerSecond is the API's rate limit of one key
 	// (CROWNS_RATE_LIMIT_PER_SECOND), by which a usage alert tells a key
 	// held at its limit for long from one refused for a burst (see
 	// alertHeldFor). Required with a LogChannelID.
-	RatePerSecond float64
+	RateLimitPerSecond float64
 }
 
 // Defaults of Config.
@@ -93,8 +93,8 @@ func (c Config) withDefaults() (Config, error) {
 	if c.KeyChannelID == "" {
 		problems = append(problems, "bot: KeyChannelID is required")
 	}
-	if c.LogChannelID != "" && !(c.RatePerSecond > 0) {
-		problems = append(problems, "bot: RatePerSecond must be greater than 0 with a LogChannelID (usage alerts)")
+	if c.LogChannelID != "" && !(c.RateLimitPerSecond > 0) {
+		problems = append(problems, "bot: RateLimitPerSecond must be greater than 0 with a LogChannelID (usage alerts)")
 	}
 	if min(c.HandlerTimeout, c.DirectMessageTimeout, c.AnswerTimeout, c.AuditPollInterval, c.ReconnectDelay) < 0 {
 		problems = append(problems, "bot: timeouts and intervals must not be negative")

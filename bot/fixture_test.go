@@ -126,7 +126,7 @@ func newDesk(t *testing.T, opts deskOptions) *desk {
 		HandlerTimeout:       opts.handlerTimeout,
 		DirectMessageTimeout: opts.directMessageTimeout,
 		CommandCoolDown:      coolDown,
-		RatePerSecond:        testKeyRate,
+		RateLimitPerSecond:   testKeyRate,
 		Clock:                clock,
 		Logger:               logger,
 		HTTPClient:           discord.Client(),

@@ -23,7 +23,7 @@ const (
 	// A key stays rate-limited when, in the current and the previous UTC
 	// hour, at least alertLimitedMin of its requests were refused, they
 	// were at least half of them, and those served were at least
-	// alertHeldFor's worth at its rate (Config.RatePerSecond): it was
+	// alertHeldFor's worth at its rate (Config.RateLimitPerSecond): it was
 	// held at its limit that long, not refused for one burst (a client
 	// firing 800 requests in 3 s at 10 a second has 750 refused, but only
 	// 50 served).
@@ -90,7 +90,7 @@ func (b *Bot) CheckUsageAlerts(ctx context.Context) (posted int, err error) {
 	if err != nil {
 		return 0, fmt.Errorf("read key usage: %w", err)
 	}
-	for _, alert := range usageAlertsOf(windows, recentFrom, b.cfg.RatePerSecond) {
+	for _, alert := range usageAlertsOf(windows, recentFrom, b.cfg.RateLimitPerSecond) {
 		if !b.alerts.due(alert.keyID, now) {
 			continue
 		}

@@ -77,8 +77,8 @@ func New(clans SnapshotStore, source ClanSource, cfg Config) (*Scheduler, error)
 // report). When ctx ends it stops claiming jobs, gives back the ones whose
 // fetch it cancels, finishes the writes under way and returns.
 func (s *Scheduler) Run(ctx context.Context) error {
-	s.log.Info("scheduler started", "tickInterval", s.cfg.TickInterval, "concurrency", s.cfg.SnapshotConcurrency,
-		"ratePerSecond", s.cfg.SnapshotRatePerSecond, "retentionDays", s.cfg.HistoryRetentionDays)
+	s.log.Info("scheduler started", "tickInterval", s.cfg.TickInterval, "snapshotConcurrency", s.cfg.SnapshotConcurrency,
+		"snapshotRatePerSecond", s.cfg.SnapshotRatePerSecond, "historyRetentionDays", s.cfg.HistoryRetentionDays)
 	tickEvery(ctx, s.cfg.TickInterval, s.log, "scheduler", func(ctx context.Context) error {
 		report, err := s.Tick(ctx)
 		if err == nil {

@@ -55,8 +55,8 @@ type config struct {
 	LeakReportKeysFile string
 	LeakReportKeysJSON string
 	LeakReportKeys     api.LeakReportKeys
-	RatePerSecond      float64
-	RateBurst          int
+	RateLimitPerSecond float64
+	RateLimitBurst     int
 	// KeyLookupsPerAddress and KeyLookupsPerSecond bound the database
 	// lookups a second of keys not in memory, per client address and in
 	// all.
@@ -181,8 +181,8 @@ func readConfig(getenv func(string) string, serving bool) (config, error) {
 		SupportInfo:          r.str("CROWNS_SUPPORT_INFO", defaultSupportInfo),
 		LeakReportKeysFile:   r.str("CROWNS_LEAK_REPORT_KEYS_FILE", ""),
 		LeakReportKeysJSON:   r.str("CROWNS_LEAK_REPORT_KEYS", ""),
-		RatePerSecond:        r.float("CROWNS_RATE_LIMIT_PER_SECOND", 10),
-		RateBurst:            r.integer("CROWNS_RATE_LIMIT_BURST", 20, 1, 1_000_000),
+		RateLimitPerSecond:   r.float("CROWNS_RATE_LIMIT_PER_SECOND", 10),
+		RateLimitBurst:       r.integer("CROWNS_RATE_LIMIT_BURST", 20, 1, 1_000_000),
 		KeyLookupsPerAddress: r.float("CROWNS_KEY_LOOKUPS_PER_ADDRESS", api.DefaultKeyLookupsPerAddress),
 		KeyLookupsPerSecond:  r.float("CROWNS_KEY_LOOKUPS_PER_SECOND", api.DefaultKeyLookupsPerSecond),
 		TrustedProxies:       r.prefixes("CROWNS_TRUSTED_PROXIES"),
@@ -233,10 +233,10 @@ func readConfig(getenv func(string) string, serving bool) (config, error) {
 	}
 	r.check(cfg.MetricsAddr == metricsOff || !sameListenAddress(cfg.MetricsAddr, cfg.Addr), "CROWNS_METRICS_ADDR must differ from CROWNS_ADDR: metrics are never served on the public API address")
 	r.check(cfg.MemoryLimit >= cfg.CacheBytes+32<<20, "CROWNS_MEMORY_LIMIT_MB must leave at least 32 MiB beside CROWNS_CACHE_MB")
-	r.check(cfg.RatePerSecond > 0, "CROWNS_RATE_LIMIT_PER_SECOND must be greater than 0")
+	r.check(cfg.RateLimitPerSecond > 0, "CROWNS_RATE_LIMIT_PER_SECOND must be greater than 0")
 	r.check(cfg.KeyLookupsPerAddress > 0 && cfg.KeyLookupsPerSecond > 0 && cfg.GameCallsPerKey > 0,
 		"CROWNS_KEY_LOOKUPS_PER_ADDRESS, CROWNS_KEY_LOOKUPS_PER_SECOND and CROWNS_GAME_CALLS_PER_KEY must be greater than 0")
-	r.check(cfg.RatePerSecond <= 0 || api.RateFillsInTime(cfg.RatePerSecond, cfg.RateBurst),
+	r.check(cfg.RateLimitPerSecond <= 0 || api.RateFillsInTime(cfg.RateLimitPerSecond, cfg.RateLimitBurst),
 		"CROWNS_RATE_LIMIT_BURST / CROWNS_RATE_LIMIT_PER_SECOND (the seconds an empty bucket takes to fill) must be at most 100 years")
 	r.check(cfg.SnapshotRatePerSecond > 0 && cfg.SnapshotRatePerSecond <= 1000, "CROWNS_SNAPSHOT_RATE_PER_SECOND must be greater than 0 and at most 1000")
 	r.check(cfg.SnapshotConcurrency <= cfg.UpstreamConcurrency, "CROWNS_SNAPSHOT_CONCURRENCY must not exceed CROWNS_UPSTREAM_CONCURRENCY")

@@ -36,7 +36,7 @@ func TestRateLimitBucketMustFillWithinACentury(t *testing.T) {
 	const problem = "CROWNS_RATE_LIMIT_BURST / CROWNS_RATE_LIMIT_PER_SECOND (the seconds an empty bucket takes to fill) must be at most 100 years"
 	loadConfigExpecting(t, map[string]string{"CROWNS_RATE_LIMIT_PER_SECOND": "0.000001", "CROWNS_RATE_LIMIT_BURST": "1000000"}, problem)
 	cfg, ok := loadConfigExpecting(t, map[string]string{"CROWNS_RATE_LIMIT_PER_SECOND": "0.001", "CROWNS_RATE_LIMIT_BURST": "1000000"}, "")
-	if ok && (cfg.RatePerSecond != 0.001 || cfg.RateBurst != 1_000_000) {
-		t.Fatalf("rate %g, burst %d; want 0.001, 1000000", cfg.RatePerSecond, cfg.RateBurst)
+	if ok && (cfg.RateLimitPerSecond != 0.001 || cfg.RateLimitBurst != 1_000_000) {
+		t.Fatalf("rate %g, burst %d; want 0.001, 1000000", cfg.RateLimitPerSecond, cfg.RateLimitBurst)
 	}
 }

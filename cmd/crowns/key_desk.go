@@ -25,9 +25,9 @@ func newKeyDesk(cfg config, db *store.Store, keyService *keys.Service, weekly bo
 		LogChannelID: cfg.DiscordLogChannelID,
 		Prefix:       cfg.DiscordPrefix,
 		// Usage alerts judge a key by its rate limit.
-		RatePerSecond: cfg.RatePerSecond,
-		Clock:         clock,
-		Logger:        log,
-		Metrics:       metrics,
+		RateLimitPerSecond: cfg.RateLimitPerSecond,
+		Clock:              clock,
+		Logger:             log,
+		Metrics:            metrics,
 	}, bot.Dependencies{Keys: keyService, Cursors: db, Weekly: weekly, Usage: keyService})
 }

@@ -202,19 +202,19 @@ func (n *node) startAPI(ctx context.Context, cfg config, env cli, log *slog.Logg
 	}
 	server, err := api.New(api.Config{
 		SupportInfo:          cfg.SupportInfo,
-		RatePerSecond:        cfg.RatePerSecond,
+		RateLimitPerSecond:   cfg.RateLimitPerSecond,
 		KeyLookupsPerAddress: cfg.KeyLookupsPerAddress,
 		KeyLookupsPerSecond:  cfg.KeyLookupsPerSecond,
 		TrustedProxies:       cfg.TrustedProxies,
 		GameCallsPerKey:      cfg.GameCallsPerKey,
-		RateBurst:            cfg.RateBurst,
+		RateLimitBurst:       cfg.RateLimitBurst,
 		CacheTTL:             cfg.CacheTTL,
 		HistoryCacheTTL:      cfg.HistoryCacheTTL,
 		CacheBytes:           cfg.CacheBytes,
 		Tournaments:          cfg.Tournaments,
-		DisableAccessLog:     !cfg.AccessLog,
+		AccessLog:            cfg.AccessLog,
 		AccessLines:          accessLines,
-		AccessLinesJSON:      cfg.LogFormat == "json",
+		LogFormat:            cfg.LogFormat,
 		Metrics:              n.metricsRegisterer(),
 		LeakReportKeys:       cfg.LeakReportKeys,
 		Clock:                env.clock,
@@ -291,7 +291,6 @@ func (n *node) startScheduler(ctx context.Context, cfg config, env cli, log *slo
 			log.Error("scheduler stopped", "error", err)
 		}
 	})
-	log.Info("scheduler running", "snapshotConcurrency", cfg.SnapshotConcurrency, "snapshotRatePerSecond", cfg.SnapshotRatePerSecond)
 	return nil
 }
 

@@ -217,7 +217,7 @@ func TestAShortShutdownTimeoutIsWarnedOf(t *testing.T) {
 	}{
 		{"api", "5s", "API listening", true},
 		{"api", "20s", "API listening", false},
-		{"scheduler", "5s", "scheduler running", false},
+		{"scheduler", "5s", "scheduler started", false},
 	} {
 		env := map[string]string{"CROWNS_DATA_DIR": t.TempDir(), "CROWNS_ROLES": tc.roles, "CROWNS_SHUTDOWN_TIMEOUT": tc.timeout}
 		n := startServeUntil(t, env, nil, tc.startedLine)

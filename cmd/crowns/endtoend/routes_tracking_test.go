@@ -100,7 +100,7 @@ func TestTrackingRoute(t *testing.T) {
 }
 
 func TestAPIRequiresTracking(t *testing.T) {
-	_, err := api.New(api.Config{SupportInfo: supportInfo, RatePerSecond: 100, RateBurst: 100},
+	_, err := api.New(api.Config{SupportInfo: supportInfo, RateLimitPerSecond: 100, RateLimitBurst: 100},
 		api.Dependencies{Keys: acceptingKeys{}, Game: noGame{}, Health: storetest.Open(t, store.DialectSQLite)})
 	if err == nil {
 		t.Fatal("api.New accepted dependencies without the clan tracker and history")

@@ -49,7 +49,7 @@ func newTournamentEnv(t *testing.T, engine store.Dialect) *tournamentEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	app, err := api.New(api.Config{SupportInfo: supportInfo, RatePerSecond: 1000, RateBurst: 1000, Clock: clock, Tournaments: true},
+	app, err := api.New(api.Config{SupportInfo: supportInfo, RateLimitPerSecond: 1000, RateLimitBurst: 1000, Clock: clock, Tournaments: true},
 		api.Dependencies{Keys: acceptingKeys{}, Game: client, Health: db, Tracker: tracker, History: db, TournamentSource: client, TournamentStore: db})
 	if err != nil {
 		t.Fatal(err)

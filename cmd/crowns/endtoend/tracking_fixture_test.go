@@ -160,7 +160,7 @@ func newTrackingEnvReading(t *testing.T, db *store.Store, reading func(api.ClanH
 	if e.scheduler, err = scheduler.New(e.clans, world, scheduler.Config{TrackAddress: trackAddress, Clock: clock, SnapshotRatePerSecond: 1000}); err != nil {
 		t.Fatal(err)
 	}
-	cfg := api.Config{SupportInfo: supportInfo, RatePerSecond: 1000, RateBurst: 1000, Clock: clock}
+	cfg := api.Config{SupportInfo: supportInfo, RateLimitPerSecond: 1000, RateLimitBurst: 1000, Clock: clock}
 	for _, fn := range configure {
 		fn(&cfg)
 	}
