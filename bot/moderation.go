@@ -100,8 +100,13 @@ func (b *Bot) alreadyBlacklisted(ctx context.Context, target string) answer {
 		b.log.WarnContext(ctx, "cannot read a blacklisted developer", "user", target, "error", err)
 		return answer{text: textAlreadyBlacklisted(target, "")}
 	}
-	return answer{text: textAlreadyBlacklisted(target, fmt.Sprintf("%s, by %s, %s",
-		orDash(info.BlacklistReason), actorWords(info.BlacklistedBy), discordTime(info.BlacklistedAt, "f")))}
+	return answer{text: textAlreadyBlacklisted(target, blacklistingWords(info))}
+}
+
+// blacklistingWords describes a developer's blacklisting: its reason, who
+// and when.
+func blacklistingWords(info keys.DeveloperInfo) string {
+	return fmt.Sprintf("%s, by %s, %s", orDash(info.BlacklistReason), actorWords(info.BlacklistedBy), discordTime(info.BlacklistedAt, "f"))
 }
 
 // optionValue returns the trimmed value of a subcommand's option as a

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -179,15 +180,30 @@ func (b *Bot) alertLoop(ctx context.Context) {
 	}
 }
 
+// blacklistButtonLookup bounds the look-up of the alerted member when a
+// moderator presses Blacklist: Discord waits three seconds for the answer
+// (a form cannot be deferred), so past it the form is shown unchecked.
+const blacklistButtonLookup = 1500 * time.Millisecond
+
 // answerBlacklistButton answers the Blacklist button of an alert: a
-// moderator gets the form asking for a reason, anyone else a refusal.
+// moderator gets the form asking for a reason, or, when the member is
+// blacklisted already, that blacklisting (nothing to fill in); anyone else
+// a refusal.
 func (b *Bot) answerBlacklistButton(ctx context.Context, i *discordgo.Interaction) {
 	target := strings.TrimPrefix(i.MessageComponentData().CustomID, blacklistButtonID)
+	text := textModeratorsOnlyButton
+	askReason := i.GuildID == b.cfg.GuildID && isModerator(i.Member) && target != ""
+	if askReason {
+		if first, ok := b.blacklistedAlready(ctx, target); ok {
+			text, askReason = textAlreadyBlacklisted(target, first), false
+		}
+	}
 	response := &discordgo.InteractionResponse{
 		Type: discordgo.InteractionResponseChannelMessageWithSource,
-		Data: &discordgo.InteractionResponseData{Content: textModeratorsOnlyButton, Flags: discordgo.MessageFlagsEphemeral},
+		Data: &discordgo.InteractionResponseData{Content: text, Flags: discordgo.MessageFlagsEphemeral,
+			AllowedMentions: &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}}},
 	}
-	if i.GuildID == b.cfg.GuildID && isModerator(i.Member) && target != "" {
+	if askReason {
 		response = &discordgo.InteractionResponse{
 			Type: discordgo.InteractionResponseModal,
 			Data: &discordgo.InteractionResponseData{
@@ -202,6 +218,26 @@ func (b *Bot) answerBlacklistButton(ctx context.Context, i *discordgo.Interactio
 	if err := b.session.InteractionRespond(i, response, discordgo.WithContext(ctx)); err != nil {
 		b.logDiscordFailure(ctx, "answer a blacklist button", err)
 	}
+}
+
+// blacklistedAlready reports whether target is blacklisted, with the
+// words of that blacklisting; false when they are not, or when it cannot
+// tell within blacklistButtonLookup (the form then asks, and its
+// submission says so).
+func (b *Bot) blacklistedAlready(ctx context.Context, target string) (string, bool) {
+	ctx, cancel := context.WithTimeout(ctx, blacklistButtonLookup)
+	defer cancel()
+	info, err := b.deps.Keys.Info(ctx, target)
+	if err != nil {
+		if !errors.Is(err, models.ErrNotFound) {
+			b.log.WarnContext(ctx, "cannot read the developer of a blacklist button", "user", target, "error", err)
+		}
+		return "", false
+	}
+	if info.State != models.DeveloperBlacklisted {
+		return "", false
+	}
+	return blacklistingWords(info), true
 }
 
 // answerBlacklistReason blacklists the developer of a submitted reason

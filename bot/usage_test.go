@@ -161,6 +161,23 @@ func TestUsageAlertIsPostedOnceAndItsButtonBlacklists(t *testing.T) {
 	if text := d.answerText(d.submitReason(otherModID, moderatorPerms, "second look")); !strings.Contains(text, "was already blacklisted (scraping, by <@"+moderatorID+">") {
 		t.Errorf("second moderator's form: %q", text)
 	}
+	// Pressed later, the button asks no reason: the moderator is told the
+	// first blacklisting at once.
+	later := d.component(otherModID, moderatorPerms, "crowns:blacklist:"+developerID)
+	var told struct {
+		Type discordgo.InteractionResponseType `json:"type"`
+		Data struct {
+			Content string                 `json:"content"`
+			Flags   discordgo.MessageFlags `json:"flags"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(d.callback(later), &told); err != nil {
+		t.Fatal(err)
+	}
+	if told.Type != discordgo.InteractionResponseChannelMessageWithSource || told.Data.Flags != discordgo.MessageFlagsEphemeral ||
+		!strings.Contains(told.Data.Content, "was already blacklisted (scraping, by <@"+moderatorID+">") {
+		t.Errorf("a press after the blacklisting answered %d %q, want the first blacklisting and no form", told.Type, told.Data.Content)
+	}
 	if _, err := d.bot.PostPendingEvents(ctx); err != nil {
 		t.Fatal(err)
 	}
