@@ -37,7 +37,7 @@ func (b *Bot) keyAdmin(ctx context.Context, moderatorID string, sub *discordgo.A
 			return b.moderationRefusal(ctx, subInfo, target, err)
 		}
 		embed := infoEmbed(info)
-		if usage := b.usageField(ctx, target); usage != nil {
+		if usage := b.usageField(ctx, info); usage != nil {
 			embed.Fields = append(embed.Fields, usage)
 		}
 		return answer{text: textInfoHeading(target), embeds: []*discordgo.MessageEmbed{embed}}

@@ -78,19 +78,25 @@ func (b *Bot) noKeyToReport(ctx context.Context, who requester) answer {
 }
 
 // usageField is the usage part of /keyadmin info: 30 days' totals and
-// the top routes.
-func (b *Bot) usageField(ctx context.Context, userID string) *discordgo.MessageEmbedField {
+// the top routes of the developer's current key (or else latest), named
+// by its record number, as alerts and /keyadmin top name keys: after a
+// regenerate, the key an alert named is not the one shown.
+func (b *Bot) usageField(ctx context.Context, info keys.DeveloperInfo) *discordgo.MessageEmbedField {
 	if b.deps.Usage == nil {
 		return nil
 	}
-	report, err := b.deps.Usage.DeveloperUsage(ctx, userID, keys.UsageDays)
+	report, err := b.deps.Usage.DeveloperUsage(ctx, info.DiscordUserID, keys.UsageDays)
 	if err != nil {
 		if !errors.Is(err, models.ErrNotFound) {
-			b.log.WarnContext(ctx, "cannot read key usage", "user", userID, "error", err)
+			b.log.WarnContext(ctx, "cannot read key usage", "user", info.DiscordUserID, "error", err)
 		}
 		return nil
 	}
-	return &discordgo.MessageEmbedField{Name: "Usage, last 30 days", Value: textUsageSummary(report)}
+	name := fmt.Sprintf("Usage of key record #%d, last 30 days", report.KeyID)
+	if report.KeyID != info.CurrentKeyID {
+		name = fmt.Sprintf("Usage of key record #%d (no longer in use), last 30 days", report.KeyID)
+	}
+	return &discordgo.MessageEmbedField{Name: name, Value: textUsageSummary(report)}
 }
 
 // topKeys answers /keyadmin top [day|week]: the heaviest keys with their

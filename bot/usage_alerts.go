@@ -156,7 +156,7 @@ func alertEmbed(a usageAlert) *discordgo.MessageEmbed {
 			{Name: "Developer", Value: "<@" + a.discordUserID + ">", Inline: true},
 			{Name: "Key record", Value: fmt.Sprintf("#%d", a.keyID), Inline: true},
 		},
-		Footer: &discordgo.MessageEmbedFooter{Text: "Blacklist asks for a reason; /keyadmin info shows the key's usage."},
+		Footer: &discordgo.MessageEmbedFooter{Text: "Blacklist asks for a reason; /keyadmin info shows the usage of the member's current key, by its record number."},
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/crownsdev/crowns/bot/discordtest"
+	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
 )
 
@@ -62,7 +63,7 @@ func TestKeyAdminInfoAndTopShowUsage(t *testing.T) {
 	d.use(otherDevID, "/clan/search", models.KeyUsageCount{Requests: 100}, 48)
 
 	_, embeds, _ := d.answerOf(d.keyadmin(moderatorPerms, "info", userOption(developerID)))
-	if !strings.Contains(embeds, "Usage, last 30 days: 40 requests, 15 rate-limited (38%)") ||
+	if !strings.Contains(embeds, "Usage of key record #1, last 30 days: 40 requests, 15 rate-limited (38%)") ||
 		!strings.Contains(embeds, "Top routes: `/clan/search` 30, `/player/:tag/battles` 10") {
 		t.Errorf("/keyadmin info embeds:%s", embeds)
 	}
@@ -80,8 +81,30 @@ func TestKeyAdminInfoAndTopShowUsage(t *testing.T) {
 
 	// Blacklisted, the developer's usage is still the evidence.
 	d.keyadmin(moderatorPerms, "blacklist", userOption(developerID), stringOption("reason", "scraping"))
-	if _, embeds, _ := d.answerOf(d.keyadmin(moderatorPerms, "info", userOption(developerID))); !strings.Contains(embeds, "Usage, last 30 days: 40 requests") {
+	if _, embeds, _ := d.answerOf(d.keyadmin(moderatorPerms, "info", userOption(developerID))); !strings.Contains(embeds, "Usage of key record #1 (no longer in use), last 30 days: 40 requests") {
 		t.Errorf("/keyadmin info of a blacklisted developer: %s", embeds)
+	}
+}
+
+// The usage /keyadmin info shows names its key record, as the alert
+// does: a member who regenerated after an alert shows the new key's
+// usage, which a moderator can tell from the alerted key's.
+func TestKeyAdminInfoNamesTheKeyWhoseUsageItShows(t *testing.T) {
+	d := newDesk(t, deskOptions{logChannel: logChannelID})
+	d.getKey(developerID)
+	d.use(developerID, "/clan/search", models.KeyUsageCount{Requests: 1000, RateLimited: 700}, 0)
+	if posted, err := d.bot.CheckUsageAlerts(t.Context()); err != nil || posted != 1 {
+		t.Fatalf("CheckUsageAlerts posted %d (%v), want 1", posted, err)
+	}
+	if posts := d.alertPosts(); !strings.Contains(posts[0], "Key record: #1") {
+		t.Fatalf("alert: %q", posts[0])
+	}
+	if _, err := d.keys.Regenerate(t.Context(), keys.Developer{DiscordUserID: developerID}, "test"); err != nil {
+		t.Fatal(err)
+	}
+	_, embeds, _ := d.answerOf(d.keyadmin(moderatorPerms, "info", userOption(developerID)))
+	if !strings.Contains(embeds, "Usage of key record #2, last 30 days: 0 requests") {
+		t.Errorf("/keyadmin info after a regenerate:%s\nwant the usage named by the new key's record", embeds)
 	}
 }
 
