@@ -144,8 +144,9 @@ func textMemberStats(r models.KeyUsageReport, now time.Time) string {
 // textUsageSummary words a report's totals and top routes on a few lines.
 func textUsageSummary(r models.KeyUsageReport) string {
 	total := r.Total()
-	text := fmt.Sprintf("%d requests, %d rate-limited (%s), %d client errors, %d server errors",
-		total.Requests, total.RateLimited, share(total.RateLimited, total.Requests), total.ClientErrors, total.ServerErrors)
+	text := fmt.Sprintf("%s, %d rate-limited (%s), %s, %s",
+		counted(total.Requests, "request"), total.RateLimited, share(total.RateLimited, total.Requests),
+		counted(total.ClientErrors, "client error"), counted(total.ServerErrors, "server error"))
 	if routes := topRoutes(r); routes != "" {
 		text += "\nTop routes: " + routes
 	}
@@ -183,6 +184,14 @@ func share(part, whole int64) string {
 		return "0%"
 	}
 	return fmt.Sprintf("%.0f%%", 100*float64(part)/float64(whole))
+}
+
+// counted is n things in words: "1 request", "2 requests".
+func counted(n int64, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 // textUsageUnavailable answers usage commands where usage is not read.

@@ -1,0 +1,25 @@
+package bot
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/crownsdev/crowns/models"
+)
+
+// TestUsageSummaryCountsInWords: one of a thing is singular, any other
+// count plural, in the totals moderators read.
+func TestUsageSummaryCountsInWords(t *testing.T) {
+	for _, tc := range []struct {
+		count models.KeyUsageCount
+		want  string
+	}{
+		{models.KeyUsageCount{Requests: 1, ClientErrors: 1, ServerErrors: 1}, "1 request, 0 rate-limited (0%), 1 client error, 1 server error"},
+		{models.KeyUsageCount{Requests: 2, RateLimited: 1}, "2 requests, 1 rate-limited (50%), 0 client errors, 0 server errors"},
+	} {
+		report := models.KeyUsageReport{Days: []models.KeyUsageDay{{KeyUsageCount: tc.count}}}
+		if got := textUsageSummary(report); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("summary of %+v = %q, want it to start %q", tc.count, got, tc.want)
+		}
+	}
+}
