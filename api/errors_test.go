@@ -64,6 +64,8 @@ func TestQueryValidation(t *testing.T) {
 		{"/clan/2CCCP/history?days=-1", "invalid value for 'days': must be between 0 and 365"},
 		{"/clan/2CCCP/history/weekly?days=366", "invalid value for 'days': must be between 0 and 365"},
 		{"/clan/2CCCP/history?days=1.5", "invalid value for 'days': not a whole number"},
+		{"/clan/2CCCP/history?days=99999999999999999999", "invalid value for 'days': must be between 0 and 365"},
+		{"/clan/search?score=-99999999999999999999", "invalid value for 'score': must be between 0 and 100000000"},
 		{"/clan/search", "at least one filter is required: name, score, minMembers or locationId"},
 		{"/clan/search?maxMembers=20", "at least one filter is required: name, score, minMembers or locationId"},
 		{"/clan/search?limit=10", "at least one filter is required: name, score, minMembers or locationId"},

@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"errors"
 	"net/url"
 	"strconv"
 	"strings"
@@ -57,7 +58,9 @@ func transientQueryValue(c *fiber.Ctx, name string) (string, bool) {
 }
 
 // queryInt reads an optional whole-number query parameter within
-// [min, max]; absent means def.
+// [min, max]; absent means def. A whole number too large for an int is
+// out of range like any other beyond max (or below min), not "not a
+// whole number".
 func queryInt(c *fiber.Ctx, name string, def, min, max int) (value int, given bool, err error) {
 	raw := c.Context().QueryArgs().Peek(name)
 	if raw == nil {
@@ -65,6 +68,9 @@ func queryInt(c *fiber.Ctx, name string, def, min, max int) (value int, given bo
 	}
 	// The conversion of a short value does not escape: no allocation.
 	n, convErr := strconv.Atoi(string(bytes.TrimSpace(raw)))
+	if errors.Is(convErr, strconv.ErrRange) {
+		return 0, true, models.InvalidParam(name, rangeText(min, max))
+	}
 	if convErr != nil {
 		return 0, true, models.InvalidParam(name, "not a whole number")
 	}
