@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -43,6 +44,10 @@ type answerShape struct {
 	// bySlot: the answer is an object keyed by slot (history), whose
 	// values are the elements keys and exclude apply to.
 	bySlot bool
+	// linked: the route announces its further pages in a Link header
+	// (search), so a window that is not the last (or first) of the
+	// answer's list gets a next (or prev) link to its neighbour.
+	linked bool
 }
 
 // paged reads max and page before handler runs, so that a bad value is
@@ -63,6 +68,17 @@ func (s *Server) paged(handler fiber.Handler) fiber.Handler {
 		}
 		if st := stateOf(c); st != nil && (sizeGiven || pageGiven) {
 			st.shape.pageSize, st.shape.page = size, page
+		}
+		return handler(c)
+	}
+}
+
+// linkedPages marks handler's answers as pages announced in a Link
+// header: the windows max and page cut from them are linked too.
+func (s *Server) linkedPages(handler fiber.Handler) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if st := stateOf(c); st != nil {
+			st.shape.linked = true
 		}
 		return handler(c)
 	}
@@ -100,7 +116,13 @@ func (s *Server) shapedAnswer(c *fiber.Ctx, answer *cachedAnswer) (*cachedAnswer
 	if err != nil {
 		return nil, fmt.Errorf("shape answer: %w", err)
 	}
-	shaped := &cachedAnswer{plain: body, length: len(body), etag: etagOf(body), headers: shapedLinks(answer.headers, args)}
+	headers := shapedLinks(answer.headers, args)
+	if shape.linked && shape.pageSize > 0 {
+		if headers, err = windowLinks(headers, c.Route().Path, args, shape, plain); err != nil {
+			return nil, fmt.Errorf("link windows: %w", err)
+		}
+	}
+	shaped := &cachedAnswer{plain: body, length: len(body), etag: etagOf(body), headers: headers}
 	shaped.etagBytes = []byte(shaped.etag)
 	if len(body) >= minGzipSize && acceptsGzip(c.Get(fiber.HeaderAcceptEncoding)) {
 		shaped.gzipped = compress(body)
@@ -133,6 +155,88 @@ func shapedLinks(headers [][2]string, args *fasthttp.Args) [][2]string {
 		}
 	}
 	return shaped
+}
+
+// windowLinks are the Link headers of a window that max and page cut
+// from a linked answer's list: the next window of the same answer when
+// there is one, else the page the answer's own next link points to; the
+// previous window when there is one, else the last window of the page the
+// answer's own prev link points to (a page of the answer's limit). Without
+// them, a client following rel="next" from the first of several windows
+// would skip all the others.
+func windowLinks(headers [][2]string, path string, args *fasthttp.Args, shape answerShape, plain []byte) ([][2]string, error) {
+	var elements []json.RawMessage
+	if !startsWith(plain, '[') {
+		return headers, nil
+	}
+	if err := json.Unmarshal(plain, &elements); err != nil {
+		return nil, err
+	}
+	links := map[string]string{}
+	var order []string
+	var kept [][2]string
+	for _, h := range headers {
+		if h[0] != fiber.HeaderLink {
+			kept = append(kept, h)
+			continue
+		}
+		for _, link := range strings.Split(h[1], ", ") {
+			target, rel, ok := strings.Cut(link, ">; rel=")
+			if !ok {
+				continue
+			}
+			rel = strings.Trim(rel, `"`)
+			links[rel] = strings.TrimPrefix(target, "<")
+			order = append(order, rel)
+		}
+	}
+	windowOf := func(page int) string {
+		var self fasthttp.Args
+		args.CopyTo(&self)
+		self.Set(paramPage, strconv.Itoa(page))
+		return path + "?" + string(self.QueryString())
+	}
+	if (shape.page+1)*shape.pageSize < len(elements) {
+		links["next"] = windowOf(shape.page + 1)
+	}
+	switch {
+	case shape.page > 0 && len(elements) > 0:
+		links["prev"] = windowOf(min(shape.page-1, (len(elements)-1)/shape.pageSize))
+	case links["prev"] != "":
+		if last := lastWindow(links["prev"], shape.pageSize); last > 0 {
+			links["prev"] += "&" + paramPage + "=" + strconv.Itoa(last)
+		}
+	}
+	var rendered []string
+	for _, rel := range []string{"next", "prev"} {
+		if links[rel] != "" {
+			rendered = append(rendered, "<"+links[rel]+`>; rel="`+rel+`"`)
+		}
+	}
+	for _, rel := range order {
+		if rel != "next" && rel != "prev" {
+			rendered = append(rendered, "<"+links[rel]+`>; rel="`+rel+`"`)
+		}
+	}
+	if len(rendered) > 0 {
+		kept = append(kept, [2]string{fiber.HeaderLink, strings.Join(rendered, ", ")})
+	}
+	return kept, nil
+}
+
+// lastWindow is the last window of size elements of the full page target
+// (one of our Link targets, which names its limit) points to.
+func lastWindow(target string, size int) int {
+	_, query, _ := strings.Cut(target, "?")
+	values, err := url.ParseQuery(query)
+	if err != nil {
+		return 0
+	}
+	limit, err := strconv.Atoi(values.Get("limit"))
+	if err != nil || limit < 1 {
+		return 0
+	}
+	return (limit - 1) / size
 }
 
 // shapeBody cuts a list body to its page, then keeps or drops fields of

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -57,7 +58,7 @@ func TestClanSearchLinksKeepTheShapeAskedFor(t *testing.T) {
 	h := newHarness(t, harnessOptions{})
 	key := h.issue("30")
 	path := "/clan/search?name=royal&limit=3&max=2&keys=tag,name&page=1"
-	for range 2 {
+	for i := range 2 {
 		resp := h.get(path, "auth", key)
 		link := resp.Header.Get("Link")
 		var clans []map[string]any
@@ -74,9 +75,78 @@ func TestClanSearchLinksKeepTheShapeAskedFor(t *testing.T) {
 		if path == "" {
 			t.Fatalf("no next page after %d clans", len(clans))
 		}
-		if !strings.Contains(path, "&max=2&keys=tag%2Cname") || strings.Contains(path, "page=") {
-			t.Fatalf("next link %q, want max and keys kept and page left out", path)
+		if !strings.Contains(path, "max=2") || !strings.Contains(path, "keys=tag%2Cname") {
+			t.Fatalf("next link %q, want max and keys kept", path)
 		}
+		// Window 1 is the last of a page of 3: the next link is the
+		// cursor's page, from its first window; window 0 of that page is
+		// followed by its window 1.
+		if i == 0 && strings.Contains(path, "page=") || i == 1 && !strings.Contains(path, "page=1") {
+			t.Fatalf("next link %q after window %d", path, 1-i)
+		}
+	}
+}
+
+// TestClanSearchLinksVisitEveryWindow: with max smaller than the page a
+// cursor gives, following rel="next" from the first window visits every
+// clan once, in the search's order, and rel="prev" walks back the same
+// way; no window of a page is skipped.
+func TestClanSearchLinksVisitEveryWindow(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	key := h.issue("37")
+	var all []legacy.ClanSearchResult
+	decodeJSON(t, h.get("/clan/search?name=royal&limit=12", "auth", key), &all)
+	if len(all) < 12 {
+		t.Fatalf("%d royal clans, want 12", len(all))
+	}
+	type step struct {
+		tags       []string
+		next, prev string
+	}
+	visit := func(path string) step {
+		t.Helper()
+		resp := h.get(path, "auth", key)
+		header := resp.Header.Get("Link")
+		var clans []legacy.ClanSearchResult
+		decodeJSON(t, resp, &clans)
+		st := step{next: nextLink(t, header)}
+		if m := linkPrev.FindStringSubmatch(header); m != nil {
+			st.prev = m[1]
+		}
+		for _, c := range clans {
+			st.tags = append(st.tags, c.Tag)
+		}
+		return st
+	}
+	var walked, paths []string
+	path := "/clan/search?name=royal&limit=5&max=2"
+	for len(walked) < 12 {
+		st := visit(path)
+		if len(st.tags) == 0 || st.next == "" {
+			t.Fatalf("%s: %d clans, next %q after %d clans", path, len(st.tags), st.next, len(walked))
+		}
+		walked = append(walked, st.tags...)
+		paths = append(paths, path)
+		path = st.next
+	}
+	for i := range 12 {
+		if walked[i] != all[i].Tag {
+			t.Fatalf("clan %d along the next links is %s, want %s (walked %v)", i, walked[i], all[i].Tag, walked)
+		}
+	}
+	// Back from the last window visited to the first.
+	last := visit(paths[len(paths)-1])
+	back := slices.Clone(last.tags)
+	for path := last.prev; path != ""; {
+		st := visit(path)
+		back = append(slices.Clone(st.tags), back...)
+		path = st.prev
+		if len(back) > 12 {
+			t.Fatalf("walked back %d clans, more than were walked forward", len(back))
+		}
+	}
+	if !slices.Equal(back, walked[:len(back)]) || len(back) != len(walked) {
+		t.Fatalf("walking back: %v, want %v", back, walked)
 	}
 }
 
@@ -249,6 +319,9 @@ func TestUpstreamTooSlow(t *testing.T) {
 }
 
 var linkNext = regexp.MustCompile(`<([^>]+)>;\s*rel="next"`)
+
+// linkPrev finds the target of a Link header's rel="prev".
+var linkPrev = regexp.MustCompile(`<([^>]+)>;\s*rel="prev"`)
 
 // nextLink returns the target of a Link header's rel="next", or "".
 func nextLink(t *testing.T, header string) string {
