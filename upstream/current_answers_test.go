@@ -2,8 +2,10 @@ package upstream_test
 
 import (
 	"context"
+	"reflect"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/crownsdev/crowns/models/legacy"
 
@@ -106,4 +108,37 @@ func badge(id int, name, category string) legacy.Badge {
 
 func unknownBadge(id int) legacy.Badge {
 	return legacy.Badge{Name: "Badge " + strconv.Itoa(id), Category: "Unknown", ID: id, Image: "https://cr-api.github.io/cr-api-assets/badges/no_clan.png"}
+}
+
+// TestCurrentClanSnapshot takes a snapshot of a clan answered as the game
+// answers today: the history's donations are the clan's donations of the
+// week (which count members who have left since, so they exceed the
+// listed members' sum), as the legacy history's were.
+func TestCurrentClanSnapshot(t *testing.T) {
+	client, _ := newClient(t, fakeUpstream(t, answerFile(t, "clan_current.json")), upstream.Config{})
+	clan, err := client.Clan(context.Background(), "Y2PQ0GC")
+	if err != nil {
+		t.Fatalf("Clan: %v", err)
+	}
+	slot := time.Date(2024, 3, 1, 8, 0, 0, 0, time.UTC)
+	got := models.SnapshotOf(clan, slot)
+	want := models.HistorySnapshot{Slot: slot, Donations: 2210, MemberCount: 3, Score: 38120, Members: []models.HistoryMember{
+		{ClanRank: 1, Crowns: 0, Donations: 246, Name: "Änna", Tag: "2PYQ8RLU", Trophies: 6089},
+		{ClanRank: 2, Crowns: 0, Donations: 90, Name: "kapa", Tag: "8LJRJRP8", Trophies: 5651},
+		{ClanRank: 3, Crowns: 0, Donations: 364, Name: "micah 🍻", Tag: "Q0UCG9C2", Trophies: 5501},
+	}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("snapshot\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// TestSnapshotDonationsWithoutWeeklyFigure: a clan answer without the
+// week's figure keeps the listed members' sum.
+func TestSnapshotDonationsWithoutWeeklyFigure(t *testing.T) {
+	clan := models.ClanDetails{Tag: "Y2PQ0GC", Members: []models.ClanMember{
+		{Tag: "2PYQ8RLU", ClanRank: 1, Donations: 246}, {Tag: "8LJRJRP8", ClanRank: 2, Donations: 90},
+	}}
+	if got := models.SnapshotOf(clan, time.Time{}).Donations; got != 336 {
+		t.Fatalf("donations = %d, want the members' sum 336", got)
+	}
 }

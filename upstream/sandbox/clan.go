@@ -27,6 +27,11 @@ type clanProfile struct {
 	baseTrophies     int
 	warTrophies      int
 	trackable        bool
+	// departedShare is the percentage the week's donations of members who
+	// have left since add to those of the members listed: the game counts
+	// them in the clan's donationsPerWeek, so that figure exceeds the
+	// members' sum.
+	departedShare int
 }
 
 // newClanProfile derives clan i from the seed.
@@ -67,6 +72,7 @@ func (w *World) newClanProfile(i int) clanProfile {
 	default:
 		c.description = pick(d, plainDescriptions)
 	}
+	c.departedShare = newDraw(w.seed, saltDepartedDonations, uint64(i)).between(0, 9)
 	return c
 }
 
@@ -105,7 +111,7 @@ func (w *World) clanHeader(i int, summary clanSummary) official.Clan {
 		ClanScore:        summary.score,
 		ClanWarTrophies:  c.warTrophies,
 		RequiredTrophies: c.requiredTrophies,
-		DonationsPerWeek: summary.donations,
+		DonationsPerWeek: summary.donations + summary.donations*c.departedShare/100,
 		ClanChestLevel:   1,
 		Members:          c.memberCount,
 	}

@@ -16,6 +16,7 @@ const (
 	saltBattleTime
 	saltTournament
 	saltTournamentMember
+	saltDepartedDonations
 )
 
 // mix is the splitmix64 finalizer: a cheap, well-spread hash of x.

@@ -276,3 +276,32 @@ func TestTinyWorldStillPlays(t *testing.T) {
 		t.Fatal("a one-clan world has no tournaments")
 	}
 }
+
+// TestWeeklyDonationsCountMembersWhoLeft: as in the game's answers, a
+// clan's donationsPerWeek also counts the week's donations of members who
+// have left, so it is never below its members' sum and above it for some
+// clans; search lists the same figure.
+func TestWeeklyDonationsCountMembersWhoLeft(t *testing.T) {
+	f := newFixture(t, sandbox.Config{})
+	list := decode[official.List[official.Clan]](t, f, "/clans?minMembers=40&limit=20")
+	if len(list.Items) == 0 {
+		t.Fatal("the world has no clan of 40 members or more")
+	}
+	above := 0
+	for _, listed := range list.Items {
+		clan := decode[official.Clan](t, f, clanPath(strings.TrimPrefix(listed.Tag, "#")))
+		sum := 0
+		for _, m := range clan.MemberList {
+			sum += m.Donations
+		}
+		if clan.DonationsPerWeek < sum || clan.DonationsPerWeek != listed.DonationsPerWeek {
+			t.Fatalf("clan %s: donationsPerWeek %d (search: %d), members' sum %d", clan.Tag, clan.DonationsPerWeek, listed.DonationsPerWeek, sum)
+		}
+		if clan.DonationsPerWeek > sum {
+			above++
+		}
+	}
+	if above == 0 {
+		t.Fatalf("no clan of %d counts donations beyond its members'", len(list.Items))
+	}
+}
