@@ -48,6 +48,18 @@ type SnapshotJobStatus struct {
 	LastError  string
 }
 
+// SlotNotPlannedReason is the last_error of a slot recorded missed because
+// no scheduler ran during its window.
+const SlotNotPlannedReason = "not planned: no scheduler ran during the slot's window"
+
+// UnplannedSlot is a slot no scheduler planned, recorded missed for Clans
+// clans.
+type UnplannedSlot struct {
+	Kind  SnapshotKind
+	Slot  time.Time
+	Clans int64
+}
+
 // MissedJob is a job whose window ended without a snapshot.
 type MissedJob struct {
 	ClanID    int64

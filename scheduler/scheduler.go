@@ -34,7 +34,8 @@ type Scheduler struct {
 type TickReport struct {
 	// Planned counts jobs created for the current slots.
 	Planned int64
-	// Missed counts jobs whose window ended without a snapshot.
+	// Missed counts jobs whose window ended without a snapshot, and the
+	// (clan, slot) pairs of slots no scheduler planned, recorded missed.
 	Missed int
 	// Stored counts snapshots stored; AlreadyStored jobs whose slot had a
 	// snapshot already (taken by a track request).
@@ -93,7 +94,8 @@ func (s *Scheduler) Run(ctx context.Context) error {
 // Tick does one pass at the clock's time: make sure this month's and next
 // month's snapshot partitions exist, plan the jobs of the current slots
 // (a slot whose window has ended is never planned: after downtime only the
-// current slot is caught up), record expired jobs as missed, run every due
+// current slot is caught up, and the slots no scheduler planned meanwhile
+// are recorded as missed), record expired jobs as missed, run every due
 // job, and prune old history when due. It returns when no job is due.
 func (s *Scheduler) Tick(ctx context.Context) (TickReport, error) {
 	s.tickMu.Lock()
@@ -105,7 +107,11 @@ func (s *Scheduler) Tick(ctx context.Context) (TickReport, error) {
 	}
 	for _, kind := range []models.SnapshotKind{models.SnapshotFourHourly, models.SnapshotWeekly} {
 		slot := kind.SlotAt(now)
-		if !now.Before(slot.Add(kind.Window())) {
+		open := now.Before(slot.Add(kind.Window()))
+		if err := s.recordUnplanned(ctx, kind, slot, open, now, &report); err != nil {
+			return report, err
+		}
+		if !open {
 			continue
 		}
 		planned, err := s.clans.PlanSnapshotJobs(ctx, kind, slot, now)
@@ -123,7 +129,7 @@ func (s *Scheduler) Tick(ctx context.Context) (TickReport, error) {
 		s.log.Warn("snapshot slot missed: its window ended without a snapshot", "clan", m.Tag, "kind", m.Kind.String(),
 			"slot", time.Unix(m.Slot, 0).UTC(), "attempts", m.Attempts, "lastError", m.LastError)
 	}
-	report.Missed = len(missed)
+	report.Missed += len(missed)
 	for _, m := range missed {
 		s.metrics.count(m.Kind, slotMissed, 1)
 	}
@@ -135,6 +141,28 @@ func (s *Scheduler) Tick(ctx context.Context) (TickReport, error) {
 		return report, ctx.Err()
 	}
 	return report, s.pruneIfDue(ctx, now, &report)
+}
+
+// recordUnplanned records as missed the slots of kind before the current
+// one (slot) that no scheduler planned, every replica having been down
+// through their windows, and the current one too when its window has
+// ended (open is false). Slots older than JobRetention are not recorded:
+// their records would be pruned at once.
+func (s *Scheduler) recordUnplanned(ctx context.Context, kind models.SnapshotKind, slot time.Time, open bool, now time.Time, report *TickReport) error {
+	skippedBefore := slot
+	if !open {
+		skippedBefore = slot.Add(kind.Period())
+	}
+	recorded, err := s.clans.RecordUnplannedSlots(ctx, kind, skippedBefore, slot.Add(kind.Period()), now.Add(-s.cfg.JobRetention), now)
+	if err != nil {
+		return err
+	}
+	for _, u := range recorded {
+		s.log.Warn("snapshot slot missed: no scheduler ran during its window", "kind", kind.String(), "slot", u.Slot, "clans", u.Clans)
+		report.Missed += int(u.Clans)
+		s.metrics.count(kind, slotMissed, int(u.Clans))
+	}
+	return nil
 }
 
 // runDueJobs claims due jobs in batches of SnapshotConcurrency and hands

@@ -75,6 +75,56 @@ func TestCatchUpAfterDowntimeTakesOnlyTheCurrentSlot(t *testing.T) {
 	})
 }
 
+// TestSlotsNoSchedulerRanThroughAreRecordedMissed: every scheduler is
+// down from Tuesday 09:30 to Thursday 13:10; the slots whose windows
+// passed meanwhile are recorded missed (as the operations notes say of a
+// window that ends without a snapshot), for the clans tracked then, and
+// none is filled in.
+func TestSlotsNoSchedulerRanThroughAreRecordedMissed(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		ctx := context.Background()
+		e := newEnv(t, db, 2)
+		e.trackAll(t) // the 08:00 slot, at 09:30
+		if report := e.tick(t); report.Missed != 0 {
+			t.Fatalf("tick at 09:30 = %+v, want nothing missed", report)
+		}
+		late := e.world.untrackable
+		e.clock.Set(at("2026-03-11T17:00:00Z")) // tracked by the operator while the schedulers are down
+		if _, err := e.tracker.TrackAsOperator(ctx, late); err != nil {
+			t.Fatal(err)
+		}
+		e.clock.Set(at("2026-03-12T13:10:00Z"))
+		report := e.tick(t)
+		// 12:00 on the 10th to 08:00 on the 12th: 12 slots of the two
+		// clans; the late clan's 20:00 (11th) to 08:00 (12th): 4 slots.
+		if report.Missed != 2*12+4 || report.Stored != 3 {
+			t.Fatalf("tick after the downtime = %+v, want 28 slots missed and the current slot of the 3 clans stored", report)
+		}
+		for _, tag := range e.world.trackable {
+			clan, _ := e.clans.TrackedClan(ctx, tag)
+			for slot := at("2026-03-10T12:00:00Z"); slot.Before(at("2026-03-12T12:00:00Z")); slot = slot.Add(4 * time.Hour) {
+				status, err := e.clans.SnapshotJobStatus(ctx, clan.ID, models.SnapshotFourHourly, slot)
+				if err != nil || status.State != models.JobMissed || status.LastError != models.SlotNotPlannedReason {
+					t.Fatalf("%s: job of the slot %s no scheduler planned = %+v, %v; want missed, not planned", tag, slot, status, err)
+				}
+			}
+			if got := historySlots(e.history(t, tag, models.SnapshotFourHourly, 3)); !reflect.DeepEqual(got, []string{"2026-03-10-08-00", "2026-03-12-12-00"}) {
+				t.Errorf("%s history after downtime = %v, want nothing filled in", tag, got)
+			}
+		}
+		clan, _ := e.clans.TrackedClan(ctx, late)
+		if _, err := e.clans.SnapshotJobStatus(ctx, clan.ID, models.SnapshotFourHourly, at("2026-03-11T12:00:00Z")); err != models.ErrNotFound {
+			t.Errorf("a slot before the late clan was tracked has a job (%v), want none", err)
+		}
+		if status, _ := e.clans.SnapshotJobStatus(ctx, clan.ID, models.SnapshotFourHourly, at("2026-03-11T16:00:00Z")); status.State != models.JobDone {
+			t.Errorf("the slot the operator's track request stored = %+v, want done", status)
+		}
+		if again := e.tick(t); again.Missed != 0 {
+			t.Errorf("the next tick = %+v, want nothing missed again", again)
+		}
+	})
+}
+
 func TestFailingUpstreamThroughTheWindowRecordsAMissedSlot(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		e := newEnv(t, db, 2)

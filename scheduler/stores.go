@@ -24,6 +24,7 @@ type SnapshotStore interface {
 	MissSnapshotJob(ctx context.Context, job models.SnapshotJob, now time.Time, reason string) error
 	RetrySnapshotJob(ctx context.Context, job models.SnapshotJob, retryAt time.Time, reason string) error
 	ExpireSnapshotJobs(ctx context.Context, now time.Time) ([]models.MissedJob, error)
+	RecordUnplannedSlots(ctx context.Context, kind models.SnapshotKind, skippedBefore, accountedBefore, oldest, now time.Time) ([]models.UnplannedSlot, error)
 	EnsureSnapshotPartitions(ctx context.Context, from, to time.Time) error
 	PruneHistory(ctx context.Context, snapshotsBefore, jobsBefore time.Time) (models.PruneReport, error)
 }

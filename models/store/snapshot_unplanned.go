@@ -1,0 +1,135 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/crownsdev/crowns/models"
+
+	"gorm.io/gorm"
+)
+
+// unplannedBatch bounds the clans one statement records a skipped slot
+// for (the bound parameters of one statement).
+const unplannedBatch = 1000
+
+// unplannedSlotsTask names the periodic_tasks row of a schedule whose
+// next_run_at is the first slot no scheduler has accounted for yet.
+func unplannedSlotsTask(kind models.SnapshotKind) string {
+	return "snapshot-slots-" + kind.String()
+}
+
+// RecordUnplannedSlots accounts for the slots of kind no scheduler planned
+// because none ran during their windows (every replica down). The
+// database keeps, per schedule, the first slot not yet accounted for;
+// every slot from it (but none before oldest) up to before skippedBefore
+// is recorded as missed for each clan tracked for the schedule since
+// before that slot that has neither a job nor a snapshot of it, and the
+// mark moves to accountedBefore. The first call on a database only sets
+// the mark: nothing is known of the time before it. Replicas calling it
+// together record each slot once. It returns the slots recorded, with the
+// number of clans each.
+func (s *Store) RecordUnplannedSlots(ctx context.Context, kind models.SnapshotKind, skippedBefore, accountedBefore, oldest, now time.Time) ([]models.UnplannedSlot, error) {
+	name := unplannedSlotsTask(kind)
+	var marks []int64
+	if err := s.session(ctx).Raw(`SELECT next_run_at FROM periodic_tasks WHERE name = ?`, name).Scan(&marks).Error; err != nil {
+		return nil, fmt.Errorf("read the first unplanned %s slot: %w", kind, s.Translate(err))
+	}
+	if len(marks) == 0 {
+		err := s.session(ctx).Exec(`INSERT INTO periodic_tasks (name, claimed_by, next_run_at) VALUES (?, '', ?)
+			ON CONFLICT (name) DO NOTHING`, name, accountedBefore.Unix()).Error
+		if err != nil {
+			return nil, fmt.Errorf("mark the first unplanned %s slot: %w", kind, s.Translate(err))
+		}
+		return nil, nil
+	}
+	mark := marks[0]
+	if mark >= accountedBefore.Unix() {
+		return nil, nil
+	}
+	first := time.Unix(mark, 0).UTC()
+	if first.Before(oldest) {
+		first = kind.NextSlot(oldest.Add(-time.Second))
+	}
+	var recorded []models.UnplannedSlot
+	err := s.inTx(ctx, func(tx *gorm.DB) error {
+		// Moving the mark from the value read claims the slots: a replica
+		// that read the same mark finds it moved and records nothing.
+		moved := tx.Exec(`UPDATE periodic_tasks SET next_run_at = ? WHERE name = ? AND next_run_at = ?`,
+			accountedBefore.Unix(), name, mark)
+		if moved.Error != nil {
+			return fmt.Errorf("move the first unplanned %s slot: %w", kind, moved.Error)
+		}
+		if moved.RowsAffected == 0 {
+			return nil
+		}
+		if !first.Before(skippedBefore) {
+			return nil
+		}
+		clans, err := clansTrackedFor(tx, kind)
+		if err != nil {
+			return err
+		}
+		for slot := first; slot.Before(skippedBefore); slot = slot.Add(kind.Period()) {
+			var ids []int64
+			for _, c := range clans {
+				if !c.TrackedSince.After(slot) {
+					ids = append(ids, c.ID)
+				}
+			}
+			n, err := recordSlotSkipped(tx, kind, slot, ids, now)
+			if err != nil {
+				return err
+			}
+			if n > 0 {
+				recorded = append(recorded, models.UnplannedSlot{Kind: kind, Slot: slot, Clans: n})
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("record unplanned %s slots: %w", kind, s.Translate(err))
+	}
+	return recorded, nil
+}
+
+// trackedSince is a clan tracked now and since when.
+type trackedSince struct {
+	ID           int64
+	TrackedSince time.Time
+}
+
+// clansTrackedFor lists the clans tracked now for kind's schedule.
+func clansTrackedFor(tx *gorm.DB, kind models.SnapshotKind) ([]trackedSince, error) {
+	filter := ``
+	if kind == models.SnapshotWeekly {
+		filter = ` AND weekly`
+	}
+	var clans []trackedSince
+	if err := tx.Raw(`SELECT id, tracked_since FROM tracked_clans WHERE active` + filter + ` ORDER BY id`).Scan(&clans).Error; err != nil {
+		return nil, fmt.Errorf("list clans tracked for %s snapshots: %w", kind, err)
+	}
+	return clans, nil
+}
+
+// recordSlotSkipped records slot as missed for the clans of ids that have
+// neither a job nor a snapshot of it, and returns how many it recorded.
+func recordSlotSkipped(tx *gorm.DB, kind models.SnapshotKind, slot time.Time, ids []int64, now time.Time) (int64, error) {
+	var total int64
+	for len(ids) > 0 {
+		batch := ids[:min(len(ids), unplannedBatch)]
+		ids = ids[len(batch):]
+		res := tx.Exec(`INSERT INTO snapshot_jobs (clan_id, kind, slot, state, attempts, due_at, deadline_at, finished_at, last_error)
+			SELECT c.id, ?, ?, ?, 0, ?, ?, ?, ? FROM tracked_clans c
+			WHERE c.id IN ? AND NOT EXISTS (SELECT 1 FROM clan_snapshots s WHERE s.clan_id = c.id AND s.kind = ? AND s.slot = ?)
+			ON CONFLICT (clan_id, kind, slot) DO NOTHING`,
+			kind, slot.Unix(), models.JobMissed, slot.UnixMilli(), slot.Add(kind.Window()).UnixMilli(), now.UnixMilli(),
+			models.SlotNotPlannedReason, batch, kind, slot.Unix())
+		if res.Error != nil {
+			return total, fmt.Errorf("record the %s slot %s skipped: %w", kind, models.HistoryKey(slot), res.Error)
+		}
+		total += res.RowsAffected
+	}
+	return total, nil
+}
