@@ -109,3 +109,13 @@ func HistoryWindow(now time.Time, days int) (from, to time.Time) {
 	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
 	return today.AddDate(0, 0, -days), now
 }
+
+// HistoryKeptSince is the oldest slot time kept with retentionDays days of
+// history: midnight UTC of the day retentionDays before now's day, the
+// start of a history request of that many days. Retention removes only
+// slots before it, so a history answer of days up to retentionDays shows
+// every slot of its window.
+func HistoryKeptSince(now time.Time, retentionDays int) time.Time {
+	from, _ := HistoryWindow(now, retentionDays)
+	return from
+}

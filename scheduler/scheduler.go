@@ -216,13 +216,15 @@ func (s *Scheduler) claim(ctx context.Context) ([]models.SnapshotJob, error) {
 	return s.clans.ClaimSnapshotJobs(claimCtx, s.cfg.Owner, s.cfg.Clock.Now(), s.cfg.Lease, s.cfg.SnapshotConcurrency)
 }
 
-// pruneIfDue removes history older than HistoryRetentionDays and finished jobs
-// older than JobRetention, at most once per RetentionEvery.
+// pruneIfDue removes the snapshots of the UTC days before today and the
+// HistoryRetentionDays before it (whole days, as history requests count
+// them) and finished jobs older than JobRetention, at most once per
+// RetentionEvery.
 func (s *Scheduler) pruneIfDue(ctx context.Context, now time.Time, report *TickReport) error {
 	if !s.lastPrune.IsZero() && now.Sub(s.lastPrune) < s.cfg.RetentionEvery {
 		return nil
 	}
-	snapshotsBefore := now.AddDate(0, 0, -s.cfg.HistoryRetentionDays)
+	snapshotsBefore := models.HistoryKeptSince(now, s.cfg.HistoryRetentionDays)
 	pruned, err := s.clans.PruneHistory(ctx, snapshotsBefore, now.Add(-s.cfg.JobRetention))
 	if err != nil {
 		s.log.Error("pruning old history failed", "before", snapshotsBefore, "error", err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/models/store/storetest"
+	"github.com/crownsdev/crowns/scheduler"
 )
 
 func TestTickSnapshotsEveryTrackedClanKeyedBySlot(t *testing.T) {
@@ -296,6 +297,44 @@ func TestTickPrunesOldHistory(t *testing.T) {
 		}
 		if again := e.tick(t); again.Pruned != nil {
 			t.Fatalf("retention ran again within RetentionEvery: %+v", again.Pruned)
+		}
+	})
+}
+
+// TestRetentionKeepsWhatTheHistoryWindowShows: with 30 days kept, a
+// history answer of days=30 (today and the 30 days before, whole) still
+// has every slot of its first day after the retention pass; the day
+// before it is removed.
+func TestRetentionKeepsWhatTheHistoryWindowShows(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		ctx := context.Background()
+		e := newEnv(t, db, 1)
+		cfg := testConfig(e.clock, "replica-a")
+		cfg.HistoryRetentionDays = 30
+		pruning, err := scheduler.New(e.clans, e.world.source, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.trackAll(t) // the 08:00 slot of 2026-03-10, at 09:30
+		tag := e.world.trackable[0]
+		clan, _ := e.clans.TrackedClan(ctx, tag)
+		served := e.world.servedAt(t, tag, at("2026-03-10T08:00:00Z"))
+		var old []models.HistorySnapshot
+		for _, slot := range []string{"2026-02-07T20:00:00Z", "2026-02-08T00:00:00Z", "2026-02-08T04:00:00Z", "2026-02-08T08:00:00Z", "2026-02-08T12:00:00Z"} {
+			old = append(old, models.SnapshotOf(served, at(slot)))
+		}
+		if _, err := e.clans.SaveSnapshots(ctx, clan.ID, models.SnapshotFourHourly, old); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := pruning.Tick(ctx); err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"2026-02-08-00-00", "2026-02-08-04-00", "2026-02-08-08-00", "2026-02-08-12-00", "2026-03-10-08-00"}
+		if got := historySlots(e.history(t, tag, models.SnapshotFourHourly, 30)); !reflect.DeepEqual(got, want) {
+			t.Fatalf("history of days=30 after the retention pass = %v, want %v", got, want)
+		}
+		if got := historySlots(e.history(t, tag, models.SnapshotFourHourly, 31)); !reflect.DeepEqual(got, want) {
+			t.Fatalf("history of days=31 after the retention pass = %v, want the day before the 30 removed: %v", got, want)
 		}
 	})
 }

@@ -30,7 +30,7 @@ func importHistory(ctx context.Context, env cli, cfg config, clans *store.Store,
 	now := env.clock.Now()
 	span := historySpan{
 		kind:   kind,
-		oldest: now.AddDate(0, 0, -cfg.HistoryRetentionDays),
+		oldest: models.HistoryKeptSince(now, cfg.HistoryRetentionDays),
 		newest: kind.SlotAt(now),
 	}
 	snapshots, err := readHistoryFile(req.file, span)
