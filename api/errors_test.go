@@ -160,3 +160,23 @@ func (g failingGame) PlayerBattles(context.Context, string) ([]legacy.Battle, er
 }
 
 var _ api.GameData = failingGame{}
+
+// TestAKeyInAPathIsNeverLogged: a client that puts its key in the path by
+// mistake (an unknown path, or a refused method) gets its answer, and
+// the log line of the request names the path without the key, in the
+// logger's access lines and in those written directly.
+func TestAKeyInAPathIsNeverLogged(t *testing.T) {
+	for _, direct := range []bool{false, true} {
+		h := newHarness(t, harnessOptions{directAccessLog: direct})
+		key := h.issue("1")
+		expectError(t, h.get("/"+key, "auth", key), http.StatusNotFound, "Path not found")
+		expectError(t, h.get("/clan/search/"+key+"/x"), http.StatusNotFound, "Path not found")
+		expectError(t, h.do(http.MethodPost, "/keys/"+key, "auth", key), http.StatusMethodNotAllowed, "Method not allowed")
+		if h.logs.contains(key[len("crw_"):]) || h.logs.contains(key[len("crw_"):30]) {
+			t.Errorf("direct access log %v: a key appeared in the logs:\n%s", direct, h.logs.String())
+		}
+		if !h.logs.contains("crw_[redacted]") {
+			t.Errorf("direct access log %v: the logs do not name the redacted path:\n%s", direct, h.logs.String())
+		}
+	}
+}

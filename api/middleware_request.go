@@ -323,9 +323,10 @@ func routeOf(c *fiber.Ctx) string {
 }
 
 // loggedPath is the request's path as the log names a request no route
-// matched: at most 100 bytes of it.
+// matched: at most 100 bytes of it, with any key in it redacted (a client
+// may have put its key in the path by mistake).
 func loggedPath(c *fiber.Ctx) string {
-	path := c.Path()
+	path := keys.Redact(c.Path())
 	if len(path) > 100 {
 		path = path[:100]
 	}

@@ -1,0 +1,34 @@
+package keys
+
+import "strings"
+
+// redactedKey replaces a key, or what looks like the start of one, in
+// text that is logged.
+const redactedKey = Prefix + "[redacted]"
+
+// Redact returns s with every key in it, and every fragment that starts
+// like one (the prefix and the base62 characters after it), replaced by
+// "crw_[redacted]": for text a client sent that is logged, such as the
+// path of a request no route matched, where a key may have been put by
+// mistake. It allocates only when s holds the prefix.
+func Redact(s string) string {
+	if !strings.Contains(s, Prefix) {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, Prefix)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		b.WriteString(redactedKey)
+		s = s[i+len(Prefix):]
+		end := 0
+		for end < len(s) && inAlphabet(s[end]) {
+			end++
+		}
+		s = s[end:]
+	}
+}

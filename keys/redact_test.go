@@ -1,0 +1,26 @@
+package keys_test
+
+import (
+	"testing"
+
+	"github.com/crownsdev/crowns/keys"
+)
+
+func TestRedactHidesKeysAndTheirFragments(t *testing.T) {
+	key, err := keys.NewKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ in, want string }{
+		{"/clan/search", "/clan/search"},
+		{"/" + key, "/crw_[redacted]"},
+		{"/a/" + key + "/b/" + key[:20], "/a/crw_[redacted]/b/crw_[redacted]"},
+		{"/" + key + "-x", "/crw_[redacted]-x"},
+		{"crw_", "crw_[redacted]"},
+	}
+	for _, tt := range tests {
+		if got := keys.Redact(tt.in); got != tt.want {
+			t.Errorf("Redact(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
