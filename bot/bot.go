@@ -42,10 +42,13 @@ type Bot struct {
 	// disconnected hears that the gateway connection was lost (or
 	// closed), so that Run connects again.
 	disconnected chan struct{}
-	// reconciling lets one reconciliation run at a time.
-	reconciling sync.Mutex
-	inFlight    inFlight
-	started     atomic.Bool
+	// reconciling lets one reconciliation run at a time; reconcileOwed
+	// wakes the loop that reconciles again after a departure or a
+	// reconciliation failed (see reconcileLoop).
+	reconciling   sync.Mutex
+	reconcileOwed chan struct{}
+	inFlight      inFlight
+	started       atomic.Bool
 	// metrics counts commands and direct-message failures; nil without
 	// Config.Metrics.
 	metrics *commandMetrics
@@ -79,16 +82,17 @@ func New(cfg Config, deps Dependencies) (*Bot, error) {
 		return nil, fmt.Errorf("bot: metrics: %w", err)
 	}
 	return &Bot{
-		cfg:          cfg,
-		deps:         deps,
-		log:          cfg.Logger.With("role", "bot"),
-		clock:        cfg.Clock,
-		session:      session,
-		pending:      newPendingKeyChanges(regenerateConfirmWindow),
-		coolDowns:    newCoolDowns(cfg.CommandCoolDown),
-		auditNudge:   make(chan struct{}, 1),
-		disconnected: make(chan struct{}, 1),
-		metrics:      metrics,
+		cfg:           cfg,
+		deps:          deps,
+		log:           cfg.Logger.With("role", "bot"),
+		clock:         cfg.Clock,
+		session:       session,
+		pending:       newPendingKeyChanges(regenerateConfirmWindow),
+		coolDowns:     newCoolDowns(cfg.CommandCoolDown),
+		auditNudge:    make(chan struct{}, 1),
+		disconnected:  make(chan struct{}, 1),
+		reconcileOwed: make(chan struct{}, 1),
+		metrics:       metrics,
 	}, nil
 }
 
@@ -126,12 +130,18 @@ func (b *Bot) Run(ctx context.Context) error {
 		defer close(alertsDone)
 		b.alertLoop(ctx)
 	}()
+	reconcileDone := make(chan struct{})
+	go func() {
+		defer close(reconcileDone)
+		b.reconcileLoop(ctx)
+	}()
 	b.stayConnected(ctx)
 	if err := b.session.Close(); err != nil {
 		b.log.Warn("closing the Discord gateway failed", "error", err)
 	}
 	<-auditDone
 	<-alertsDone
+	<-reconcileDone
 	b.log.Info("disconnected from Discord")
 	return nil
 }

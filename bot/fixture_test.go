@@ -89,6 +89,9 @@ type deskOptions struct {
 	// coolDown is the bot's CommandCoolDown; unset, none: most tests run
 	// several commands at one instant of the desk's clock.
 	coolDown time.Duration
+	// wrapKeys, when set, stands between the bot and the keys service
+	// (to make some of its calls fail).
+	wrapKeys func(bot.KeyService) bot.KeyService
 }
 
 func newDesk(t *testing.T, opts deskOptions) *desk {
@@ -116,6 +119,10 @@ func newDesk(t *testing.T, opts deskOptions) *desk {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var deskKeys bot.KeyService = service
+	if opts.wrapKeys != nil {
+		deskKeys = opts.wrapKeys(service)
+	}
 	b, err := bot.New(bot.Config{
 		Token:                "test-token",
 		GuildID:              guildID,
@@ -131,7 +138,7 @@ func newDesk(t *testing.T, opts deskOptions) *desk {
 		Logger:               logger,
 		HTTPClient:           discord.Client(),
 		Metrics:              opts.metrics,
-	}, bot.Dependencies{Keys: service, Cursors: db, Weekly: opts.weekly, Usage: service})
+	}, bot.Dependencies{Keys: deskKeys, Cursors: db, Weekly: opts.weekly, Usage: service})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,8 +20,10 @@ func actorFor(userID string) string { return "discord:" + userID }
 
 // HandleGuildMemberRemove disables the keys of a member who left the
 // community server. The keys service drops them from its cache, so the
-// API refuses them on the next request this process handles. Rejoining
-// re-enables nothing until the member asks for their key again.
+// API refuses them on the next request this process handles. When that
+// fails (the database, say), a reconciliation follows soon, and again
+// until one succeeds. Rejoining re-enables nothing until the member asks
+// for their key again.
 func (b *Bot) HandleGuildMemberRemove(ctx context.Context, event *discordgo.GuildMemberRemove) {
 	if event == nil || event.Member == nil || event.User == nil || event.GuildID != b.cfg.GuildID {
 		return
@@ -34,6 +36,7 @@ func (b *Bot) HandleGuildMemberRemove(ctx context.Context, event *discordgo.Guil
 	case errors.Is(err, models.ErrNotFound):
 		b.log.DebugContext(ctx, "member without a key left the community server", "user", userID)
 	default:
-		b.log.ErrorContext(ctx, "cannot disable the key of a member who left; the next reconciliation retries", "user", userID, "error", err)
+		b.log.ErrorContext(ctx, "cannot disable the key of a member who left; a reconciliation retries soon", "user", userID, "error", err)
+		b.oweReconciliation()
 	}
 }

@@ -1,13 +1,18 @@
 package bot_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/crownsdev/crowns/bot"
 	"github.com/crownsdev/crowns/bot/discordtest"
 	"github.com/crownsdev/crowns/models"
 )
@@ -160,5 +165,89 @@ func TestReadyWithoutTheCommunityServerLogsTheInvite(t *testing.T) {
 	}
 	if !strings.Contains(d.logs.String(), "https://discord.com/oauth2/authorize?client_id="+discordtest.DefaultApplicationID+"&scope=bot+applications.commands&permissions=93184") {
 		t.Errorf("logs lack the invite link:\n%s", d.logs.String())
+	}
+}
+
+// failingDisables is a keys service whose first Disable calls fail as a
+// database that cannot be reached does.
+type failingDisables struct {
+	bot.KeyService
+	failures atomic.Int32
+}
+
+func (f *failingDisables) Disable(ctx context.Context, discordUserID, actor, reason string) error {
+	if f.failures.Add(-1) >= 0 {
+		return models.Unavailable("database", 0, errors.New("connection refused"))
+	}
+	return f.KeyService.Disable(ctx, discordUserID, actor, reason)
+}
+
+// TestADepartureThatCouldNotBeRecordedIsRetried: when the key of a member
+// who left cannot be disabled (the database fails), on their departure or
+// in the reconciliation when the bot connects, the bot reconciles again
+// soon, until it succeeds, instead of leaving the key working until the
+// next connection.
+func TestADepartureThatCouldNotBeRecordedIsRetried(t *testing.T) {
+	tests := []struct {
+		name string
+		// leaveWhileConnected: the member leaves after the bot
+		// connected; otherwise before, while it was offline.
+		leaveWhileConnected bool
+		failures            int32
+	}{
+		{name: "leaving while the bot is connected", leaveWhileConnected: true, failures: 1},
+		{name: "left while the bot was offline", failures: 1},
+		{name: "several failures in a row", leaveWhileConnected: true, failures: 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			flaky := &failingDisables{}
+			d := newDesk(t, deskOptions{reconnectDelay: 10 * time.Millisecond,
+				wrapKeys: func(k bot.KeyService) bot.KeyService { flaky.KeyService = k; return flaky }})
+			key := d.getKey(developerID)
+			if tt.leaveWhileConnected {
+				d.discord.SetMembers(developerID, otherDevID)
+			} else {
+				d.discord.SetMembers(otherDevID)
+				flaky.failures.Store(tt.failures)
+			}
+			d.discord.SetGateway(discordtest.GatewayScript{GuildIDs: []string{guildID}})
+			stop := d.run()
+			defer func() {
+				if err := stop(); err != nil {
+					t.Errorf("Run returned %v", err)
+				}
+			}()
+			d.discord.Await(t, "GET", "/guilds/"+guildID+"/members", 1, awaitTimeout)
+			if tt.leaveWhileConnected {
+				awaitLog(t, d, "reconciled developer keys with the member list")
+				d.discord.SetMembers(otherDevID)
+				flaky.failures.Store(tt.failures)
+				d.leave(developerID)
+			}
+			deadline := time.Now().Add(awaitTimeout)
+			for {
+				_, err := d.keys.VerifyAt(t.Context(), key, d.clock.Now())
+				if errors.Is(err, models.ErrKeyDisabled) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the key of the member who left still has the verdict %v; logs:\n%s", err, d.logs.String())
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		})
+	}
+}
+
+// awaitLog waits until the desk's logs hold text.
+func awaitLog(t *testing.T, d *desk, text string) {
+	t.Helper()
+	deadline := time.Now().Add(awaitTimeout)
+	for !strings.Contains(d.logs.String(), text) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the logs never said %q:\n%s", text, d.logs.String())
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -27,5 +27,5 @@ func (b *Bot) HandleReady(ctx context.Context, ready *discordgo.Ready) {
 	if err := b.registerCommands(ctx, applicationID); err != nil {
 		b.logDiscordFailure(ctx, "register slash commands", err)
 	}
-	b.reconcileAndLog(ctx)
+	_ = b.reconcileAndLog(ctx)
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 
 	"github.com/bwmarrin/discordgo"
+
+	"github.com/crownsdev/crowns/internal/backoff"
 )
 
 // membersPerPage is the largest page of GET /guilds/{id}/members.
@@ -110,16 +112,58 @@ func snowflakeAfter(a, b string) bool {
 	return x > y
 }
 
-// reconcileAndLog reconciles and logs the counts or why it stopped.
-func (b *Bot) reconcileAndLog(ctx context.Context) {
+// reconcileAndLog reconciles and logs the counts or why it stopped. A
+// reconciliation that failed, or found one running (which may have
+// listed the members before a departure it should cover), is owed:
+// reconcileLoop tries again.
+func (b *Bot) reconcileAndLog(ctx context.Context) error {
 	report, err := b.Reconcile(ctx)
 	attrs := []any{"membersSeen", report.MembersSeen, "developersChecked", report.DevelopersChecked, "disabled", report.Disabled}
 	switch {
+	case ctx.Err() != nil:
+		return err
 	case errors.Is(err, errReconcileBusy):
-		b.log.InfoContext(ctx, "reconciliation skipped: one is already running")
+		b.log.InfoContext(ctx, "reconciliation skipped: one is already running; trying again soon")
 	case err != nil:
-		b.log.ErrorContext(ctx, "reconciliation with the member list failed", append(attrs, "error", err)...)
+		b.log.ErrorContext(ctx, "reconciliation with the member list failed; trying again soon", append(attrs, "error", err)...)
 	default:
 		b.log.InfoContext(ctx, "reconciled developer keys with the member list", attrs...)
+		return nil
+	}
+	b.oweReconciliation()
+	return err
+}
+
+// oweReconciliation asks reconcileLoop for a reconciliation, without
+// blocking: one already asked for covers this one too.
+func (b *Bot) oweReconciliation() {
+	select {
+	case b.reconcileOwed <- struct{}{}:
+	default:
+	}
+}
+
+// reconcileLoop reconciles again each time one is owed (a departure whose
+// key could not be disabled, a reconciliation that failed), after a wait
+// that grows with the failures in a row (the house backoff from
+// ReconnectDelay to five minutes), until one succeeds or ctx ends: a
+// member who left while the database or Discord failed does not keep a
+// working key until the next connection.
+func (b *Bot) reconcileLoop(ctx context.Context) {
+	retry := backoff.Policy{First: b.cfg.ReconnectDelay, Max: maxRetryDelay}
+	failures := 0
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-b.reconcileOwed:
+		}
+		failures++
+		if !backoff.Wait(ctx, retry.Delay(failures)) {
+			return
+		}
+		if b.reconcileAndLog(ctx) == nil {
+			failures = 0
+		}
 	}
 }
