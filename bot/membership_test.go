@@ -14,6 +14,7 @@ import (
 
 	"github.com/crownsdev/crowns/bot"
 	"github.com/crownsdev/crowns/bot/discordtest"
+	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
 )
 
@@ -250,4 +251,37 @@ func awaitLog(t *testing.T, d *desk, text string) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// TestReconcileLeavesHandMadeDevelopersAlone: developers whose id is no
+// Discord user id (the local developer "0" of the first start, someone
+// outside Discord given a key by crowns keys issue) are never members of
+// the server; a reconciliation leaves their keys working, while a real
+// member who left loses theirs.
+func TestReconcileLeavesHandMadeDevelopersAlone(t *testing.T) {
+	d := newDesk(t, deskOptions{})
+	handMade := map[string]string{}
+	for _, id := range []string{"0", "42", "1234567890123456"} {
+		issued, err := d.keys.IssueOrRemind(t.Context(), keys.Developer{DiscordUserID: id}, "cli")
+		if err != nil {
+			t.Fatal(err)
+		}
+		handMade[id] = issued.Key
+	}
+	gone := d.getKey(developerID)
+	d.discord.SetMembers(otherDevID)
+
+	report, err := d.bot.Reconcile(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if report.DevelopersChecked != 1 || report.Disabled != 1 {
+		t.Errorf("report = %+v, want 1 developer checked and 1 disabled", report)
+	}
+	for id, key := range handMade {
+		if _, err := d.keys.VerifyAt(t.Context(), key, d.clock.Now()); err != nil {
+			t.Errorf("the key of hand-made developer %s has the verdict %v, want it working", id, err)
+		}
+	}
+	d.assertVerdict(gone, models.ErrKeyDisabled)
 }

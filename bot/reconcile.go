@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/bwmarrin/discordgo"
@@ -30,7 +31,8 @@ type ReconcileReport struct {
 var errReconcileBusy = errors.New("a reconciliation is already running")
 
 // Reconcile disables the keys of developers with an active key who are no
-// longer members of the community server. It lists developers first, then
+// longer members of the community server (developers of hand-made ids,
+// which no member has, are left alone: see handMadeUserID). It lists developers first, then
 // pages through every member over REST; if any page fails it stops without
 // disabling anyone (never on partial data). A developer whose key cannot
 // be disabled is logged and the others are still handled; the error then
@@ -45,6 +47,7 @@ func (b *Bot) Reconcile(ctx context.Context) (ReconcileReport, error) {
 	if err != nil {
 		return report, fmt.Errorf("list developers with active keys: %w", err)
 	}
+	developers = slices.DeleteFunc(developers, handMadeUserID)
 	report.DevelopersChecked = len(developers)
 	if len(developers) == 0 {
 		return report, nil
@@ -68,6 +71,18 @@ func (b *Bot) Reconcile(ctx context.Context) (ReconcileReport, error) {
 	}
 	return report, errors.Join(failures...)
 }
+
+// minSnowflakeDigits is the fewest digits of a real Discord user id:
+// Discord's first users already had 17.
+const minSnowflakeDigits = 17
+
+// handMadeUserID reports whether a developer's Discord user id is shorter
+// than any real one: the local developer "0" of the first start, or
+// someone outside Discord given a key with crowns keys issue. Such a
+// developer is never a member of the community server, so a
+// reconciliation leaves their key alone instead of disabling it on every
+// connection.
+func handMadeUserID(userID string) bool { return len(userID) < minSnowflakeDigits }
 
 // memberIDs pages through the community server's members by ascending
 // id and returns the set of their user ids.
