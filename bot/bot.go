@@ -74,6 +74,12 @@ func New(cfg Config, deps Dependencies) (*Bot, error) {
 	// A lost gateway is reconnected by Run, with the house backoff, not by
 	// discordgo's own loop (its waits double to ten minutes, unjittered).
 	session.ShouldReconnectOnError = false
+	// discordgo prints its own errors (a gateway it cannot dial, a missed
+	// heartbeat) with the standard library's log, in neither the
+	// configured format nor level: a plain line among JSON records. Each
+	// is also an error Open returns or a closed connection, which the bot
+	// logs itself, so the session prints nothing.
+	session.LogLevel = discordgo.LogError - 1
 	if cfg.HTTPClient != nil {
 		session.Client = cfg.HTTPClient
 	}
