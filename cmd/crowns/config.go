@@ -198,8 +198,8 @@ func readConfig(getenv func(string) string, serving bool) (config, error) {
 		DiscordKeyChannelID:  r.str("CROWNS_DISCORD_KEY_CHANNEL_ID", ""),
 		DiscordLogChannelID:  r.str("CROWNS_DISCORD_LOG_CHANNEL_ID", ""),
 		DiscordPrefix:        r.str("CROWNS_DISCORD_PREFIX", bot.DefaultPrefix),
-		LogLevel:             r.oneOf("CROWNS_LOG_LEVEL", "info", "debug", "info", "warn", "error"),
-		LogFormat:            r.oneOf("CROWNS_LOG_FORMAT", "text", "text", "json"),
+		LogLevel:             r.logLevel(),
+		LogFormat:            r.logFormat(),
 		AccessLog:            r.onOff("CROWNS_ACCESS_LOG", true),
 		GCPercent:            r.integer("CROWNS_GC_PERCENT", defaultGCPercent, 10, 1000),
 		ShutdownTimeout:      r.duration("CROWNS_SHUTDOWN_TIMEOUT", 20*time.Second),
@@ -442,6 +442,14 @@ func (r *envReader) oneOf(name, def string, allowed ...string) string {
 	r.fail("%s must be one of %s, got %q", name, strings.Join(allowed, ", "), v)
 	return def
 }
+
+// logLevel reads CROWNS_LOG_LEVEL, the lowest level logged.
+func (r *envReader) logLevel() string {
+	return r.oneOf("CROWNS_LOG_LEVEL", "info", "debug", "info", "warn", "error")
+}
+
+// logFormat reads CROWNS_LOG_FORMAT, text or json.
+func (r *envReader) logFormat() string { return r.oneOf("CROWNS_LOG_FORMAT", "text", "text", "json") }
 
 func (r *envReader) roles(name, def string) roles {
 	var out roles

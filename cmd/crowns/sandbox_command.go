@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -19,8 +20,9 @@ const sandboxUsageText = `Usage: crowns sandbox [--addr HOST:PORT] [--seed N]
 
 Serves the offline sandbox world alone under /v1, exactly like the official
 game API's base URL: any Bearer token is accepted, a request without one gets
-the official 403 body. The start-up log names a few tags to try. Clan
-descriptions of trackable clans contain CROWNS_TRACK_ADDRESS.
+the official 403 body. The start-up log names a few tags to try; it is
+written as crowns serve writes its own (CROWNS_LOG_FORMAT, CROWNS_LOG_LEVEL).
+Clan descriptions of trackable clans contain CROWNS_TRACK_ADDRESS.
 
   --addr HOST:PORT  listen address (default ` + defaultSandboxAddr + `)
   --seed N          seed of the world (default the sandbox's own)
@@ -48,17 +50,33 @@ func parseSandboxArgs(args []string) (sandboxRequest, error) {
 	return req, nil
 }
 
+// loadSandboxConfig reads the settings crowns sandbox uses: the address
+// trackable clans carry in their description, and the log's level and
+// format, checked as crowns serve checks them.
+func loadSandboxConfig(getenv func(string) string) (config, error) {
+	r := envReader{getenv: getenv}
+	cfg := config{
+		TrackAddress: r.str("CROWNS_TRACK_ADDRESS", defaultTrackAddress),
+		LogLevel:     r.logLevel(),
+		LogFormat:    r.logFormat(),
+	}
+	if len(r.problems) > 0 {
+		return config{}, errors.New(strings.Join(r.problems, "\n"))
+	}
+	return cfg, nil
+}
+
 // runSandbox serves the sandbox world alone under /v1 until ctx ends.
 func runSandbox(ctx context.Context, env cli, args []string) int {
 	req, code, done := parseCommand(env, "crowns sandbox", sandboxUsageText, args, parseSandboxArgs)
 	if done {
 		return code
 	}
-	trackAddress := strings.TrimSpace(env.getenv("CROWNS_TRACK_ADDRESS"))
-	if trackAddress == "" {
-		trackAddress = defaultTrackAddress
+	cfg, log, ok := setup(env, loadSandboxConfig)
+	if !ok {
+		return exitUsage
 	}
-	log := slog.New(slog.NewTextHandler(env.stderr, nil))
+	trackAddress := cfg.TrackAddress
 	world := sandbox.NewWorld(sandbox.Config{Seed: req.seed, Clock: env.clock, TrackAddress: trackAddress})
 
 	baseURL, stop, err := sandbox.Start(ctx, world, req.addr)

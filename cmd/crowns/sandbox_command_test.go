@@ -147,6 +147,40 @@ func getJSON(t *testing.T, url, authorization string, into any) int {
 	return resp.StatusCode
 }
 
+// TestSandboxCommandLogsInTheConfiguredFormat: with CROWNS_LOG_FORMAT=json
+// every line the sandbox writes is a JSON record, as crowns serve's are;
+// a bad CROWNS_LOG_FORMAT is refused as crowns serve refuses it.
+func TestSandboxCommandLogsInTheConfiguredFormat(t *testing.T) {
+	addr := freeAddr(t)
+	stderr := newWatchedBuffer("sandbox serving")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	exit := make(chan int, 1)
+	go func() {
+		exit <- run(ctx, []string{"sandbox", "--addr", addr}, testCLI(&bytes.Buffer{}, stderr, map[string]string{"CROWNS_LOG_FORMAT": "json"}))
+	}()
+	select {
+	case <-stderr.seen:
+	case code := <-exit:
+		t.Fatalf("sandbox exited with %d: %s", code, stderr.String())
+	}
+	cancel()
+	if code := <-exit; code != exitOK {
+		t.Fatalf("exit code %d, want 0:\n%s", code, stderr.String())
+	}
+	records := jsonLines(t, "stderr", stderr.String())
+	if url := recordOf(t, records, "sandbox serving the game API (any Bearer token is accepted)")["url"]; url != "http://"+addr+"/v1" {
+		t.Errorf("url %v, want the base URL", url)
+	}
+	recordOf(t, records, "sandbox stopped")
+
+	var stdout, refused bytes.Buffer
+	code := run(context.Background(), []string{"sandbox", "--addr", freeAddr(t)}, testCLI(&stdout, &refused, map[string]string{"CROWNS_LOG_FORMAT": "xml"}))
+	if code != exitUsage || !strings.Contains(refused.String(), "CROWNS_LOG_FORMAT") {
+		t.Fatalf("CROWNS_LOG_FORMAT=xml: exit %d, stderr %q", code, refused.String())
+	}
+}
+
 func TestSandboxCommandRejectsBadArguments(t *testing.T) {
 	tests := [][]string{
 		{"--addr"},
