@@ -20,7 +20,7 @@ import (
 // (heap, indexes, TOAST) of clan_snapshots and all its partitions, divided
 // by rows. Run it with
 //
-//	go test ./models -run TestMeasureSnapshotSize -tags measure -v
+//	go test ./models/store -run TestMeasureSnapshotSize -tags measure -v
 func TestMeasureSnapshotSize(t *testing.T) {
 	const (
 		clanCount = 100
@@ -48,13 +48,13 @@ func TestMeasureSnapshotSize(t *testing.T) {
 		}
 	}
 	var rows, snapshotBytes, memberBytes, dictionaryBytes, players int64
-	db := storetest.SQL(t, db).WithContext(ctx)
-	db.Raw(`SELECT COUNT(*) FROM clan_snapshots`).Scan(&rows)
-	db.Raw(`SELECT pg_total_relation_size('clan_snapshots'::regclass) + COALESCE((SELECT SUM(pg_total_relation_size(inhrelid))
+	sql := storetest.SQL(t, db).WithContext(ctx)
+	sql.Raw(`SELECT COUNT(*) FROM clan_snapshots`).Scan(&rows)
+	sql.Raw(`SELECT pg_total_relation_size('clan_snapshots'::regclass) + COALESCE((SELECT SUM(pg_total_relation_size(inhrelid))
 		FROM pg_inherits WHERE inhparent = 'clan_snapshots'::regclass), 0)`).Scan(&snapshotBytes)
-	db.Raw(`SELECT SUM(octet_length(members)) FROM clan_snapshots`).Scan(&memberBytes)
-	db.Raw(`SELECT pg_total_relation_size('clan_players'::regclass)`).Scan(&dictionaryBytes)
-	db.Raw(`SELECT COUNT(*) FROM clan_players`).Scan(&players)
+	sql.Raw(`SELECT SUM(octet_length(members)) FROM clan_snapshots`).Scan(&memberBytes)
+	sql.Raw(`SELECT pg_total_relation_size('clan_players'::regclass)`).Scan(&dictionaryBytes)
+	sql.Raw(`SELECT COUNT(*) FROM clan_players`).Scan(&players)
 	if rows != clanCount*slots {
 		t.Fatalf("stored %d snapshots, want %d", rows, clanCount*slots)
 	}
