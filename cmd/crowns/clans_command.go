@@ -60,6 +60,9 @@ func parseClansArgs(args []string) (clansRequest, error) {
 	rest := args[1:]
 	switch req.action {
 	case "list":
+		if len(rest) > 0 && isHelpRequest(rest[0]) {
+			return clansRequest{}, flag.ErrHelp
+		}
 		fs := flag.NewFlagSet("crowns clans list", flag.ContinueOnError)
 		fs.BoolVar(&req.all, "all", false, "include untracked clans")
 		if err := parseFlags(fs, rest); err != nil {

@@ -17,8 +17,9 @@ func runCaptured(t *testing.T, args ...string) (code int, stdout, stderr string)
 }
 
 // TestHelpIsPrintedForEveryWayOfAsking: crowns --help, -h, help, and for
-// every command CMD --help, CMD -h, CMD help and help CMD print usage to
-// stdout, nothing to stderr, and exit 0.
+// every command CMD --help, CMD -h, CMD help and help CMD (and, for the
+// actions of keys and clans, CMD ACTION --help, -h and help) print usage
+// to stdout, nothing to stderr, and exit 0.
 func TestHelpIsPrintedForEveryWayOfAsking(t *testing.T) {
 	type ask struct {
 		args []string
@@ -36,6 +37,9 @@ func TestHelpIsPrintedForEveryWayOfAsking(t *testing.T) {
 		{[]string{"clans", "track", "--help"}, clansUsageText},
 		{[]string{"clans", "untrack", "GG9922JY", "-h"}, clansUsageText},
 		{[]string{"clans", "weekly", "help"}, clansUsageText},
+		{[]string{"clans", "list", "help"}, clansUsageText},
+		{[]string{"keys", "issue", "help"}, keysUsageText},
+		{[]string{"keys", "list", "help"}, keysUsageText},
 		{[]string{"sandbox", "--addr", "127.0.0.1:1", "-h"}, sandboxUsageText},
 	}
 	for _, c := range commands() {

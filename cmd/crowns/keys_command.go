@@ -80,6 +80,11 @@ func parseKeysArgs(args []string) (keysRequest, error) {
 	if !ok {
 		return keysRequest{}, fmt.Errorf("unknown action %q", action)
 	}
+	if len(args) > 1 && isHelpRequest(args[1]) {
+		// crowns keys ACTION help, as crowns CMD help and crowns clans
+		// ACTION help ask.
+		return keysRequest{}, flag.ErrHelp
+	}
 	req, err := parseKeysFlags(keysRequest{action: action}, allowed, args[1:])
 	if err != nil {
 		return keysRequest{}, actionError{action: action, err: err}
