@@ -96,6 +96,12 @@ func parseClansArgs(args []string) (clansRequest, error) {
 // parseClansAction reads the arguments of an action on one clan (req's):
 // its tag, and for weekly on or off.
 func parseClansAction(req clansRequest, rest []string) (clansRequest, error) {
+	for _, arg := range rest {
+		if strings.HasPrefix(arg, "-") {
+			// These actions take no flags; a tag never starts with one.
+			return req, fmt.Errorf("unknown flag %s", arg)
+		}
+	}
 	switch {
 	case req.action != "weekly" && len(rest) != 1:
 		return req, errors.New("takes one clan tag")

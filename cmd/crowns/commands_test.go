@@ -103,6 +103,8 @@ func TestBadCommandLinesGiveOneLine(t *testing.T) {
 		{[]string{"healthcheck", "--url", "x"}, `crowns healthcheck: unknown flag --url (run 'crowns healthcheck --help' for usage)`},
 		{[]string{"sandbox", "--nope"}, `crowns sandbox: unknown flag --nope (run 'crowns sandbox --help' for usage)`},
 		{[]string{"keys", "issue", "--force"}, `crowns keys issue: unknown flag --force (run 'crowns keys --help' for usage)`},
+		{[]string{"clans", "track", "--force", "GG9922JY"}, `crowns clans track: unknown flag --force (run 'crowns clans --help' for usage)`},
+		{[]string{"clans", "weekly", "GG9922JY", "on", "--now"}, `crowns clans weekly: unknown flag --now (run 'crowns clans --help' for usage)`},
 		{[]string{"keys", "rotate"}, `crowns keys: unknown action "rotate" (run 'crowns keys --help' for usage)`},
 		{[]string{"keys", "issue", "--discord-user"}, `crowns keys issue: flag --discord-user needs a value (run 'crowns keys --help' for usage)`},
 		{[]string{"keys", "--discord-user", "1", "issue"}, `crowns keys: the action comes first, before any flag; got --discord-user (run 'crowns keys --help' for usage)`},
