@@ -72,20 +72,29 @@ func testCLI(stdout, stderr interface{ Write([]byte) (int, error) }, env map[str
 	}
 }
 
-func TestSandboxCommandServesTheWorld(t *testing.T) {
-	addr := freeAddr(t)
-	stderr := newWatchedBuffer("sandbox serving")
+// startSandboxCommand runs crowns sandbox on addr with the further
+// arguments and environment until it says it is serving; cancel stops it,
+// and exit then gives its exit code.
+func startSandboxCommand(t *testing.T, addr string, env map[string]string, args ...string) (stderr *watchedBuffer, cancel context.CancelFunc, exit <-chan int) {
+	t.Helper()
+	stderr = newWatchedBuffer("sandbox serving")
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	exit := make(chan int, 1)
+	t.Cleanup(cancel)
+	exited := make(chan int, 1)
 	go func() {
-		exit <- run(ctx, []string{"sandbox", "--addr", addr, "--seed", "99"}, testCLI(&bytes.Buffer{}, stderr, map[string]string{"CROWNS_TRACK_ADDRESS": "tracked.example"}))
+		exited <- run(ctx, append([]string{"sandbox", "--addr", addr}, args...), testCLI(&bytes.Buffer{}, stderr, env))
 	}()
 	select {
 	case <-stderr.seen:
-	case code := <-exit:
+	case code := <-exited:
 		t.Fatalf("sandbox exited with %d: %s", code, stderr.String())
 	}
+	return stderr, cancel, exited
+}
+
+func TestSandboxCommandServesTheWorld(t *testing.T) {
+	addr := freeAddr(t)
+	stderr, cancel, exit := startSandboxCommand(t, addr, map[string]string{"CROWNS_TRACK_ADDRESS": "tracked.example"}, "--seed", "99")
 	out := stderr.String()
 	baseURL := "http://" + addr + "/v1"
 	if !strings.Contains(out, "url="+baseURL) {
@@ -152,18 +161,7 @@ func getJSON(t *testing.T, url, authorization string, into any) int {
 // a bad CROWNS_LOG_FORMAT is refused as crowns serve refuses it.
 func TestSandboxCommandLogsInTheConfiguredFormat(t *testing.T) {
 	addr := freeAddr(t)
-	stderr := newWatchedBuffer("sandbox serving")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	exit := make(chan int, 1)
-	go func() {
-		exit <- run(ctx, []string{"sandbox", "--addr", addr}, testCLI(&bytes.Buffer{}, stderr, map[string]string{"CROWNS_LOG_FORMAT": "json"}))
-	}()
-	select {
-	case <-stderr.seen:
-	case code := <-exit:
-		t.Fatalf("sandbox exited with %d: %s", code, stderr.String())
-	}
+	stderr, cancel, exit := startSandboxCommand(t, addr, map[string]string{"CROWNS_LOG_FORMAT": "json"})
 	cancel()
 	if code := <-exit; code != exitOK {
 		t.Fatalf("exit code %d, want 0:\n%s", code, stderr.String())
