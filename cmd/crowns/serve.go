@@ -115,7 +115,7 @@ func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger, acces
 		}
 	}()
 	var secret []byte
-	if n.db, secret, err = openDatabase(ctx, cfg, log, env.clock); err != nil {
+	if n.db, secret, err = openDatabaseWhenUp(ctx, cfg, log, env.clock, databaseStartPatience); err != nil {
 		return n, err
 	}
 	if err = n.startMetrics(cfg, log); err != nil {

@@ -105,8 +105,10 @@ func Open(ctx context.Context, cfg DatabaseConfig) (*Store, error) {
 	if clock == nil {
 		clock = models.SystemClock{}
 	}
+	// GORM logs a failed open itself, without context; the caller gets the
+	// error and says what failed, so opening logs nothing.
 	gormConfig := &gorm.Config{
-		Logger:                 newGormLogger(log),
+		Logger:                 logger.Discard,
 		SkipDefaultTransaction: true,
 		PrepareStmt:            false,
 		NowFunc:                func() time.Time { return clock.Now().UTC() },
@@ -126,6 +128,7 @@ func Open(ctx context.Context, cfg DatabaseConfig) (*Store, error) {
 		}
 		return nil, fmt.Errorf("open %s database: %w", dialect, err)
 	}
+	db.Logger = newGormLogger(log)
 	sqlDB, err := db.DB()
 	if err != nil {
 		return nil, fmt.Errorf("open %s database: %w", dialect, err)
@@ -262,6 +265,19 @@ func (s *Store) translate(err error) error {
 		return models.Unavailable("database", databaseRetryAfter, err)
 	}
 	return err
+}
+
+// Transient tells whether an error of opening or first using the
+// database may pass by itself: the server unreachable, starting up or
+// shutting down, out of connections, a statement or lock timeout. A
+// refused login (SQLSTATE class 28) or a database that does not exist
+// (3D000) is not: waiting does not mend a configuration.
+func Transient(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && (strings.HasPrefix(pgErr.Code, "28") || pgErr.Code == "3D000") {
+		return false
+	}
+	return errors.Is(err, models.ErrUnavailable) || isUnavailable(err)
 }
 
 func isUnavailable(err error) bool {
