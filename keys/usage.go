@@ -177,7 +177,11 @@ func (s *Service) flushFinal(ctx context.Context) {
 		if errors.Is(err, models.ErrUnavailable) && backoff.Wait(ctx, finalFlushRetry.Delay(failures)) {
 			continue
 		}
-		s.log.ErrorContext(ctx, "cannot write key usage at shutdown: what the error names, since the last flush, is lost", "error", err, "tries", failures)
+		s.flushing.Lock()
+		requests, keyCount := s.counts.unsentTotals()
+		s.flushing.Unlock()
+		s.log.ErrorContext(ctx, "cannot write key usage at shutdown: what the error names, since the last flush, is lost", "error", err, "tries", failures,
+			"lostRequests", requests, "lostKeys", keyCount)
 		return
 	}
 }

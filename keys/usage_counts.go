@@ -138,6 +138,18 @@ func (u *usageCounts) trimUnsent() (requests int64, cells int) {
 	return requests, cells
 }
 
+// unsentTotals sums the counts waiting for the database: their requests
+// and the number of keys they are of. Only Flush's callers (under
+// Service.flushing) may call it.
+func (u *usageCounts) unsentTotals() (requests int64, keys int) {
+	seen := make(map[int64]struct{})
+	for cell, c := range u.unsent {
+		requests += c.Requests
+		seen[cell.KeyID] = struct{}{}
+	}
+	return requests, len(seen)
+}
+
 // flushUsage writes the counts made since the last successful flush; on
 // failure they stay for the next one, within maxUnsentUsageCells (what is
 // dropped past it is logged).

@@ -247,7 +247,10 @@ func TestTheFlushAtStopGivesUpOnAFailureThatWillNotPass(t *testing.T) {
 		t.Fatal(err)
 	}
 	alice := issue(t, service, "1")
+	bob := issue(t, service, "2")
 	service.Count(alice.KeyID, "/clan/search", http.StatusOK, testStart)
+	service.Count(alice.KeyID, "/player/:tag/battles", http.StatusOK, testStart)
+	service.Count(bob.KeyID, "/clan/search", http.StatusOK, testStart)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	service.Run(ctx)
@@ -256,6 +259,9 @@ func TestTheFlushAtStopGivesUpOnAFailureThatWillNotPass(t *testing.T) {
 	}
 	if line := logged.String(); !strings.Contains(line, "level=ERROR") || !strings.Contains(line, "write the request counts and last-use times") {
 		t.Fatalf("the loss is not logged as an error naming what is lost:\n%s", line)
+	}
+	if line := logged.String(); !strings.Contains(line, "lostRequests=3") || !strings.Contains(line, "lostKeys=2") {
+		t.Fatalf("the loss is not logged with how much is lost (3 requests of 2 keys):\n%s", line)
 	}
 }
 
