@@ -20,6 +20,11 @@ const SecretFileName = "secret.key"
 // generated secrets have exactly this many.
 const MinSecretLength = 32
 
+// ErrSecretFileUnusable is wrapped by the errors of a secret file that is
+// there but cannot be used as it is: readable by others, not a regular
+// file, or not a secret. The operator must mend it; trying again will not.
+var ErrSecretFileUnusable = errors.New("unusable secret file")
+
 // maxSecretFileSize bounds what is read from the secret file.
 const maxSecretFileSize = 4096
 
@@ -79,21 +84,21 @@ func readSecretFile(path string) ([]byte, error) {
 		return nil, fmt.Errorf("inspect secret file %s: %w", path, err)
 	}
 	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("secret file %s is not a regular file", path)
+		return nil, fmt.Errorf("%w: %s is not a regular file", ErrSecretFileUnusable, path)
 	}
 	if perm := info.Mode().Perm(); perm&0o077 != 0 {
-		return nil, fmt.Errorf("secret file %s has mode %04o: it must be readable by its owner only (chmod 600 %s)", path, perm, path)
+		return nil, fmt.Errorf("%w: %s has mode %04o: it must be readable by its owner only (chmod 600 %s)", ErrSecretFileUnusable, path, perm, path)
 	}
 	content, err := io.ReadAll(io.LimitReader(f, maxSecretFileSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("read secret file %s: %w", path, err)
 	}
 	if len(content) > maxSecretFileSize {
-		return nil, fmt.Errorf("secret file %s is malformed: larger than %d bytes", path, maxSecretFileSize)
+		return nil, fmt.Errorf("%w: %s is malformed: larger than %d bytes", ErrSecretFileUnusable, path, maxSecretFileSize)
 	}
 	secret, err := decodeSecret(content)
 	if err != nil {
-		return nil, fmt.Errorf("secret file %s is malformed: %w", path, err)
+		return nil, fmt.Errorf("%w: %s is malformed: %w", ErrSecretFileUnusable, path, err)
 	}
 	return secret, nil
 }

@@ -177,11 +177,12 @@ func openCommandDatabase(ctx context.Context, env cli, command string) (cfg conf
 }
 
 // startFailureCode is the exit code of a process that could not start:
-// 2 for a secret that is lost or differs from the deployment's (the
+// 2 for a secret that is lost, differs from the deployment's or sits in
+// a file that cannot be used as it is, readable by others say (the
 // configuration is wrong; a missing one is refused with the rest of the
 // configuration), 1 otherwise.
 func startFailureCode(err error) int {
-	if errors.Is(err, keys.ErrSecretDiffers) || errors.Is(err, errSecretFileLost) {
+	if errors.Is(err, keys.ErrSecretDiffers) || errors.Is(err, errSecretFileLost) || errors.Is(err, keys.ErrSecretFileUnusable) {
 		return exitUsage
 	}
 	return exitFailure

@@ -218,3 +218,26 @@ func TestASecondProcessStartingBesideTheFirstUsesItsSecret(t *testing.T) {
 		t.Fatalf("the second process's secret is not the first's (%v)", err)
 	}
 }
+
+// TestASecretFileReadableByOthersIsRefusedAsConfiguration: on SQLite, a
+// generated secret file whose mode was loosened is refused with exit 2,
+// like every other secret problem an operator must mend, and a line
+// saying how; chmod 600 mends it.
+func TestASecretFileReadableByOthersIsRefusedAsConfiguration(t *testing.T) {
+	env := map[string]string{"CROWNS_DATA_DIR": t.TempDir()}
+	key := keysIssue(t, env)
+	file := filepath.Join(env["CROWNS_DATA_DIR"], "secret.key")
+	if err := os.Chmod(file, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCrowns(env, "keys", "list")
+	if code != exitUsage || !strings.Contains(stderr, "has mode 0644") || !strings.Contains(stderr, "chmod 600") {
+		t.Fatalf("keys list with a secret file readable by others: exit %d, want %d:\n%s", code, exitUsage, stderr)
+	}
+	if err := os.Chmod(file, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if again := keysIssue(t, env); again != key {
+		t.Fatal("with the mode mended, the same key was not reminded")
+	}
+}
