@@ -28,7 +28,7 @@ func TestDocumentedTestCommandsFindTheirTests(t *testing.T) {
 		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules") {
 			return filepath.SkipDir
 		}
-		if d.IsDir() || !(strings.HasSuffix(path, ".md") || strings.HasSuffix(path, ".go")) {
+		if d.IsDir() || (!strings.HasSuffix(path, ".md") && !strings.HasSuffix(path, ".go")) {
 			return nil
 		}
 		text, err := os.ReadFile(path)
