@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gofiber/fiber/v2"
 	"github.com/pb33f/libopenapi"
 	validator "github.com/pb33f/libopenapi-validator"
 	validationerrors "github.com/pb33f/libopenapi-validator/errors"
@@ -430,6 +431,16 @@ func documentModel(t *testing.T, h *harness) *v3.Document {
 	return &model.Model
 }
 
+// takesHeader tells whether parameters declare the request header name.
+func takesHeader(parameters []*v3.Parameter, name string) bool {
+	for _, p := range parameters {
+		if p.In == "header" && strings.EqualFold(p.Name, name) {
+			return true
+		}
+	}
+	return false
+}
+
 // fiberParam matches a Fiber path parameter (":tag").
 var fiberParam = regexp.MustCompile(`:([A-Za-z]+)`)
 
@@ -448,6 +459,9 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 		}
 		if item.Get == nil {
 			t.Errorf("%s: documented without GET", path)
+		} else if !takesHeader(item.Get.Parameters, fiber.HeaderIfNoneMatch) {
+			// Every GET answers 304 to a matching If-None-Match.
+			t.Errorf("GET %s: If-None-Match is not among its parameters", path)
 		}
 		if item.Post != nil || item.Put != nil || item.Patch != nil || item.Delete != nil {
 			t.Errorf("%s: documents a method the API refuses", path)

@@ -72,6 +72,17 @@ func TestUsageTextsShareOneShape(t *testing.T) {
 	}
 }
 
+// TestServeUsageNamesWhereEachServiceListens: crowns serve --help names
+// the addresses an operator opens or keeps closed, the API's and the
+// metrics' (which is never the API's).
+func TestServeUsageNamesWhereEachServiceListens(t *testing.T) {
+	for _, name := range []string{"CROWNS_ADDR", "CROWNS_METRICS_ADDR", defaultMetricsAddr, metricsOff} {
+		if !strings.Contains(serveUsageText, name) {
+			t.Errorf("crowns serve --help does not name %s:\n%s", name, serveUsageText)
+		}
+	}
+}
+
 // TestVersionIsPrinted: crowns version and --version print one line
 // naming the release.
 func TestVersionIsPrinted(t *testing.T) {

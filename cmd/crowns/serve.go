@@ -32,6 +32,8 @@ sandbox, and on the first start prints a ready-to-use developer key.
 
 Main variables (every one, with defaults, in the README):
   CROWNS_ADDR            listen address of the API (default :8080)
+  CROWNS_METRICS_ADDR    where /metrics is served, never the API's address
+                         (default 127.0.0.1:9181; off: none)
   CROWNS_DATA_DIR        SQLite file and generated secret (default ./crowns-data)
   CROWNS_DATABASE_URL    postgres://... selects PostgreSQL
   CROWNS_SECRET          base64 of at least 32 bytes; required with PostgreSQL
