@@ -8,12 +8,14 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/crownsdev/crowns/internal/backoff"
+	"github.com/crownsdev/crowns/internal/outage"
 	"github.com/crownsdev/crowns/models"
 )
 
-// listenRetry is the reconnection backoff of the change listener; it
-// starts over after a connection that listened. Its cap is short so that
-// changes are seen again soon after the database comes back.
+// listenRetry is the reconnection backoff of the change listener (a
+// Store's listenRetry, which tests may shorten); it starts over after a
+// connection that listened. Its cap is short so that changes are seen
+// again soon after the database comes back.
 var listenRetry = backoff.Policy{First: 100 * time.Millisecond, Max: time.Second}
 
 // listenConnectTimeout bounds one connection attempt of the listener.
@@ -23,7 +25,8 @@ const listenConnectTimeout = 10 * time.Second
 // changes that other processes commit on the same database, until ctx
 // ends. On PostgreSQL it holds a dedicated connection that LISTENs on the
 // store's channel and reconnects with backoff (at most a second) when it
-// breaks; after every (re)connection it announces a change of all clans,
+// breaks, logging when it first fails, a reminder a minute while it
+// cannot listen, and when it listens again (see package outage); after every (re)connection it announces a change of all clans,
 // since notifications sent while it was not listening are lost. On SQLite
 // it reads the clan_changes outbox every ClanChangePollInterval, so a
 // change by another process (an operator's crowns clans command) is seen
@@ -34,9 +37,15 @@ func (s *Store) ListenForClanChanges(ctx context.Context) error {
 		defer ticker.Stop()
 		return s.followClanChanges(ctx, ticker.C)
 	}
+	disconnected := outage.New(outage.Config{
+		Logger:    s.log,
+		Now:       s.clock.Now,
+		Failing:   "clan change listener disconnected; reconnecting",
+		Recovered: "clan change listener listening again",
+	})
 	failures := 0
 	for {
-		listened, err := s.listenOnce(ctx)
+		listened, err := s.listenOnce(ctx, disconnected)
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -44,8 +53,8 @@ func (s *Store) ListenForClanChanges(ctx context.Context) error {
 			failures = 0
 		}
 		failures++
-		wait := listenRetry.Delay(failures)
-		s.log.Warn("clan change listener disconnected; reconnecting", "error", err, "retryIn", wait)
+		wait := s.listenRetry.Delay(failures)
+		disconnected.Failed(ctx, err, "retryIn", wait)
 		if !backoff.Wait(ctx, wait) {
 			return nil
 		}
@@ -53,8 +62,9 @@ func (s *Store) ListenForClanChanges(ctx context.Context) error {
 }
 
 // listenOnce connects, listens and delivers notifications until the
-// connection fails or ctx ends; listened tells whether LISTEN succeeded.
-func (s *Store) listenOnce(ctx context.Context) (listened bool, err error) {
+// connection fails or ctx ends; listened tells whether LISTEN succeeded,
+// which disconnected is told.
+func (s *Store) listenOnce(ctx context.Context, disconnected *outage.Log) (listened bool, err error) {
 	connectCtx, cancel := context.WithTimeout(ctx, listenConnectTimeout)
 	conn, err := pgx.Connect(connectCtx, s.url)
 	cancel()
@@ -69,6 +79,7 @@ func (s *Store) listenOnce(ctx context.Context) (listened bool, err error) {
 	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{s.changeChannel}.Sanitize()); err != nil {
 		return false, err
 	}
+	disconnected.Succeeded(ctx)
 	s.changes.announce(models.ClanChange{All: true})
 	for {
 		notification, err := conn.WaitForNotification(ctx)

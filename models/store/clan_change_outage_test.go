@@ -5,6 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crownsdev/crowns/internal/backoff"
+	"github.com/crownsdev/crowns/internal/outage/outagetest"
+	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/models/store"
 	"github.com/crownsdev/crowns/models/store/storetest"
 )
@@ -50,4 +53,30 @@ func TestClanChangesSeenSoonAfterAnOutage(t *testing.T) {
 	}
 	trackFixture(t, writer, "9QQQ", trackedAt)
 	changes.await(t, "change of 9QQQ after the outage", isTag("9QQQ"))
+}
+
+// TestListenerOutageLogsBoundedLines: while the listener cannot
+// reconnect, it logs the first failure, a reminder a minute with how
+// long and how many attempts, and one line when it listens again, not a
+// line per attempt. Each failed attempt moves the store's clock 15 s.
+func TestListenerOutageLogsBoundedLines(t *testing.T) {
+	const (
+		failing   = "clan change listener disconnected; reconnecting"
+		recovered = "clan change listener listening again"
+		step      = 15 * time.Second
+	)
+	clock := models.NewManualClock(trackedAt)
+	logs := outagetest.New(failing, func() { clock.Advance(step) })
+	listener, proxy := storetest.OpenBehindProxy(t, logs.Logger(), clock)
+	listener.SetListenRetry(backoff.Policy{First: time.Millisecond})
+	changes := recordChanges(t, listener)
+	storetest.ListenForClanChanges(t, listener)
+	changes.await(t, "first announcement of the listener", isAll)
+
+	proxy.Refuse()
+	logs.AwaitFailures(t, 40) // 10 minutes on the store's clock
+	proxy.Accept()
+	logs.AwaitLine(t, recovered)
+
+	logs.CheckOutage(t, step, recovered)
 }

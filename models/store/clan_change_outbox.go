@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/crownsdev/crowns/internal/outage"
 	"github.com/crownsdev/crowns/models"
 )
 
@@ -34,26 +35,36 @@ type outboxRow struct {
 // clan_changes outbox (SQLite), reading it at each tick from the last row
 // seen, until ctx ends. It starts at the end of the outbox and announces
 // a change of all clans then (what came before is unknown). A failed read
-// is tried again at the next tick; nothing is lost meanwhile, as the rows
-// stay.
+// is tried again at the next tick, and logged as package outage does;
+// nothing is lost meanwhile, as the rows stay.
 func (s *Store) followClanChanges(ctx context.Context, tick <-chan time.Time) error {
 	ctx = models.AsBackground(ctx)
+	unread := outage.New(outage.Config{
+		Logger:    s.log,
+		Now:       s.clock.Now,
+		Failing:   "cannot read the clan change outbox; trying again",
+		Recovered: "reading the clan change outbox again",
+	})
 	cursor, started := int64(0), false
 	for polls := 0; ; polls++ {
+		var err error
 		if !started {
-			last, err := s.lastClanChange(ctx)
-			if err == nil {
+			var last int64
+			if last, err = s.lastClanChange(ctx); err == nil {
 				cursor, started = last, true
 				s.changes.announce(models.ClanChange{All: true})
-			} else if ctx.Err() == nil {
-				s.log.Warn("cannot read the clan change outbox; trying again", "error", err)
-			}
-		} else if next, err := s.announceOutbox(ctx, cursor); err != nil {
-			if ctx.Err() == nil {
-				s.log.Warn("cannot read the clan change outbox; trying again", "error", err)
 			}
 		} else {
-			cursor = next
+			var next int64
+			if next, err = s.announceOutbox(ctx, cursor); err == nil {
+				cursor = next
+			}
+		}
+		switch {
+		case err == nil:
+			unread.Succeeded(ctx)
+		case ctx.Err() == nil:
+			unread.Failed(ctx, err)
 		}
 		if polls%clanChangePruneEvery == clanChangePruneEvery-1 {
 			s.pruneClanChanges(ctx)

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"github.com/crownsdev/crowns/internal/backoff"
 )
 
 // FollowClanChanges is followClanChanges for tests, which drive its
@@ -16,3 +18,7 @@ func (s *Store) FollowClanChanges(ctx context.Context, tick <-chan time.Time) er
 // Session is the store's own session, for tests of what its pooled
 // connections are.
 func (s *Store) Session(ctx context.Context) *gorm.DB { return s.session(ctx) }
+
+// SetListenRetry sets the change listener's reconnection backoff, for
+// tests of many reconnections; call it before ListenForClanChanges.
+func (s *Store) SetListenRetry(p backoff.Policy) { s.listenRetry = p }

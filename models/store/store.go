@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/crownsdev/crowns/internal/backoff"
 	"github.com/crownsdev/crowns/models"
 
 	"github.com/glebarez/sqlite"
@@ -92,6 +93,8 @@ type Store struct {
 	// changeChannel is the PostgreSQL NOTIFY channel of clan changes of
 	// this database and schema; empty on SQLite.
 	changeChannel string
+	// listenRetry is the change listener's reconnection backoff.
+	listenRetry backoff.Policy
 }
 
 // Open connects to the configured database and checks that it answers. It
@@ -136,9 +139,10 @@ func Open(ctx context.Context, cfg DatabaseConfig) (*Store, error) {
 	configurePool(sqlDB, dialect, cfg.MaxOpenConns)
 	store := &Store{
 		db: db, cfg: cfg, dialect: dialect, log: log, clock: clock,
-		players:    newPlayerCache(defaultPlayerCacheSize),
-		partitions: newPartitionCache(),
-		changes:    newClanChanges(),
+		players:     newPlayerCache(defaultPlayerCacheSize),
+		partitions:  newPartitionCache(),
+		changes:     newClanChanges(),
+		listenRetry: listenRetry,
 	}
 	if err := store.countQueries(); err != nil {
 		_ = sqlDB.Close()
@@ -359,7 +363,8 @@ func IsUniqueViolation(err error) bool {
 }
 
 // gormLogger forwards GORM's errors and slow queries to slog, never the
-// query arguments (they may carry key digests).
+// query arguments (they may carry key digests); the failures of an
+// unavailable database go to DEBUG, since their callers log them.
 type gormLogger struct {
 	log  *slog.Logger
 	slow time.Duration
@@ -387,7 +392,17 @@ func (l *gormLogger) Trace(ctx context.Context, begin time.Time, fc func() (stri
 	elapsed := time.Since(begin)
 	switch {
 	case err != nil && !errors.Is(err, gorm.ErrRecordNotFound) && !errors.Is(err, context.Canceled):
-		l.log.WarnContext(ctx, "database query failed", "component", "gorm",
+		// Every store method returns its error, translated, to a caller
+		// that logs it with what it was doing, or answers a request with
+		// it (logged there); an unavailable database is that caller's
+		// story, retold here without context at every query of every
+		// loop, so it is only for DEBUG. Other errors (a wrong query,
+		// a constraint) keep their line here, where the SQL is known.
+		level := slog.LevelWarn
+		if isUnavailable(err) {
+			level = slog.LevelDebug
+		}
+		l.log.Log(ctx, level, "database query failed", "component", "gorm",
 			"elapsed", elapsed, "error", err)
 	case elapsed > l.slow:
 		sqlText, rows := fc()

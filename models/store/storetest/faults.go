@@ -1,10 +1,13 @@
 package storetest
 
 import (
+	"context"
+	"log/slog"
 	"net/url"
 	"testing"
 
 	"github.com/crownsdev/crowns/internal/faultproxy"
+	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/models/store"
 )
 
@@ -44,4 +47,22 @@ func Unproxied(t testing.TB, raw, target string) string {
 	}
 	u.Host = target
 	return u.String()
+}
+
+// OpenBehindProxy opens and migrates a fresh PostgreSQL schema reached
+// through a fault proxy (see PostgresBehindProxy), its store logging to
+// logger on clock; it is closed when the test ends.
+func OpenBehindProxy(t testing.TB, logger *slog.Logger, clock models.Clock) (*store.Store, *faultproxy.Proxy) {
+	t.Helper()
+	cfg, proxy := PostgresBehindProxy(t, nil)
+	cfg.Logger, cfg.Clock = logger, clock
+	db, err := store.Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	if _, err := db.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return db, proxy
 }
