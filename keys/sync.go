@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/crownsdev/crowns/internal/outage"
 	"github.com/crownsdev/crowns/models"
 )
 
@@ -119,8 +120,9 @@ const syncTimeout = 2 * time.Second
 func (s *Service) runSync(ctx context.Context) {
 	ticker := time.NewTicker(s.syncInterval)
 	defer ticker.Stop()
+	unsynced := s.outageLog("cannot read key events; cached key checks fall back to a 5 s lifetime", "reading key events again")
 	for {
-		s.syncLogged(ctx)
+		s.syncOnce(ctx, unsynced)
 		select {
 		case <-ticker.C:
 		case <-ctx.Done():
@@ -129,10 +131,10 @@ func (s *Service) runSync(ctx context.Context) {
 	}
 }
 
-func (s *Service) syncLogged(ctx context.Context) {
+// syncOnce calls Sync once, within syncTimeout, and tells unsynced how
+// it went.
+func (s *Service) syncOnce(ctx context.Context, unsynced *outage.Log) {
 	tryCtx, cancel := context.WithTimeout(ctx, syncTimeout)
 	defer cancel()
-	if err := s.Sync(tryCtx); err != nil && ctx.Err() == nil {
-		s.log.WarnContext(ctx, "cannot read key events; cached key checks fall back to a 5 s lifetime", "error", err)
-	}
+	logOutcome(ctx, unsynced, s.Sync(tryCtx))
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/crownsdev/crowns/internal/backoff"
+	"github.com/crownsdev/crowns/internal/outage"
 	"github.com/crownsdev/crowns/models"
 )
 
@@ -123,7 +124,8 @@ func (s *Service) Flush(ctx context.Context) error {
 // ends; then it
 // flushes once more, trying again for a few seconds (finalFlushTimeout)
 // while the database fails, so a graceful shutdown loses nothing.
-// Failures are logged and retried at the next tick. The
+// Failures are retried at the next tick and logged as package outage
+// does: when they start, a reminder a minute, when they end. The
 // two run in separate loops, each try bounded by its own timeout: a
 // flush stalled on a locked table never holds up the sync, whose success
 // is what keeps cached verdicts trusted.
@@ -136,12 +138,14 @@ func (s *Service) Run(ctx context.Context) {
 	}()
 	ticker := time.NewTicker(s.flushInterval)
 	defer ticker.Stop()
+	unflushed := s.outageLog("cannot write key usage: kept for the next flush", "writing key usage again")
+	unretained := s.outageLog("cannot delete old key usage", "deleting old key usage again")
 	for {
 		select {
 		case <-ticker.C:
 			flushCtx, cancel := context.WithTimeout(ctx, flushTimeout)
-			s.flushLogged(flushCtx)
-			s.retainUsage(flushCtx)
+			logOutcome(ctx, unflushed, s.Flush(flushCtx))
+			logOutcome(ctx, unretained, s.retainUsage(flushCtx))
 			cancel()
 		case <-ctx.Done():
 			final, cancel := context.WithTimeout(context.WithoutCancel(ctx), finalFlushTimeout)
@@ -153,11 +157,20 @@ func (s *Service) Run(ctx context.Context) {
 	}
 }
 
-// flushLogged flushes, logging a failure as a warning: the counts are
-// kept for the next flush.
-func (s *Service) flushLogged(ctx context.Context) {
-	if err := s.Flush(ctx); err != nil {
-		s.log.WarnContext(ctx, "cannot write key usage: kept for the next flush", "error", err)
+// outageLog logs the failures of one of Run's loops (see package outage).
+func (s *Service) outageLog(failing, recovered string) *outage.Log {
+	return outage.New(outage.Config{Logger: s.log, Now: s.clock.Now, Failing: failing, Recovered: recovered})
+}
+
+// logOutcome tells failures the outcome of an attempt of a loop that
+// runs until ctx ends, err; a failure once ctx ended (the service
+// stopping) is not one to tell.
+func logOutcome(ctx context.Context, failures *outage.Log, err error) {
+	switch {
+	case err == nil:
+		failures.Succeeded(ctx)
+	case ctx.Err() == nil:
+		failures.Failed(ctx, err)
 	}
 }
 

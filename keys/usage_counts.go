@@ -170,17 +170,18 @@ func (s *Service) flushUsage(ctx context.Context) error {
 }
 
 // retainUsage deletes usage older than models.KeyUsageRetention, at most
-// once every usageRetentionEvery.
-func (s *Service) retainUsage(ctx context.Context) {
+// once every usageRetentionEvery; a failed delete is tried again at the
+// next call.
+func (s *Service) retainUsage(ctx context.Context) error {
 	s.flushing.Lock()
 	defer s.flushing.Unlock()
 	now := s.clock.Now()
 	if now.Sub(s.counts.retainedAt) < usageRetentionEvery {
-		return
+		return nil
 	}
 	if _, err := s.db.DeleteKeyUsageBefore(ctx, now.Add(-models.KeyUsageRetention)); err != nil {
-		s.log.WarnContext(ctx, "cannot delete old key usage", "error", err)
-		return
+		return err
 	}
 	s.counts.retainedAt = now
+	return nil
 }
