@@ -5,6 +5,8 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"time"
+
+	"github.com/crownsdev/crowns/internal/outage"
 )
 
 // How replicas find each other for the per-key rate limit: each beats
@@ -36,6 +38,8 @@ func newReplicaID() string {
 // ShareRateLimit makes the per-key rate limit hold across replicas, until
 // ctx ends: every ReplicaHeartbeatInterval it beats once (see Heartbeat),
 // in the background, so a request never waits on the database for it.
+// Failed beats are logged as package outage does: when they start, a
+// reminder a minute, when they end.
 //
 // It assumes that a load balancer spreads each key's requests evenly over
 // the replicas: each allows a key RateLimitPerSecond/N (and RateLimitBurst/N, at
@@ -48,9 +52,18 @@ func newReplicaID() string {
 func (s *Server) ShareRateLimit(ctx context.Context, replicas ReplicaRegistry) {
 	ticker := time.NewTicker(ReplicaHeartbeatInterval)
 	defer ticker.Stop()
+	uncounted := outage.New(outage.Config{
+		Logger:    s.log,
+		Now:       s.clock.Now,
+		Failing:   "cannot count the live replicas; the rate limit keeps its last share",
+		Recovered: "counting the live replicas again",
+	})
 	for {
-		if err := s.Heartbeat(ctx, replicas); err != nil && ctx.Err() == nil {
-			s.log.WarnContext(ctx, "cannot count the live replicas; the rate limit keeps its last share", "error", err)
+		switch err := s.Heartbeat(ctx, replicas); {
+		case err == nil:
+			uncounted.Succeeded(ctx)
+		case ctx.Err() == nil:
+			uncounted.Failed(ctx, err)
 		}
 		select {
 		case <-ctx.Done():

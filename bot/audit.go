@@ -10,6 +10,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/crownsdev/crowns/internal/backoff"
+	"github.com/crownsdev/crowns/internal/outage"
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
 )
@@ -150,10 +151,18 @@ func (b *Bot) tellOfLeak(ctx context.Context, discordUserID, url string) (sent b
 // one) and tells owners of leaked keys every AuditPollInterval, and as
 // soon as this process commits a transition, until ctx ends. After a
 // failure it waits longer between attempts (doubling, at most
-// maxRetryDelay, measured on the bot's clock) and logs each failure.
+// maxRetryDelay, measured on the bot's clock); failures are logged as
+// package outage does: when they start, a reminder a minute, when they
+// end.
 func (b *Bot) auditLoop(ctx context.Context) {
 	ticker := time.NewTicker(b.cfg.AuditPollInterval)
 	defer ticker.Stop()
+	unposted := outage.New(outage.Config{
+		Logger:    b.log,
+		Now:       b.clock.Now,
+		Failing:   "cannot post key events to the log channel or tell owners of leaked keys; will retry",
+		Recovered: "posting key events again",
+	})
 	var (
 		failures int
 		retryAt  time.Time
@@ -171,10 +180,10 @@ func (b *Bot) auditLoop(ctx context.Context) {
 				failures++
 				wait := auditRetryDelay(b.cfg.AuditPollInterval, failures)
 				retryAt = now.Add(wait)
-				b.log.WarnContext(ctx, "cannot post key events to the log channel or tell owners of leaked keys; will retry", "error", err, "retryIn", wait)
-			case failures > 0:
+				unposted.Failed(ctx, err, "retryIn", wait)
+			default:
 				failures = 0
-				b.log.InfoContext(ctx, "reading key events again")
+				unposted.Succeeded(ctx)
 			}
 		}
 		select {

@@ -80,7 +80,7 @@ func New(clans SnapshotStore, source ClanSource, cfg Config) (*Scheduler, error)
 func (s *Scheduler) Run(ctx context.Context) error {
 	s.log.Info("scheduler started", "tickInterval", s.cfg.TickInterval, "snapshotConcurrency", s.cfg.SnapshotConcurrency,
 		"snapshotRatePerSecond", s.cfg.SnapshotRatePerSecond, "historyRetentionDays", s.cfg.HistoryRetentionDays)
-	tickEvery(ctx, s.cfg.TickInterval, s.log, "scheduler", func(ctx context.Context) error {
+	tickEvery(ctx, s.cfg.TickInterval, s.cfg.Clock, s.log, "scheduler", func(ctx context.Context) error {
 		report, err := s.Tick(ctx)
 		if err == nil {
 			s.log.Debug("scheduler tick done", "planned", report.Planned, "stored", report.Stored,

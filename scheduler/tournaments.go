@@ -93,7 +93,7 @@ func (r *TournamentRefresher) Run(ctx context.Context) error {
 	r.log.Info("tournament refresher started", "tickInterval", r.cfg.TickInterval,
 		"refreshPerMinute", r.cfg.RefreshPerMinute, "refreshInterval", r.cfg.RefreshInterval,
 		"discoveryInterval", r.cfg.DiscoveryInterval, "searchTerms", r.cfg.SearchTerms, "retention", r.cfg.Retention)
-	tickEvery(ctx, r.cfg.TickInterval, r.log, "tournament refresher", func(ctx context.Context) error {
+	tickEvery(ctx, r.cfg.TickInterval, r.cfg.Clock, r.log, "tournament refresher", func(ctx context.Context) error {
 		_, err := r.Tick(ctx)
 		return err
 	})

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/crownsdev/crowns/internal/outage"
 	"github.com/crownsdev/crowns/models"
 )
 
@@ -16,16 +17,28 @@ func workerDefaults(clock models.Clock, logger *slog.Logger, owner string) (mode
 }
 
 // tickEvery calls tick at once and then every interval until ctx ends. A
-// failed tick is logged (unless ctx ended) and the next one tried; name
-// says whose ticks they are in the log. Ticks are background work: their
-// statements are counted apart (models.AsBackground).
-func tickEvery(ctx context.Context, interval time.Duration, log *slog.Logger, name string, tick func(context.Context) error) {
+// failed tick is logged at ERROR (unless ctx ended) as package outage
+// does — when ticks start failing, a reminder a minute, when one works
+// again — and the next one tried; name says whose ticks they are in the
+// log. Ticks are background work: their statements are counted apart
+// (models.AsBackground).
+func tickEvery(ctx context.Context, interval time.Duration, clock models.Clock, log *slog.Logger, name string, tick func(context.Context) error) {
 	ctx = models.AsBackground(ctx)
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
+	failing := outage.New(outage.Config{
+		Logger:    log,
+		Now:       clock.Now,
+		Failing:   name + " tick failed; trying again next tick",
+		Recovered: name + " ticks again",
+		Level:     slog.LevelError,
+	})
 	for {
-		if err := tick(ctx); err != nil && ctx.Err() == nil {
-			log.Error(name+" tick failed; trying again next tick", "error", err)
+		switch err := tick(ctx); {
+		case err == nil:
+			failing.Succeeded(ctx)
+		case ctx.Err() == nil:
+			failing.Failed(ctx, err)
 		}
 		select {
 		case <-ctx.Done():
