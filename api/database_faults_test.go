@@ -17,7 +17,6 @@ import (
 	"github.com/crownsdev/crowns/api"
 	"github.com/crownsdev/crowns/internal/faultproxy"
 	"github.com/crownsdev/crowns/keys"
-	"github.com/crownsdev/crowns/models/store"
 	"github.com/crownsdev/crowns/models/store/storetest"
 )
 
@@ -43,16 +42,8 @@ func proxiedHarness(t *testing.T, params map[string]string, keysConfig func(*key
 // alone.
 func proxiedHarnessWith(t *testing.T, params map[string]string, keysConfig func(*keys.Config), config func(*api.Config)) (*harness, *faultproxy.Proxy, string) {
 	t.Helper()
-	cfg, proxy := storetest.PostgresBehindProxy(t, params)
-	db, err := store.Open(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	if _, err := db.Migrate(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	return newHarness(t, harnessOptions{db: db, keys: keysConfig, config: config}), proxy, storetest.Unproxied(t, cfg.URL, proxy.Target())
+	db, proxy, direct := storetest.OpenBehindProxy(t, params, nil, nil)
+	return newHarness(t, harnessOptions{db: db, keys: keysConfig, config: config}), proxy, direct
 }
 
 // timedAnswer is one answer of a request, read whole.

@@ -25,7 +25,7 @@ func TestKeyEventSyncOutageLogsBoundedLines(t *testing.T) {
 	)
 	clock := models.NewManualClock(testStart)
 	logs := outagetest.New(failing, func() { clock.Advance(step) })
-	db, proxy := storetest.OpenBehindProxy(t, logs.Logger(), clock)
+	db, proxy, _ := storetest.OpenBehindProxy(t, nil, logs.Logger(), clock)
 	service, err := keys.NewService(db, keys.Config{Secret: testSecret, Clock: clock, CacheTTL: testTTL,
 		SyncInterval: time.Millisecond, FlushInterval: time.Hour, Logger: logs.Logger()})
 	if err != nil {

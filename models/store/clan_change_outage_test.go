@@ -67,7 +67,7 @@ func TestListenerOutageLogsBoundedLines(t *testing.T) {
 	)
 	clock := models.NewManualClock(trackedAt)
 	logs := outagetest.New(failing, func() { clock.Advance(step) })
-	listener, proxy := storetest.OpenBehindProxy(t, logs.Logger(), clock)
+	listener, proxy, _ := storetest.OpenBehindProxy(t, nil, logs.Logger(), clock)
 	listener.SetListenRetry(backoff.Policy{First: time.Millisecond})
 	changes := recordChanges(t, listener)
 	storetest.ListenForClanChanges(t, listener)

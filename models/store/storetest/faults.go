@@ -50,11 +50,13 @@ func Unproxied(t testing.TB, raw, target string) string {
 }
 
 // OpenBehindProxy opens and migrates a fresh PostgreSQL schema reached
-// through a fault proxy (see PostgresBehindProxy), its store logging to
-// logger on clock; it is closed when the test ends.
-func OpenBehindProxy(t testing.TB, logger *slog.Logger, clock models.Clock) (*store.Store, *faultproxy.Proxy) {
+// through a fault proxy (see PostgresBehindProxy; params are added to its
+// URL), its store logging to logger on clock (nil: the store's defaults);
+// it is closed when the test ends. direct is the database's URL without
+// the proxy, for a second process that reaches it directly.
+func OpenBehindProxy(t testing.TB, params map[string]string, logger *slog.Logger, clock models.Clock) (db *store.Store, proxy *faultproxy.Proxy, direct string) {
 	t.Helper()
-	cfg, proxy := PostgresBehindProxy(t, nil)
+	cfg, proxy := PostgresBehindProxy(t, params)
 	cfg.Logger, cfg.Clock = logger, clock
 	db, err := store.Open(context.Background(), cfg)
 	if err != nil {
@@ -64,5 +66,5 @@ func OpenBehindProxy(t testing.TB, logger *slog.Logger, clock models.Clock) (*st
 	if _, err := db.Migrate(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	return db, proxy
+	return db, proxy, Unproxied(t, cfg.URL, proxy.Target())
 }
