@@ -76,9 +76,12 @@ func New(cfg Config, deps Dependencies) (*Bot, error) {
 	session.ShouldReconnectOnError = false
 	// discordgo prints its own errors (a gateway it cannot dial, a missed
 	// heartbeat) with the standard library's log, in neither the
-	// configured format nor level: a plain line among JSON records. Each
-	// is also an error Open returns or a closed connection, which the bot
-	// logs itself, so the session prints nothing.
+	// configured format nor level: a plain line among JSON records. Most
+	// are also an error Open returns or a closed connection, which the bot
+	// logs itself, so the session prints nothing. Those it only prints (a
+	// gateway event or message it cannot decode) are lost with them:
+	// routing them to the bot's logger would take discordgo's
+	// process-wide Logger variable.
 	session.LogLevel = discordgo.LogError - 1
 	if cfg.HTTPClient != nil {
 		session.Client = cfg.HTTPClient

@@ -27,7 +27,9 @@ func unplannedSlotsTask(kind models.SnapshotKind) string {
 // is recorded as missed for each clan tracked for the schedule since
 // before that slot that has neither a job nor a snapshot of it, and the
 // mark moves to accountedBefore. The first call on a database only sets
-// the mark: nothing is known of the time before it. Each slot is recorded
+// the mark: nothing is known of the time before it; so does a call that
+// finds the mark more than a period past accountedBefore (left by a clock
+// that ran ahead). Each slot is recorded
 // in a transaction of its own that moves the mark past it: a long
 // downtime (35 days of 4-hourly slots for 10,000 clans are two million
 // rows) never holds the database, the SQLite file's one writer above all,
@@ -50,6 +52,17 @@ func (s *Store) RecordUnplannedSlots(ctx context.Context, kind models.SnapshotKi
 		return nil, nil
 	}
 	mark := marks[0]
+	if ahead := time.Unix(mark, 0).Sub(accountedBefore); ahead > kind.Period() {
+		// Only a clock that ran ahead sets the mark past the next slot;
+		// left there, it would hide every downtime until the clock caught
+		// up. Nothing is known of the time since: counting starts again.
+		if _, err := moveUnplannedMark(s.session(ctx), name, mark, accountedBefore.Unix()); err != nil {
+			return nil, fmt.Errorf("move back the first unplanned %s slot: %w", kind, s.Translate(err))
+		}
+		s.log.WarnContext(ctx, "the first slot not accounted for was ahead of the clock; counting missed slots starts again from now",
+			"kind", kind.String(), "mark", time.Unix(mark, 0).UTC(), "ahead", ahead)
+		return nil, nil
+	}
 	if mark >= accountedBefore.Unix() {
 		return nil, nil
 	}

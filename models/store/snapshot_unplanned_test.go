@@ -85,3 +85,39 @@ func mustExec(t *testing.T, db *gorm.DB, statement string) {
 		t.Fatalf("%s: %v", statement, err)
 	}
 }
+
+// TestAMarkAheadOfTheClockStartsCountingAgain: a mark more than a period
+// past the clock (left by a clock that ran days ahead and was set right)
+// is moved back to now, so that the next downtime is recorded rather than
+// hidden until the clock catches up; the time in between is unknown and
+// nothing is recorded for it.
+func TestAMarkAheadOfTheClockStartsCountingAgain(t *testing.T) {
+	eachClanStore(t, func(t *testing.T, ctx context.Context, clans *store.Store) {
+		id := trackFixture(t, clans, "2CCCP", trackedAt).Clan.ID
+		kind := models.SnapshotFourHourly
+		record := func(now time.Time) ([]models.UnplannedSlot, error) {
+			slot := kind.SlotAt(now)
+			return clans.RecordUnplannedSlots(ctx, kind, slot, slot.Add(kind.Period()), now.Add(-35*24*time.Hour), now)
+		}
+		ahead := trackedAt.Add(72 * time.Hour)
+		if recorded, err := record(ahead); err != nil || len(recorded) != 0 {
+			t.Fatalf("first call, clock ahead = %v, %v; want the mark set", recorded, err)
+		}
+		if recorded, err := record(trackedAt); err != nil || len(recorded) != 0 {
+			t.Fatalf("the clock set right = %v, %v; want the mark moved back, nothing recorded", recorded, err)
+		}
+		// Down for a day from the clock set right: its slots are recorded.
+		back := trackedAt.Add(24 * time.Hour)
+		recorded, err := record(back)
+		if err != nil || len(recorded) == 0 {
+			t.Fatalf("after a day's downtime = %v, %v; want its slots recorded", recorded, err)
+		}
+		first := kind.SlotAt(trackedAt).Add(kind.Period())
+		if recorded[0].Slot != first {
+			t.Errorf("first slot recorded %s, want %s", recorded[0].Slot, first)
+		}
+		if status := jobState(t, clans, id, kind, first); status.State != models.JobMissed {
+			t.Errorf("slot %s: %+v, want missed", first, status)
+		}
+	})
+}
