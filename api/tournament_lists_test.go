@@ -365,3 +365,77 @@ func TestTournamentListHasAnETag(t *testing.T) {
 		t.Fatalf("after a change: status %d, ETag %q (was %q)", changed.StatusCode, changed.Header.Get("ETag"), etag)
 	}
 }
+
+// A tournament only found by the scheduler's search (no start or end
+// time) is listed with the times it was due once seen started or ended,
+// in every list; the refresher's lookup replaces them with the game's,
+// and a later search does not bring them back.
+func TestSearchedTournamentsAreListedWithTimes(t *testing.T) {
+	eachEngineHarness(t, func(t *testing.T, h *harness) {
+		key := h.issue("75")
+		now := h.clock.Now()
+		searched := func(tag, status string, created time.Time) models.TournamentDetails {
+			return models.TournamentDetails{
+				Tag: tag, Type: models.TournamentTypeOpen, Status: status, Name: "Cup " + tag, Description: "about " + tag,
+				Capacity: 5, MaxCapacity: 1000, PreparationDuration: 3600, Duration: 1800, CreatedTime: created,
+			}
+		}
+		running := searched("2PUJ", models.TournamentInProgress, now.Add(-80*time.Minute))
+		ended := searched("2PUL", models.TournamentEnded, now.Add(-3*time.Hour))
+		search := func(at time.Time) {
+			t.Helper()
+			if err := h.tournaments.SaveDiscoveredTournaments(t.Context(), []models.TournamentDetails{running, ended}, at); err != nil {
+				t.Fatal(err)
+			}
+		}
+		listed := func(step string, want map[string][2]time.Time) {
+			t.Helper()
+			for _, list := range tournamentListNames {
+				getList(t, h, key, "/tournaments/"+list) // every started one has a startTime, every ended one an endTime
+			}
+			var items []legacy.ThousandTournament
+			decodeJSON(t, h.get("/tournaments/1k", "auth", key), &items)
+			if len(items) != len(want) {
+				t.Fatalf("%s: %d tournaments listed, want %d", step, len(items), len(want))
+			}
+			for _, item := range items {
+				times := want[item.Tag]
+				if !sameSeconds(item.StartTime, times[0]) || !sameSeconds(item.EndTime, times[1]) {
+					t.Errorf("%s: %s listed with startTime %v, endTime %v; want %v, %v", step, item.Tag, item.StartTime, item.EndTime, times[0], times[1])
+				}
+			}
+		}
+
+		search(now)
+		dueStart := func(d models.TournamentDetails) time.Time { return d.CreatedTime.Add(time.Hour) }
+		listed("found by search", map[string][2]time.Time{
+			"2PUJ": {dueStart(running)},
+			"2PUL": {dueStart(ended), dueStart(ended).Add(30 * time.Minute)},
+		})
+
+		lookedUpRunning, lookedUpEnded := running, ended
+		lookedUpRunning.StartedTime = dueStart(running).Add(17 * time.Second)
+		lookedUpEnded.StartedTime = dueStart(ended).Add(17 * time.Second)
+		lookedUpEnded.EndedTime = lookedUpEnded.StartedTime.Add(31 * time.Minute)
+		for _, d := range []models.TournamentDetails{lookedUpRunning, lookedUpEnded} {
+			if err := h.tournaments.SaveLookedUpTournament(t.Context(), d, now.Add(time.Minute)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		lookedUp := map[string][2]time.Time{
+			"2PUJ": {lookedUpRunning.StartedTime},
+			"2PUL": {lookedUpEnded.StartedTime, lookedUpEnded.EndedTime},
+		}
+		listed("looked up", lookedUp)
+		search(now.Add(2 * time.Minute))
+		listed("found by search again", lookedUp)
+	})
+}
+
+// sameSeconds says whether seconds (nil for none) is want (zero for none).
+func sameSeconds(seconds *int64, want time.Time) bool {
+	if seconds == nil || want.IsZero() {
+		return seconds == nil && want.IsZero()
+	}
+	return *seconds == want.Unix()
+}

@@ -50,16 +50,27 @@ type TournamentMember struct {
 // while in progress (counted from its start when known); zero once it has
 // ended or when its status is unknown.
 func (t TournamentDetails) NextStatusChange() time.Time {
-	preparation := time.Duration(t.PreparationDuration) * time.Second
-	duration := time.Duration(t.Duration) * time.Second
 	switch t.Status {
 	case TournamentInPreparation:
-		return t.CreatedTime.Add(preparation)
+		return t.dueStart()
 	case TournamentInProgress:
-		if !t.StartedTime.IsZero() {
-			return t.StartedTime.Add(duration)
-		}
-		return t.CreatedTime.Add(preparation + duration)
+		return t.dueEnd()
 	}
 	return time.Time{}
+}
+
+// dueStart is when the tournament is due to start: at the end of its
+// preparation.
+func (t TournamentDetails) dueStart() time.Time {
+	return t.CreatedTime.Add(time.Duration(t.PreparationDuration) * time.Second)
+}
+
+// dueEnd is when the tournament is due to end: its duration after its
+// start, or after its due start while its start is not known.
+func (t TournamentDetails) dueEnd() time.Time {
+	start := t.StartedTime
+	if start.IsZero() {
+		start = t.dueStart()
+	}
+	return start.Add(time.Duration(t.Duration) * time.Second)
 }

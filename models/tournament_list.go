@@ -40,3 +40,25 @@ type TournamentRecord struct {
 	TournamentDetails
 	UpdatedAt time.Time
 }
+
+// WithDueTimes is the record as the lists show it: a tournament stored
+// started, or ended, without the time (a search result gives none; only a
+// full lookup does) takes the time it was due, which is when the game
+// starts and ends tournaments: the start at the end of its preparation,
+// the end its duration after its start. A due time later than the
+// sighting that reported the status (UpdatedAt) is not taken: the time
+// stays unknown until a lookup, as it does without a creation time. A
+// stored time, a looked-up one, is kept as it is.
+func (r TournamentRecord) WithDueTimes() TournamentRecord {
+	if r.CreatedTime.IsZero() {
+		return r
+	}
+	started := r.Status == TournamentInProgress || r.Status == TournamentEnded
+	if started && r.StartedTime.IsZero() && !r.dueStart().After(r.UpdatedAt) {
+		r.StartedTime = r.dueStart()
+	}
+	if r.Status == TournamentEnded && r.EndedTime.IsZero() && !r.dueEnd().After(r.UpdatedAt) {
+		r.EndedTime = r.dueEnd()
+	}
+	return r
+}

@@ -48,7 +48,11 @@ type tournamentListRow struct {
 
 // ListTournaments returns at most limit (at most MaxTournamentListLength)
 // stored tournaments for which every predicate holds (all of them for
-// none), most recently updated first.
+// none), most recently updated first, as the lists show them: a start or
+// end time not stored (a search result gives none) is the one it was due
+// (TournamentRecord.WithDueTimes). Only the stored times are ever written
+// back: a full lookup replaces a due time, and a due time never replaces
+// a looked-up one.
 func (s *Store) ListTournaments(ctx context.Context, predicates []models.TournamentPredicate, limit int) ([]models.TournamentRecord, error) {
 	limit = min(max(limit, 0), models.MaxTournamentListLength)
 	where := []string{"1 = 1"}
@@ -91,7 +95,7 @@ func (r tournamentListRow) record() models.TournamentRecord {
 			EndedTime:           timeOrZero(r.EndTime),
 		},
 		UpdatedAt: time.Unix(r.UpdatedAt, 0).UTC(),
-	}
+	}.WithDueTimes()
 }
 
 // timeOrZero is the time of nullable Unix seconds; zero for NULL.

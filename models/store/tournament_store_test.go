@@ -129,6 +129,94 @@ func TestSearchResultsKeepKnownTimesAndReplaceTheRest(t *testing.T) {
 	})
 }
 
+// searchResult is the tournament as the game's search gives it: no start
+// or end time.
+func searchResult(tournament models.TournamentDetails) models.TournamentDetails {
+	tournament.StartedTime, tournament.EndedTime, tournament.EndedTimeRaw = time.Time{}, time.Time{}, ""
+	return tournament
+}
+
+// listedTimes is the start and end the lists show of tag.
+func listedTimes(t *testing.T, db *store.Store, tag string) (start, end time.Time) {
+	t.Helper()
+	records, err := db.ListTournaments(context.Background(), nil, models.MaxTournamentListLength)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(records, func(r models.TournamentRecord) bool { return r.Tag == tag })
+	if i < 0 {
+		t.Fatalf("%s is not listed", tag)
+	}
+	return records[i].StartedTime, records[i].EndedTime
+}
+
+// A tournament only found by search is listed with the start and end it
+// was due (created at epoch, an hour of preparation, two of play) once
+// seen started or ended; a lookup's own times replace them, and a later
+// search never brings them back.
+func TestSearchedTournamentsAreListedWithTheirDueTimes(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		ctx := context.Background()
+		dueStart, dueEnd := tournamentEpoch.Add(time.Hour), tournamentEpoch.Add(3*time.Hour)
+		running := testTournament("2PPJ0", models.TournamentTypeOpen, models.TournamentInProgress, 1, 50)
+		ended := testTournament("2PPJ2", models.TournamentTypeOpen, models.TournamentEnded, 1, 50)
+		early := testTournament("2PPJ8", models.TournamentTypeOpen, models.TournamentInProgress, 1, 50)
+		// Later than they were due, as the game may report them.
+		running.StartedTime = dueStart.Add(42 * time.Second)
+		ended.StartedTime, ended.EndedTime = dueStart.Add(42*time.Second), dueEnd.Add(42*time.Second)
+
+		search := func(at time.Time, found ...models.TournamentDetails) {
+			t.Helper()
+			for i := range found {
+				found[i] = searchResult(found[i])
+			}
+			if err := db.SaveDiscoveredTournaments(ctx, found, at); err != nil {
+				t.Fatal(err)
+			}
+		}
+		lookUp := func(tournament models.TournamentDetails, at time.Time) {
+			t.Helper()
+			if err := db.SaveLookedUpTournament(ctx, tournament, at); err != nil {
+				t.Fatal(err)
+			}
+		}
+		check := func(step string, tournament models.TournamentDetails, wantStart, wantEnd time.Time) {
+			t.Helper()
+			start, end := listedTimes(t, db, tournament.Tag)
+			if !start.Equal(wantStart) || !end.Equal(wantEnd) {
+				t.Errorf("%s: %s listed from %v to %v, want from %v to %v", step, tournament.Tag, start, end, wantStart, wantEnd)
+			}
+		}
+
+		// Seen in progress before it was due to start (the game's clock
+		// ahead of ours): its start stays unknown.
+		search(dueStart.Add(-time.Second), early)
+		check("seen started early", early, time.Time{}, time.Time{})
+		search(dueStart.Add(90*time.Second), early)
+		check("seen started after its due start", early, dueStart, time.Time{})
+
+		search(dueEnd.Add(5*time.Minute), running, ended)
+		check("found in progress", running, dueStart, time.Time{})
+		check("found ended", ended, dueStart, dueEnd)
+
+		lookUp(running, dueEnd.Add(6*time.Minute))
+		lookUp(ended, dueEnd.Add(6*time.Minute))
+		check("looked up in progress", running, running.StartedTime, time.Time{})
+		check("looked up ended", ended, ended.StartedTime, ended.EndedTime)
+
+		search(dueEnd.Add(20*time.Minute), running, ended)
+		check("found again in progress", running, running.StartedTime, time.Time{})
+		check("found again ended", ended, ended.StartedTime, ended.EndedTime)
+
+		// Ended and stored with a start but no end: listed ended its
+		// duration after the stored start.
+		noEnd := ended
+		noEnd.Tag, noEnd.EndedTime, noEnd.EndedTimeRaw = "2PPJ9", time.Time{}, ""
+		lookUp(noEnd, dueEnd.Add(21*time.Minute))
+		check("looked up ended without an end", noEnd, noEnd.StartedTime, noEnd.StartedTime.Add(2*time.Hour))
+	})
+}
+
 func TestSearchResultsNeverMoveALookedUpStatus(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		ctx := context.Background()
