@@ -78,21 +78,16 @@ func databaseCollectors(db databaseStats) []prometheus.Collector {
 // metricsServer serves /metrics on its own listener, never the API's.
 type metricsServer struct {
 	server *http.Server
-	listen net.Listener
 }
 
-// startMetricsServer listens on addr and serves reg at /metrics; failures
-// of the server after the start go to failures.
-func startMetricsServer(addr string, reg *prometheus.Registry, log *slog.Logger, failures chan<- error) (*metricsServer, error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("listen for metrics on %s: %w", addr, err)
-	}
+// startMetricsServer serves reg at /metrics on ln, which serve bound
+// before anything started; failures of the server after the start go to
+// failures.
+func startMetricsServer(ln net.Listener, reg *prometheus.Registry, log *slog.Logger, failures chan<- error) *metricsServer {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
 	m := &metricsServer{
 		server: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second},
-		listen: ln,
 	}
 	go func() {
 		if err := m.server.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -100,7 +95,7 @@ func startMetricsServer(addr string, reg *prometheus.Registry, log *slog.Logger,
 		}
 	}()
 	log.Info("metrics listening", "addr", ln.Addr().String(), "path", "/metrics")
-	return m, nil
+	return m
 }
 
 // shutdown stops the metrics server, waiting for scrapes in flight at

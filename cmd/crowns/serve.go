@@ -80,11 +80,15 @@ func runServe(ctx context.Context, env cli, args []string) int {
 
 // node is one running crowns process: its parts and its background work.
 type node struct {
-	db     *store.Store
-	keys   *keys.Service
-	game   *gameSource
-	api    *api.Server
-	listen net.Listener
+	db   *store.Store
+	keys *keys.Service
+	game *gameSource
+	api  *api.Server
+	// listen is the API's port and metricsListen the metrics' (nil
+	// without the API role, and with CROWNS_METRICS_ADDR=off), both bound
+	// before anything else starts.
+	listen        net.Listener
+	metricsListen net.Listener
 	// registry holds this process's metrics and metrics serves them; both
 	// nil with CROWNS_METRICS_ADDR=off.
 	registry *prometheus.Registry
@@ -98,9 +102,10 @@ type node struct {
 	failures chan error
 }
 
-// startNode opens the database, builds every part of the selected roles
-// and starts them, logging to log; the API writes its access lines to
-// accessLines itself. On failure it undoes what it started.
+// startNode takes the ports it serves on, opens the database, builds
+// every part of the selected roles and starts them, logging to log; the
+// API writes its access lines to accessLines itself. On failure it undoes
+// what it started.
 func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger, accessLines io.Writer) (n *node, err error) {
 	if env.getenv("GOGC") == "" {
 		debug.SetGCPercent(cfg.GCPercent)
@@ -116,11 +121,14 @@ func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger, acces
 			n.shutdown(cfg, log)
 		}
 	}()
+	if err = n.bindListeners(cfg); err != nil {
+		return n, err
+	}
 	var secret []byte
 	if n.db, secret, err = openDatabaseWhenUp(ctx, cfg, log, env.clock, databaseStartPatience); err != nil {
 		return n, err
 	}
-	if err = n.startMetrics(cfg, log); err != nil {
+	if err = n.startMetrics(log); err != nil {
 		return n, err
 	}
 	if n.keys, err = newKeyService(secret, n.db, log, env.clock); err != nil {
@@ -179,6 +187,24 @@ func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger, acces
 	return n, nil
 }
 
+// bindListeners takes the API's port (with the API role) and the metrics'
+// (unless off) before anything else starts, so a port already taken ends
+// the start at once, before the database is opened or any background work
+// runs. Until the API serves, connections to it wait in the listen queue.
+func (n *node) bindListeners(cfg config) (err error) {
+	if cfg.Roles.API {
+		if n.listen, err = net.Listen("tcp", cfg.Addr); err != nil {
+			return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+		}
+	}
+	if cfg.MetricsAddr != metricsOff {
+		if n.metricsListen, err = net.Listen("tcp", cfg.MetricsAddr); err != nil {
+			return fmt.Errorf("listen for metrics on %s: %w", cfg.MetricsAddr, err)
+		}
+	}
+	return nil
+}
+
 // startCatalogRefresher puts the stored copies of the game's card and
 // location lists to use, then keeps them current in the background
 // (fetched at once, then daily) until background ends.
@@ -192,7 +218,7 @@ func (n *node) startCatalogRefresher(ctx, background context.Context, env cli, l
 	return nil
 }
 
-// startAPI listens on CROWNS_ADDR and serves the API; in the embedded mode
+// startAPI serves the API on CROWNS_ADDR's listener; in the embedded mode
 // the first start also prints a ready-to-use key. The API writes its
 // access lines to accessLines itself.
 func (n *node) startAPI(ctx context.Context, cfg config, env cli, log *slog.Logger, accessLines io.Writer) error {
@@ -227,9 +253,6 @@ func (n *node) startAPI(ctx context.Context, cfg config, env cli, log *slog.Logg
 		return err
 	}
 	n.api = server
-	if n.listen, err = net.Listen("tcp", cfg.Addr); err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
-	}
 	go func() {
 		if err := server.Serve(n.listen); err != nil {
 			n.failures <- fmt.Errorf("serve API: %w", err)
@@ -245,16 +268,16 @@ func (n *node) startAPI(ctx context.Context, cfg config, env cli, log *slog.Logg
 }
 
 // startMetrics builds this process's metrics registry and serves it on
-// CROWNS_METRICS_ADDR, unless that is off.
-func (n *node) startMetrics(cfg config, log *slog.Logger) (err error) {
-	if cfg.MetricsAddr == metricsOff {
+// CROWNS_METRICS_ADDR's listener, unless metrics are off.
+func (n *node) startMetrics(log *slog.Logger) (err error) {
+	if n.metricsListen == nil {
 		return nil
 	}
 	if n.registry, err = newMetricsRegistry(n.db); err != nil {
 		return err
 	}
-	n.metrics, err = startMetricsServer(cfg.MetricsAddr, n.registry, log, n.failures)
-	return err
+	n.metrics = startMetricsServer(n.metricsListen, n.registry, log, n.failures)
+	return nil
 }
 
 // metricsRegisterer is where the roles register their metrics; nil when
@@ -317,7 +340,7 @@ func (n *node) wait(ctx context.Context) error {
 
 // shutdown stops the parts in order, each bounded by the shutdown timeout:
 // the API stops taking requests and drains those in flight, the metrics
-// server stops, background
+// server stops (a listener bound but not yet served is closed), background
 // work finishes its current writes (and flushes key use), the sandbox
 // stops, the database closes.
 func (n *node) shutdown(cfg config, log *slog.Logger) {
@@ -328,11 +351,15 @@ func (n *node) shutdown(cfg config, log *slog.Logger) {
 		if err := n.api.Shutdown(ctx); err != nil {
 			log.Warn("API shutdown", "error", err)
 		}
+	} else if n.listen != nil {
+		_ = n.listen.Close()
 	}
 	if n.metrics != nil {
 		if err := n.metrics.shutdown(ctx); err != nil {
 			log.Warn("metrics shutdown", "error", err)
 		}
+	} else if n.metricsListen != nil {
+		_ = n.metricsListen.Close()
 	}
 	n.background()
 	n.work.Wait()
