@@ -149,42 +149,34 @@ func (b *Bot) tellOfLeak(ctx context.Context, discordUserID, url string) (sent b
 
 // auditLoop posts pending key events to the log channel (when there is
 // one) and tells owners of leaked keys every AuditPollInterval, and as
-// soon as this process commits a transition, until ctx ends. After a
-// failure it waits longer between attempts (doubling, at most
-// maxRetryDelay, measured on the bot's clock); failures are logged as
-// package outage does: when they start, a reminder a minute, when they
-// end.
+// soon as this process commits a transition, until ctx ends. The two read
+// the outbox each from its own position and each retries on its own:
+// after a failure a reader waits longer between attempts (doubling, at
+// most maxRetryDelay, measured on the bot's clock) while the other goes
+// on, so a log channel Discord keeps refusing does not hold back the
+// owners' direct messages. Failures are logged as package outage does:
+// when they start, a reminder a minute, when they end.
 func (b *Bot) auditLoop(ctx context.Context) {
 	ticker := time.NewTicker(b.cfg.AuditPollInterval)
 	defer ticker.Stop()
-	unposted := outage.New(outage.Config{
-		Logger:    b.log,
-		Now:       b.clock.Now,
-		Failing:   "cannot post key events to the log channel or tell owners of leaked keys; will retry",
-		Recovered: "posting key events again",
-	})
-	var (
-		failures int
-		retryAt  time.Time
-	)
+	readers := []*outboxReader{
+		{read: b.PostPendingEvents, log: outage.New(outage.Config{
+			Logger:    b.log,
+			Now:       b.clock.Now,
+			Failing:   "cannot post key events to the log channel; will retry",
+			Recovered: "posting key events again",
+		})},
+		{read: b.TellLeakedKeyOwners, log: outage.New(outage.Config{
+			Logger:    b.log,
+			Now:       b.clock.Now,
+			Failing:   "cannot tell owners of leaked keys; will retry",
+			Recovered: "telling owners of leaked keys again",
+		})},
+	}
 	for {
-		if now := b.clock.Now(); !now.Before(retryAt) {
-			_, err := b.PostPendingEvents(ctx)
-			if _, tellErr := b.TellLeakedKeyOwners(ctx); tellErr != nil {
-				err = errors.Join(err, tellErr)
-			}
-			switch {
-			case ctx.Err() != nil:
-				return
-			case err != nil:
-				failures++
-				wait := auditRetryDelay(b.cfg.AuditPollInterval, failures)
-				retryAt = now.Add(wait)
-				unposted.Failed(ctx, err, "retryIn", wait)
-			default:
-				failures = 0
-				unposted.Succeeded(ctx)
-			}
+		now := b.clock.Now()
+		for _, r := range readers {
+			r.readIfDue(ctx, now, b.cfg.AuditPollInterval)
 		}
 		select {
 		case <-ctx.Done():
@@ -192,6 +184,40 @@ func (b *Bot) auditLoop(ctx context.Context) {
 		case <-ticker.C:
 		case <-b.auditNudge:
 		}
+	}
+}
+
+// outboxReader is one of the audit loop's readers of the key-event
+// outbox, with its own wait after failures.
+type outboxReader struct {
+	// read sends what is pending and returns how many it sent.
+	read func(context.Context) (int, error)
+	// log writes this reader's failures.
+	log *outage.Log
+	// failures counts the failures in a row; retryAt is when the reader
+	// may try again.
+	failures int
+	retryAt  time.Time
+}
+
+// readIfDue reads the outbox unless, at now, the reader still waits after
+// a failure. A failure makes it wait auditRetryDelay (longer for each in a
+// row); a success ends the run of failures.
+func (r *outboxReader) readIfDue(ctx context.Context, now time.Time, interval time.Duration) {
+	if now.Before(r.retryAt) {
+		return
+	}
+	_, err := r.read(ctx)
+	switch {
+	case ctx.Err() != nil:
+	case err != nil:
+		r.failures++
+		wait := auditRetryDelay(interval, r.failures)
+		r.retryAt = now.Add(wait)
+		r.log.Failed(ctx, err, "retryIn", wait)
+	default:
+		r.failures = 0
+		r.log.Succeeded(ctx)
 	}
 }
 

@@ -348,3 +348,33 @@ func TestRunTellsLeakedKeyOwnersWithoutALogChannel(t *testing.T) {
 		t.Errorf("second direct message = %s, want the leak notice", body)
 	}
 }
+
+// A log channel Discord refuses for good (a 403: the bot lost its
+// permission there) keeps its own wait between tries; the owner of a key
+// a leak report revokes meanwhile is told at once all the same, with the
+// bot's clock standing still.
+func TestRunTellsLeakedKeyOwnersWhileTheLogChannelIsRefused(t *testing.T) {
+	d := newDesk(t, deskOptions{logChannel: logChannelID})
+	logPosts := "/channels/" + logChannelID + "/messages"
+	d.discord.Fail(discordtest.Rule{Method: "POST", Path: logPosts, Failure: discordtest.Forbidden})
+	leaked := d.getKey(developerID)
+	d.discord.SetMembers(developerID)
+	d.discord.SetGateway(discordtest.GatewayScript{GuildIDs: []string{guildID}})
+	stop := d.run()
+	// The key's issue could not be posted: the log channel waits now.
+	awaitLog(t, d, "cannot post key events to the log channel")
+
+	if revoked, err := d.keys.RevokeLeaked(t.Context(), leaked, leakedAt); err != nil || !revoked {
+		t.Fatalf("RevokeLeaked = %v, %v", revoked, err)
+	}
+	dms := d.discord.Await(t, "POST", "/channels/"+discordtest.DMChannelID(developerID)+"/messages", 2, awaitTimeout)
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if body := string(dms[1].Body); !strings.Contains(body, "found published at "+leakedAt) {
+		t.Errorf("second direct message = %s, want the leak notice", body)
+	}
+	if posts := d.discord.RequestsTo("POST", logPosts); len(posts) != 1 {
+		t.Errorf("the refused log channel was tried %d times, want once: it waits on the clock", len(posts))
+	}
+}
