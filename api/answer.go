@@ -109,7 +109,7 @@ func (a *cachedAnswer) size() int64 {
 }
 
 // answerOverhead is the memory of an answer besides its bodies: the
-// struct, the cache entry, its slot in the index and in its group.
+// struct, the cache entry, its place in the index and in its group.
 const answerOverhead = 256
 
 // compress returns body gzipped, or nil when that does not make it

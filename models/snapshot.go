@@ -13,8 +13,8 @@ import (
 // members listed, and donations the clan's donations of the week as the
 // game counts them (DonationsPerWeek), as the legacy history gave them.
 // The game's figure also counts members who have left since, so it is
-// never below the listed members' sum; that sum stands in when the
-// upstream gave no figure.
+// normally not below the listed members' sum; the larger of the two is
+// kept, so that sum stands in when the upstream gave no figure.
 func SnapshotOf(clan ClanDetails, slot time.Time) HistorySnapshot {
 	members := make([]HistoryMember, len(clan.Members))
 	donations := 0

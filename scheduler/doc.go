@@ -10,12 +10,17 @@
 // out; a crashed claimant's job is taken over when its lease expires. A
 // failed fetch is retried with jittered backoff until the slot's window
 // ends, then the slot is recorded as missed; nothing is ever stored for a
-// slot from data fetched outside its window.
+// slot from data fetched outside its window. Slots no scheduler planned,
+// every replica having been down through their windows, are recorded as
+// missed by the first scheduler back. Retention keeps whole UTC days.
 //
-// Scheduler.Tick does one pass at the injected clock's time (plan the
-// current slots, record expired jobs as missed, run every due job, prune
+// Scheduler.Tick does one pass at the injected clock's time (record the
+// slots no scheduler planned, plan the current slots, record expired jobs
+// as missed, run every due job, prune
 // old history when due), so tests drive it deterministically; Scheduler.Run
-// ticks on a real ticker until its context ends.
+// ticks on a real ticker until its context ends, logging failed ticks as
+// package outage does (when they start, a reminder a minute, when they
+// end).
 //
 // TournamentRefresher keeps the stored tournaments current: it discovers
 // tournaments by searching the game upstream for configured terms, looks
