@@ -99,9 +99,12 @@ func (b *Bot) answerButton(ctx context.Context, i *discordgo.Interaction) {
 			Type: discordgo.InteractionResponseChannelMessageWithSource,
 			Data: &discordgo.InteractionResponseData{Content: textNotYourButton, Flags: discordgo.MessageFlagsEphemeral},
 		}, discordgo.WithContext(ctx))
+		outcome := commandRefused
 		if err != nil {
 			b.logDiscordFailure(ctx, "refuse a button press", err)
+			outcome = commandUnanswered
 		}
+		b.metrics.command(commandKey+" "+action, outcome)
 		return
 	}
 	err := b.session.InteractionRespond(i, &discordgo.InteractionResponse{
@@ -109,6 +112,7 @@ func (b *Bot) answerButton(ctx context.Context, i *discordgo.Interaction) {
 	}, discordgo.WithContext(ctx))
 	if err != nil {
 		b.logDiscordFailure(ctx, "acknowledge a button press", err)
+		b.metrics.command(commandKey+" "+action, commandUnanswered)
 		return
 	}
 	who := requesterOf(i.Member.User, i.Member)

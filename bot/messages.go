@@ -68,7 +68,8 @@ func (b *Bot) HandleMessageCreate(ctx context.Context, event *discordgo.MessageC
 	if m.ChannelID != b.cfg.KeyChannelID {
 		answerCtx, cancel := b.answerContext(ctx)
 		defer cancel()
-		b.say(answerCtx, m, answer{text: textUseKeyChannel(b.cfg.KeyChannelID, style)})
+		a := answer{text: textUseKeyChannel(b.cfg.KeyChannelID, style)}
+		b.metrics.command(textCommandName(command), b.outcomeOf(a, b.say(answerCtx, m, a)))
 		return
 	}
 	who := requesterOf(m.Author, m.Member)

@@ -59,7 +59,7 @@ func newCommandMetrics(reg prometheus.Registerer) (*commandMetrics, error) {
 	}
 	commands := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "crowns_bot_commands_total",
-		Help: "Key-desk commands (slash, text and the regenerate button), by command (\"key get\", \"keyadmin revoke\"...) and outcome: ok, refused (wrong place, not a moderator, unknown), error (the key service failed), unanswered (Discord did not take the answer).",
+		Help: "Key-desk commands (slash, text and the regenerate and revoke confirmation buttons), by command (\"key get\", \"keyadmin revoke\"...) and outcome: ok, refused (wrong place, not a moderator, unknown), error (the key service failed), unanswered (Discord did not take the answer).",
 	}, []string{"command", "outcome"})
 	dm := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "crowns_bot_direct_message_failures_total",

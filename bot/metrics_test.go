@@ -51,3 +51,35 @@ func TestCommandAndDirectMessageMetrics(t *testing.T) {
 		}
 	}
 }
+
+// A text command refused for its channel and a confirmation button
+// pressed by another member, or whose press Discord did not take, are
+// counted like the slash commands they stand beside.
+func TestCommandMetricsCountRefusedTextCommandsAndButtons(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	d := newDesk(t, deskOptions{metrics: reg})
+	d.ask("text", otherChannelID, developerID, "get")
+	d.ask("slash", keyChannelID, developerID, "get")
+	d.ask("slash", keyChannelID, developerID, "regenerate")
+	d.press(otherDevID, developerID)
+	d.discord.Fail(discordtest.Rule{Method: "POST", Path: "/interactions/*/*/callback", Failure: discordtest.Forbidden})
+	d.press(developerID, developerID)
+	d.discord.Heal()
+
+	families := metricstest.Gather(t, reg)
+	for _, tt := range []struct {
+		command, outcome string
+		want             float64
+	}{
+		{"key get", "refused", 1},
+		{"key get", "ok", 1},
+		{"key regenerate", "ok", 1},
+		{"key regenerate", "refused", 1},
+		{"key regenerate", "unanswered", 1},
+	} {
+		labels := map[string]string{"command": tt.command, "outcome": tt.outcome}
+		if got := families.Value("crowns_bot_commands_total", labels); got != tt.want {
+			t.Errorf("crowns_bot_commands_total%v = %v, want %v", labels, got, tt.want)
+		}
+	}
+}
