@@ -40,6 +40,8 @@ type connectionLimit struct {
 	refusalHead, refusalBody []byte
 	// ids names refused connections' answers.
 	ids *requestIDs
+	// refused, when set, counts each connection refused.
+	refused func()
 
 	mu   sync.Mutex
 	open map[string]int
@@ -145,6 +147,9 @@ func (l *connectionLimit) connectionStateHook(next func(net.Conn, fasthttp.ConnS
 
 // refuse answers a connection past its address's limit and closes it.
 func (l *connectionLimit) refuse(conn net.Conn) {
+	if l.refused != nil {
+		l.refused()
+	}
 	now := time.Now()
 	answer := append(append([]byte(nil), l.refusalHead...), "Date: "...)
 	answer = append(now.UTC().AppendFormat(answer, http.TimeFormat), "\r\nX-Request-Id: "...)

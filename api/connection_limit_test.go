@@ -10,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/crownsdev/crowns/api"
+	"github.com/crownsdev/crowns/internal/metricstest"
 )
 
 // askHealth sends GET /healthz on conn and reads the answer.
@@ -108,5 +111,37 @@ func TestConnectionsOfATrustedProxyAreNotBounded(t *testing.T) {
 	addr := strings.TrimPrefix(serveOnLoopback(t, h.server), "http://")
 	for range 3 {
 		holdServedConnection(t, addr, "a trusted proxy's connection past the limit of 1")
+	}
+}
+
+// TestConnectionsRefusedForTheirAddressAreCounted: the listener's 429 is
+// a refusal by a limit like the others, counted under reason
+// "connections".
+func TestConnectionsRefusedForTheirAddressAreCounted(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	h := newHarness(t, harnessOptions{config: func(c *api.Config) {
+		c.MaxConnsPerAddress = 1
+		c.Metrics = reg
+	}})
+	addr := strings.TrimPrefix(serveOnLoopback(t, h.server), "http://")
+	holdServedConnection(t, addr, "a connection within the limit")
+	for range 2 {
+		extra, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = extra.SetReadDeadline(time.Now().Add(10 * time.Second))
+		resp, err := http.ReadResponse(bufio.NewReader(extra), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		extra.Close()
+		if resp.StatusCode != http.StatusTooManyRequests {
+			t.Fatalf("a connection past the limit: %d", resp.StatusCode)
+		}
+	}
+	families := metricstest.Gather(t, reg)
+	if got := families.Value("crowns_rate_limited_total", map[string]string{"reason": "connections"}); got != 2 {
+		t.Errorf(`crowns_rate_limited_total{reason="connections"} = %v, want 2`, got)
 	}
 }

@@ -48,6 +48,9 @@ const (
 	limitLookupsOverall
 	// limitGameCalls is the key's budget of game-API calls (429).
 	limitGameCalls
+	// limitConnections is the client address's bound on open
+	// connections (429, answered by the listener).
+	limitConnections
 	limitReasonCount
 )
 
@@ -59,6 +62,8 @@ func (r limitReason) String() string {
 		return "lookups"
 	case limitLookupsOverall:
 		return "lookups_overall"
+	case limitConnections:
+		return "connections"
 	}
 	return "game_calls"
 }
@@ -130,7 +135,7 @@ func (m *outcomeMetrics) register(reg prometheus.Registerer) error {
 	}, []string{"outcome", "cache"})
 	limited := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "crowns_rate_limited_total",
-		Help: "Requests refused by a limit, by reason: key (the key's rate limit, 429), lookups (the client address's key-lookup budget, 429), lookups_overall (all clients' key-lookup budget, 503), game_calls (the key's game-API call budget, 429).",
+		Help: "Requests refused by a limit, by reason: key (the key's rate limit, 429), lookups (the client address's key-lookup budget, 429), lookups_overall (all clients' key-lookup budget, 503), game_calls (the key's game-API call budget, 429), connections (a connection past the client address's bound on open connections, 429).",
 	}, []string{"reason"})
 	for _, c := range []prometheus.Collector{cache, verifications, limited} {
 		if err := reg.Register(c); err != nil {

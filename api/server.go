@@ -289,6 +289,9 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 	server := s.app.Server()
 	server.Handler = s.closeWhileDraining(knownMethodsOnly(server.Handler, fiberCfg.RequestMethods))
 	s.connections = newConnectionLimit(cfg.MaxConnsPerAddress, cfg.TrustedProxies, s.errorBodies[errorKey{http.StatusTooManyRequests, textRateLimited}], s.requestIDs)
+	if s.metrics != nil {
+		s.connections.refused = func() { s.metrics.refusedBy(limitConnections) }
+	}
 	server.ConnState = s.connections.connectionStateHook(server.ConnState)
 	if cfg.Tournaments {
 		s.tournamentSaves = newTournamentSaves(deps.TournamentStore, s.log, cfg.DatabaseTimeout)
