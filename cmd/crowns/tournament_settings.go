@@ -30,9 +30,25 @@ func (r *envReader) tournamentRefresh(upstreamTimeout time.Duration) scheduler.T
 	}
 	checked, err := c.Checked()
 	if err != nil {
-		r.fail("CROWNS_TOURNAMENT_*: %v", err)
+		r.fail("%s", tournamentVariableNames().Replace(err.Error()))
 	}
 	return checked
+}
+
+// tournamentVariableNames words the refresher's problems, which name its
+// fields, with the variables an operator sets.
+func tournamentVariableNames() *strings.Replacer {
+	return strings.NewReplacer(
+		"tournament refresher: ", "",
+		"SearchTerms", "CROWNS_TOURNAMENT_SEARCH_TERMS",
+		"search term ", "CROWNS_TOURNAMENT_SEARCH_TERMS: search term ",
+		"RefreshPerMinute", "CROWNS_TOURNAMENT_REFRESH_PER_MINUTE",
+		"RefreshInterval", "CROWNS_TOURNAMENT_REFRESH_INTERVAL",
+		"DiscoveryInterval", "CROWNS_TOURNAMENT_DISCOVERY_INTERVAL",
+		"Retention", "CROWNS_TOURNAMENT_RETENTION",
+		"UpstreamTimeout", "CROWNS_UPSTREAM_TIMEOUT",
+		"Lease (", "the lease of a tournament lookup (",
+	)
 }
 
 // list reads a comma-separated list; blank items are dropped, and an
