@@ -31,6 +31,21 @@ func TestServeWaitsForADatabaseThatIsNotUpYet(t *testing.T) {
 	}
 }
 
+// TestServeStoppedWhileWaitingForTheDatabaseSaysSo: a stop signal while
+// serve waits for the database ends the wait at once, and serve says it
+// was stopped, exit 0, not that it could not start.
+func TestServeStoppedWhileWaitingForTheDatabaseSaysSo(t *testing.T) {
+	cfg, proxy := storetest.PostgresBehindProxy(t, nil)
+	proxy.Refuse()
+	env := useDatabase(map[string]string{"CROWNS_DATA_DIR": t.TempDir()}, cfg.URL)
+	n := startServeUntil(t, env, nil, "database unreachable at start; trying again")
+	n.stop(t)
+	log := n.stderr.String()
+	if !strings.Contains(log, "stopped while starting") || strings.Contains(log, "cannot start") {
+		t.Fatalf("a stop during the wait for the database was not logged as a stop:\n%s", log)
+	}
+}
+
 // TestOpeningGivesUpOnADatabaseThatStaysDown: the wait at start is
 // bounded; the error says it gave up.
 func TestOpeningGivesUpOnADatabaseThatStaysDown(t *testing.T) {

@@ -64,6 +64,12 @@ func runServe(ctx context.Context, env cli, args []string) int {
 			"CROWNS_SHUTDOWN_TIMEOUT", cfg.ShutdownTimeout, "requestTimeout", api.DefaultRequestTimeout)
 	}
 	node, err := startNode(ctx, cfg, env, log, out.accessLines())
+	if err != nil && ctx.Err() != nil {
+		// Stopped while starting (waiting for the database, say): a stop
+		// asked for, not a failure.
+		log.Info("stopped while starting", "startingStep", err)
+		return exitOK
+	}
 	if err != nil {
 		log.Error("cannot start", "error", err)
 		return startFailureCode(err)
