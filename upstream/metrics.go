@@ -16,7 +16,6 @@ type endpoint int
 const (
 	endpointClans endpoint = iota
 	endpointClan
-	endpointMembers
 	endpointBattlelog
 	endpointTournaments
 	endpointTournament
@@ -32,8 +31,6 @@ func (e endpoint) String() string {
 		return "clans"
 	case endpointClan:
 		return "clan"
-	case endpointMembers:
-		return "members"
 	case endpointBattlelog:
 		return "battlelog"
 	case endpointTournaments:

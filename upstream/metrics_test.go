@@ -70,7 +70,6 @@ func TestCallMetricsCountEachEndpointByOutcome(t *testing.T) {
 		{"tournament", "unavailable", 1},
 		{"tournament", "timeout", 1},
 		{"tournament", "ok", 0},
-		{"members", "ok", 0},
 	} {
 		labels := map[string]string{"endpoint": tt.endpoint, "outcome": tt.outcome}
 		if got := families.Value("crowns_upstream_calls_total", labels); got != tt.want {
