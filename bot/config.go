@@ -3,10 +3,12 @@ package bot
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -69,6 +71,11 @@ type Config struct {
 	RateLimitPerSecond float64
 }
 
+// MaxPrefixLength bounds the text commands' prefix, in characters: the
+// help and the key's message repeat it, and must stay within Discord's
+// 2000 characters.
+const MaxPrefixLength = 32
+
 // Defaults of Config.
 const (
 	DefaultPrefix            = "!key"
@@ -95,6 +102,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.LogChannelID != "" && !(c.RateLimitPerSecond > 0) {
 		problems = append(problems, "bot: RateLimitPerSecond must be greater than 0 with a LogChannelID (usage alerts)")
+	}
+	if utf8.RuneCountInString(c.Prefix) > MaxPrefixLength {
+		problems = append(problems, fmt.Sprintf("bot: Prefix must be at most %d characters", MaxPrefixLength))
 	}
 	if min(c.HandlerTimeout, c.DirectMessageTimeout, c.AnswerTimeout, c.AuditPollInterval, c.ReconnectDelay) < 0 {
 		problems = append(problems, "bot: timeouts and intervals must not be negative")

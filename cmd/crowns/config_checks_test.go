@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/crownsdev/crowns/bot"
 )
 
 func TestConfigChecksTheListenAddress(t *testing.T) {
@@ -259,4 +261,13 @@ func TestLeakReportKeysMayComeFromTheEnvironment(t *testing.T) {
 		err.Error() != "set CROWNS_LEAK_REPORT_KEYS or CROWNS_LEAK_REPORT_KEYS_FILE, not both" {
 		t.Errorf("serve's configuration with both: %v, want the one problem that both are set", err)
 	}
+}
+
+// TestTheTextCommandPrefixIsBounded: the prefix is repeated in the help
+// and the key's message, which Discord takes up to 2000 characters: a
+// prefix over bot.MaxPrefixLength is refused at start, one at it is not.
+func TestTheTextCommandPrefixIsBounded(t *testing.T) {
+	loadConfigExpecting(t, map[string]string{"CROWNS_DISCORD_PREFIX": "!" + strings.Repeat("k", bot.MaxPrefixLength)},
+		"CROWNS_DISCORD_PREFIX must be at most 32 characters")
+	loadConfigExpecting(t, map[string]string{"CROWNS_DISCORD_PREFIX": strings.Repeat("é", bot.MaxPrefixLength)}, "")
 }
