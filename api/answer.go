@@ -47,10 +47,15 @@ type cachedAnswer struct {
 	packed []byte
 	// length is the length of the plain body.
 	length int
-	etag   string
-	// etagBytes is etag, as the response header takes it.
-	etagBytes []byte
-	headers   [][2]string
+	// etag is the strong validator of the plain body (see etagOf).
+	etag string
+	// weakETag is etag marked weak (W/"..."), as the response header
+	// takes it: the ETag of the gzipped form, whose bytes differ from the
+	// plain body's (RFC 9110 8.8.1: one validator shared by a
+	// representation with a gzip coding and one without is weak); its
+	// last len(etag) bytes are the plain form's ETag (see etagHeader).
+	weakETag []byte
+	headers  [][2]string
 	// refusal, when set, is the error this answer stands for; it has no
 	// body.
 	refusal error
@@ -67,7 +72,7 @@ func newCachedAnswer(body []byte, headers ...[2]string) *cachedAnswer {
 
 // newCachedAnswerTagged is newCachedAnswer of a body whose ETag is known.
 func newCachedAnswerTagged(body []byte, etag string, headers ...[2]string) *cachedAnswer {
-	a := &cachedAnswer{plain: body, length: len(body), etag: etag, etagBytes: []byte(etag), headers: headers}
+	a := &cachedAnswer{plain: body, length: len(body), etag: etag, weakETag: weakETagOf(etag), headers: headers}
 	if len(body) < minGzipSize {
 		return a
 	}
@@ -137,6 +142,22 @@ func etagOf(body []byte) string {
 	h := fnv.New64a()
 	_, _ = h.Write(body)
 	return `"` + strconv.FormatUint(uint64(len(body)), 36) + "-" + strconv.FormatUint(h.Sum64(), 36) + `"`
+}
+
+// weakETagOf is a strong ETag marked weak, W/"...".
+func weakETagOf(etag string) []byte {
+	return append([]byte("W/"), etag...)
+}
+
+// etagHeader is the ETag of the answer in the form it is sent: the strong
+// ETag of the plain body, or, gzipped, the same marked weak, so that each
+// strong validator names one sequence of bytes while If-None-Match (a
+// weak comparison) matches either form's tag whichever form is asked.
+func (a *cachedAnswer) etagHeader(gzipped bool) []byte {
+	if gzipped {
+		return a.weakETag
+	}
+	return a.weakETag[len(a.weakETag)-len(a.etag):]
 }
 
 // inflaters pools the gzip readers that inflate answers kept compressed

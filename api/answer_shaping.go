@@ -123,7 +123,7 @@ func (s *Server) shapedAnswer(c *fiber.Ctx, answer *cachedAnswer) (*cachedAnswer
 		}
 	}
 	shaped := &cachedAnswer{plain: body, length: len(body), etag: etagOf(body), headers: headers}
-	shaped.etagBytes = []byte(shaped.etag)
+	shaped.weakETag = weakETagOf(shaped.etag)
 	if len(body) >= minGzipSize && acceptsGzip(c.Get(fiber.HeaderAcceptEncoding)) {
 		shaped.gzipped = compress(body)
 	}

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -90,6 +91,42 @@ func TestGzipForClientsThatAcceptIt(t *testing.T) {
 	}
 	if !bytes.Equal(readBody(t, refused), plain) {
 		t.Fatal("a client that refused gzip got another body")
+	}
+}
+
+// TestGzippedAnswersHaveAWeakETag: the gzipped and the plain form of an
+// answer are different bytes, so they may not share one strong ETag (RFC
+// 9110 8.8.1): the plain form's is strong, the gzipped form's the same
+// marked weak. If-None-Match compares weakly, so either tag answers 304
+// to a client of either form, the 304 carrying the ETag its 200 would.
+func TestGzippedAnswersHaveAWeakETag(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	key := h.issue("25")
+	path := "/player/" + h.world.PlayerTags()[1] + "/battles"
+	plain := h.get(path, "auth", key)
+	_ = readBody(t, plain)
+	gzipped := h.get(path, "auth", key, "Accept-Encoding", "gzip")
+	_ = readBody(t, gzipped)
+	if gzipped.Header.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("Content-Encoding %q, want gzip", gzipped.Header.Get("Content-Encoding"))
+	}
+	strong, weak := plain.Header.Get("ETag"), gzipped.Header.Get("ETag")
+	if strings.HasPrefix(strong, "W/") || weak != "W/"+strong {
+		t.Fatalf("ETag of the plain form %q, of the gzipped form %q: want a strong one and the same marked weak", strong, weak)
+	}
+	for _, tag := range []string{strong, weak} {
+		for _, encoding := range []string{"", "gzip"} {
+			resp := h.get(path, "auth", key, "If-None-Match", tag, "Accept-Encoding", encoding)
+			_ = readBody(t, resp)
+			if resp.StatusCode != http.StatusNotModified {
+				t.Fatalf("If-None-Match %s, Accept-Encoding %q: status %d, want 304", tag, encoding, resp.StatusCode)
+			}
+			want := strong
+			if encoding == "gzip" {
+				want = weak
+			}
+			expectHeader(t, resp, "ETag", want)
+		}
 	}
 }
 

@@ -47,14 +47,16 @@ func (s *Server) sendAnswer(c *fiber.Ctx, answer *cachedAnswer, fromCache bool, 
 	if fromCache {
 		header.SetCanonical(s.headers.cached, s.headers.valueTrue)
 	}
-	header.SetCanonical(s.headers.etag, answer.etagBytes)
+	// The form is chosen first: a 304 carries the ETag its 200 would.
+	gzipped := answer.gzipped != nil && acceptsGzip(c.Get(fiber.HeaderAcceptEncoding))
+	header.SetCanonical(s.headers.etag, answer.etagHeader(gzipped))
 	header.SetContentType(fiber.MIMEApplicationJSON)
 	header.SetCanonical(s.headers.vary, s.headers.valueAcceptEncoding)
 	if etagMatches(c.Get(fiber.HeaderIfNoneMatch), answer.etag) {
 		return c.SendStatus(fiber.StatusNotModified)
 	}
 	c.Status(fiber.StatusOK)
-	if answer.gzipped != nil && acceptsGzip(c.Get(fiber.HeaderAcceptEncoding)) {
+	if gzipped {
 		header.SetContentEncoding("gzip")
 		return c.Send(answer.gzipped)
 	}
