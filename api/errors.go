@@ -8,11 +8,13 @@ import (
 	"errors"
 	"log/slog"
 	"math"
+	"net"
 	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
 
 	"github.com/crownsdev/crowns/api/internal/accesslog"
 	"github.com/crownsdev/crowns/models"
@@ -188,11 +190,13 @@ func (s *Server) handleError(c *fiber.Ctx, err error) error {
 // middleware saw the request (Fiber's error handler called by fasthttp),
 // what requestContext gives every other: an X-Request-Id and nosniff.
 // Requests that came and were refused, a head too large (431) or
-// malformed (400), a body too large (413), also get an access line,
-// sampled like those of other refusals; a connection that sent nothing
-// before its timeout (408) or broke off (502) was no request and gets
-// none. Only a 413's head was read: the others' lines name neither method
-// nor route, and only a 413 keeps the client's plain request id.
+// malformed (400), a body too large (413), a head not whole at the read
+// timeout (408: a client that sends it a byte at a time, say),
+// also get an access line, sampled like those of other refusals; a
+// connection that sent nothing before its timeout (408) or broke off
+// (502) was no request and gets none. Only a 413's head was read: the
+// others' lines name neither method nor route, and only a 413 keeps the
+// client's plain request id.
 func (s *Server) refusedUnseen(c *fiber.Ctx, status int) {
 	header := &c.Response().Header
 	if header.PeekBytes(s.headers.requestID) != nil {
@@ -210,6 +214,10 @@ func (s *Server) refusedUnseen(c *fiber.Ctx, status int) {
 	header.SetCanonical(s.headers.contentTypeOptions, s.headers.valueNoSniff)
 	switch status {
 	case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusRequestHeaderFieldsTooLarge, http.StatusMethodNotAllowed:
+	case http.StatusRequestTimeout:
+		if c.Locals(localPartialRequest) == nil {
+			return
+		}
 	default:
 		return
 	}
@@ -234,6 +242,28 @@ func (s *Server) refusedUnseen(c *fiber.Ctx, status int) {
 		attrs = append(attrs, slog.Int64("refusedLinesSkipped", skipped))
 	}
 	s.log.LogAttrs(context.Background(), slog.LevelInfo, accesslog.Message, attrs...)
+}
+
+// localPartialRequest is the Locals key that marks a read timeout after
+// part of a request came (see markPartialRequests).
+const localPartialRequest = "crowns.partialRequest"
+
+// markPartialRequests wraps the HTTP server's error handler, Fiber's,
+// which words every read timeout alike (408): a timeout after part of a
+// request came is marked under localPartialRequest, so that refusedUnseen
+// gives it an access line. fasthttp hands over the bare read error of a
+// connection that sent nothing before its timeout, and wraps that of a
+// head it was reading ("error when reading request headers: "). A body
+// that stops short is not told apart: fasthttp hands over its bare error
+// and forgets the head it read.
+func markPartialRequests(next func(*fasthttp.RequestCtx, error)) func(*fasthttp.RequestCtx, error) {
+	return func(ctx *fasthttp.RequestCtx, err error) {
+		var readErr *net.OpError
+		if errors.As(err, &readErr) && readErr.Timeout() && err != error(readErr) {
+			ctx.SetUserValue(localPartialRequest, true)
+		}
+		next(ctx, err)
+	}
 }
 
 // errorKey names an error answer by what its body says.

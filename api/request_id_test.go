@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/valyala/fasthttp"
@@ -249,5 +250,53 @@ func TestNoAccessLineForConnectionsThatSentNoRequest(t *testing.T) {
 		if line := h.logs.lineWith("requestId=" + id + " "); line != "" {
 			t.Fatalf("%d: an access line for no request: %s", refusal.Code, line)
 		}
+	}
+}
+
+// TestHeadsNotWholeAtTheReadTimeoutGetAnAccessLine: a client that sends
+// part of a request's head and no more before the read timeout (a
+// slow-headers client sending a byte at a time) is answered 408 with the
+// contract's body and gets an access line of that 408, as every refused
+// request does; a connection that sent nothing still gets the 408 and no
+// line.
+func TestHeadsNotWholeAtTheReadTimeoutGetAnAccessLine(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	h.server.App().Server().ReadTimeout = 200 * time.Millisecond
+	addr := serveOn(t, h)
+	for _, tt := range []struct {
+		name, sent string
+		line       bool
+	}{
+		{"part of a head", "GET /healthz HTTP/1.1\r\nHo", true},
+		{"a request line", "GET /healthz HTTP/1.1\r\n", true},
+		{"nothing", "", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			conn, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+			if _, err := conn.Write([]byte(tt.sent)); err != nil {
+				t.Fatal(err)
+			}
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body := readBody(t, resp)
+			id := resp.Header.Get("X-Request-Id")
+			if resp.StatusCode != http.StatusRequestTimeout || !strings.Contains(string(body), `"statusCode":408`) || id == "" {
+				t.Fatalf("status %d, body %s, X-Request-Id %q; want the contract's 408 with an id", resp.StatusCode, body, id)
+			}
+			line := h.logs.lineWith("requestId=" + id + " ")
+			if tt.line && !strings.Contains(line, "status=408") {
+				t.Fatalf("no access line of the 408 (%q)", line)
+			}
+			if !tt.line && line != "" {
+				t.Fatalf("an access line for no request: %s", line)
+			}
+		})
 	}
 }

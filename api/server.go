@@ -288,6 +288,7 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 	s.app = fiber.New(fiberCfg)
 	server := s.app.Server()
 	server.Handler = s.closeWhileDraining(knownMethodsOnly(server.Handler, fiberCfg.RequestMethods))
+	server.ErrorHandler = markPartialRequests(server.ErrorHandler)
 	s.connections = newConnectionLimit(cfg.MaxConnsPerAddress, cfg.TrustedProxies, s.errorBodies[errorKey{http.StatusTooManyRequests, textRateLimited}], s.requestIDs)
 	if s.metrics != nil {
 		s.connections.refused = func() { s.metrics.refusedBy(limitConnections) }
