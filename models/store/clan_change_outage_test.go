@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -14,23 +15,23 @@ import (
 
 // TestClanChangesSeenSoonAfterAnOutage: the listener of a process whose
 // connection to PostgreSQL broke, and whose reconnections were refused
-// long enough for its backoff to reach its cap, hears again within 2 s of
-// the database coming back (it announces a change of all clans then), and
-// hears the next change of another process.
+// long enough for its backoff to reach its cap, waits at most a second
+// between tries (the listener's promise), so it hears again soon after the
+// database comes back (it announces a change of all clans then), and
+// hears the next change of another process. The waits are read from the
+// listener's own failure lines, not measured.
 func TestClanChangesSeenSoonAfterAnOutage(t *testing.T) {
-	ctx := context.Background()
-	cfg, proxy := storetest.PostgresBehindProxy(t, nil)
-	reader, err := store.Open(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = reader.Close() })
-	if _, err := reader.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	writerCfg := cfg
-	writerCfg.URL = storetest.Unproxied(t, cfg.URL, proxy.Target())
-	writer, err := store.Open(ctx, writerCfg)
+	const (
+		failing = "clan change listener disconnected; reconnecting"
+		// capped is the try after which the listener's backoff, doubling
+		// from 100 ms, has reached its cap.
+		capped  = 5
+		most    = time.Second
+		atLeast = most / 2 // the jitter keeps a wait in the upper half
+	)
+	waits := &retryWaits{failing: failing, logged: make(chan time.Duration, 64)}
+	reader, proxy, direct := storetest.OpenBehindProxy(t, nil, slog.New(waits), nil)
+	writer, err := store.Open(context.Background(), store.DatabaseConfig{URL: direct, DataDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,20 +41,56 @@ func TestClanChangesSeenSoonAfterAnOutage(t *testing.T) {
 	storetest.ListenForClanChanges(t, reader)
 	changes.await(t, "first announcement of the listener", isAll)
 
-	// An outage of 2 s: the reconnections fail, their backoff doubles
-	// from 100 ms to its 1 s cap.
 	proxy.Refuse()
-	time.Sleep(2 * time.Second)
+	var last time.Duration
+	for try := 1; try <= capped; try++ {
+		select {
+		case last = <-waits.logged:
+		case <-time.After(storetest.ChangeDeadline):
+			t.Fatalf("the listener logged %d failed reconnections within %s, want %d", try-1, storetest.ChangeDeadline, capped)
+		}
+		if last > most {
+			t.Fatalf("after failed try %d the listener waits %s before the next, want at most %s", try, last, most)
+		}
+	}
+	if last < atLeast {
+		t.Fatalf("after %d failed tries the listener waits %s, want its backoff at its cap (%s to %s)", capped, last, atLeast, most)
+	}
 	changes.take()
 	proxy.Accept()
-	back := time.Now()
 	changes.await(t, "announcement of the reconnection", isAll)
-	if waited := time.Since(back); waited > 2*time.Second {
-		t.Fatalf("the listener heard again %s after the database came back, want within 2 s", waited)
-	}
 	trackFixture(t, writer, "9QQQ", trackedAt)
 	changes.await(t, "change of 9QQQ after the outage", isTag("9QQQ"))
 }
+
+// retryWaits is a slog handler that passes on the retryIn of every line
+// whose message is failing (those beyond what logged holds are dropped).
+type retryWaits struct {
+	failing string
+	logged  chan time.Duration
+}
+
+func (r *retryWaits) Enabled(context.Context, slog.Level) bool { return true }
+
+func (r *retryWaits) Handle(_ context.Context, record slog.Record) error {
+	if record.Message != r.failing {
+		return nil
+	}
+	record.Attrs(func(a slog.Attr) bool {
+		if a.Key == "retryIn" {
+			select {
+			case r.logged <- a.Value.Duration():
+			default:
+			}
+			return false
+		}
+		return true
+	})
+	return nil
+}
+
+func (r *retryWaits) WithAttrs([]slog.Attr) slog.Handler { return r }
+func (r *retryWaits) WithGroup(string) slog.Handler      { return r }
 
 // TestListenerOutageLogsBoundedLines: while the listener cannot
 // reconnect, it logs the first failure, a reminder a minute with how
