@@ -281,10 +281,12 @@ func TestLockedKeyTable(t *testing.T) {
 			}
 			t.Cleanup(func() { _ = tx.Rollback(ctx); _ = lock.Close(ctx) })
 
-			// A use of the verified key, for the flush to write.
+			// A use of the verified key, for the flush to write. The lock is
+			// held until the test ends: a request that waited on it would be
+			// answered 503 by the lock timeout or the database deadline.
 			h.clock.Advance(2 * time.Second)
-			if a := send(h, "/clan/2PP/tracking", verified); a.status >= 500 || a.took > time.Second {
-				t.Fatalf("verified key under the lock: %d after %s", a.status, a.took)
+			if a := send(h, "/clan/2PP/tracking", verified); a.status >= 500 {
+				t.Fatalf("verified key under the lock: %d %s", a.status, a.body)
 			}
 			awaitWaitingLock(t, tx)
 
@@ -305,8 +307,8 @@ func TestLockedKeyTable(t *testing.T) {
 				}
 				time.Sleep(20 * time.Millisecond)
 			}
-			if a := send(h, "/clan/2PP/tracking", verified); a.status >= 500 || a.took > time.Second {
-				t.Fatalf("verified key while the flush is stalled: %d after %s", a.status, a.took)
+			if a := send(h, "/clan/2PP/tracking", verified); a.status >= 500 {
+				t.Fatalf("verified key while the flush is stalled: %d %s", a.status, a.body)
 			}
 		})
 	}
