@@ -307,15 +307,12 @@ func TestUpstreamTooSlow(t *testing.T) {
 	slow := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done()
 	})
-	// The request's own deadline is far away: only the upstream client's
-	// timeout (2s in the harness) can end the call.
+	// The request's own deadline is an hour away: only the upstream
+	// client's timeout (2s in the harness) can end the call, so without it
+	// the request hangs and the test with it.
 	h := newHarness(t, harnessOptions{upstream: slow, config: func(c *api.Config) { c.RequestTimeout = time.Hour }})
 	key := h.issue("35")
-	start := time.Now()
 	expectError(t, h.get("/clan/search?name=royal", "auth", key), http.StatusServiceUnavailable, "Temporarily unavailable")
-	if elapsed := time.Since(start); elapsed > time.Minute {
-		t.Fatalf("a hanging upstream held the request for %s", elapsed)
-	}
 }
 
 var linkNext = regexp.MustCompile(`<([^>]+)>;\s*rel="next"`)
