@@ -59,12 +59,7 @@ func (s *Server) ShareRateLimit(ctx context.Context, replicas ReplicaRegistry) {
 		Recovered: "counting the live replicas again",
 	})
 	for {
-		switch err := s.Heartbeat(ctx, replicas); {
-		case err == nil:
-			uncounted.Succeeded(ctx)
-		case ctx.Err() == nil:
-			uncounted.Failed(ctx, err)
-		}
+		uncounted.Outcome(ctx, s.Heartbeat(ctx, replicas))
 		select {
 		case <-ctx.Done():
 			s.leaveRegistry(context.WithoutCancel(ctx), replicas)

@@ -136,5 +136,5 @@ func (s *Service) runSync(ctx context.Context) {
 func (s *Service) syncOnce(ctx context.Context, unsynced *outage.Log) {
 	tryCtx, cancel := context.WithTimeout(ctx, syncTimeout)
 	defer cancel()
-	logOutcome(ctx, unsynced, s.Sync(tryCtx))
+	unsynced.Outcome(ctx, s.Sync(tryCtx))
 }

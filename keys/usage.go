@@ -144,8 +144,8 @@ func (s *Service) Run(ctx context.Context) {
 		select {
 		case <-ticker.C:
 			flushCtx, cancel := context.WithTimeout(ctx, flushTimeout)
-			logOutcome(ctx, unflushed, s.Flush(flushCtx))
-			logOutcome(ctx, unretained, s.retainUsage(flushCtx))
+			unflushed.Outcome(ctx, s.Flush(flushCtx))
+			unretained.Outcome(ctx, s.retainUsage(flushCtx))
 			cancel()
 		case <-ctx.Done():
 			final, cancel := context.WithTimeout(context.WithoutCancel(ctx), finalFlushTimeout)
@@ -160,18 +160,6 @@ func (s *Service) Run(ctx context.Context) {
 // outageLog logs the failures of one of Run's loops (see package outage).
 func (s *Service) outageLog(failing, recovered string) *outage.Log {
 	return outage.New(outage.Config{Logger: s.log, Now: s.clock.Now, Failing: failing, Recovered: recovered})
-}
-
-// logOutcome tells failures the outcome of an attempt of a loop that
-// runs until ctx ends, err; a failure once ctx ended (the service
-// stopping) is not one to tell.
-func logOutcome(ctx context.Context, failures *outage.Log, err error) {
-	switch {
-	case err == nil:
-		failures.Succeeded(ctx)
-	case ctx.Err() == nil:
-		failures.Failed(ctx, err)
-	}
 }
 
 // finalFlushRetry spaces the tries of the flush at shutdown.

@@ -34,12 +34,7 @@ func tickEvery(ctx context.Context, interval time.Duration, clock models.Clock, 
 		Level:     slog.LevelError,
 	})
 	for {
-		switch err := tick(ctx); {
-		case err == nil:
-			failing.Succeeded(ctx)
-		case ctx.Err() == nil:
-			failing.Failed(ctx, err)
-		}
+		failing.Outcome(ctx, tick(ctx))
 		select {
 		case <-ctx.Done():
 			log.Info(name + " stopped")

@@ -113,3 +113,15 @@ func (l *Log) Succeeded(ctx context.Context) {
 	l.mu.Unlock()
 	l.cfg.Logger.InfoContext(ctx, l.cfg.Recovered, "failedFor", now.Sub(since), "failedAttempts", failed)
 }
+
+// Outcome records the outcome of an attempt of a loop that runs until ctx
+// ends: Succeeded when err is nil, Failed when it is not, and nothing for
+// a failure once ctx ended (the loop stopping is no outage).
+func (l *Log) Outcome(ctx context.Context, err error) {
+	switch {
+	case err == nil:
+		l.Succeeded(ctx)
+	case ctx.Err() == nil:
+		l.Failed(ctx, err)
+	}
+}

@@ -74,11 +74,11 @@ func TestLog(t *testing.T) {
 			for i, s := range tt.steps {
 				now = now.Add(s.after)
 				buf.Reset()
+				err := down
 				if s.ok {
-					log.Succeeded(context.Background())
-				} else {
-					log.Failed(context.Background(), down)
+					err = nil
 				}
+				log.Outcome(context.Background(), err)
 				if got := strings.TrimSpace(buf.String()); got != s.want {
 					t.Errorf("step %d: logged\n%q, want\n%q", i, got, s.want)
 				}
@@ -102,5 +102,21 @@ func TestLogLevelAndArgs(t *testing.T) {
 	want := "level=ERROR msg=\"tick failed\" error=boom retryIn=1s"
 	if got := strings.TrimSpace(buf.String()); got != want {
 		t.Errorf("logged %q, want %q", got, want)
+	}
+}
+
+// TestAFailureOnceTheLoopStopsIsNoOutage: a failure that comes with its
+// loop's context ended (the process stopping) is not logged, nor counted:
+// the next success after it logs no recovery.
+func TestAFailureOnceTheLoopStopsIsNoOutage(t *testing.T) {
+	var buf bytes.Buffer
+	log := outage.New(outage.Config{Logger: slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Failing: "failing", Recovered: "recovered"})
+	stopped, stop := context.WithCancel(context.Background())
+	stop()
+	log.Outcome(stopped, errors.New("context canceled"))
+	log.Outcome(context.Background(), nil)
+	if buf.Len() != 0 {
+		t.Fatalf("logged %q, want nothing", buf.String())
 	}
 }

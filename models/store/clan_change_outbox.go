@@ -60,12 +60,7 @@ func (s *Store) followClanChanges(ctx context.Context, tick <-chan time.Time) er
 				cursor = next
 			}
 		}
-		switch {
-		case err == nil:
-			unread.Succeeded(ctx)
-		case ctx.Err() == nil:
-			unread.Failed(ctx, err)
-		}
+		unread.Outcome(ctx, err)
 		if polls%clanChangePruneEvery == clanChangePruneEvery-1 {
 			s.pruneClanChanges(ctx)
 		}
