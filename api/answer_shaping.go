@@ -53,7 +53,17 @@ type answerShape struct {
 // paged reads max and page before handler runs, so that a bad value is
 // refused before any work: the handler's list answer is then cut to page
 // page of max elements.
-func (s *Server) paged(handler fiber.Handler) fiber.Handler {
+func (s *Server) paged(handler fiber.Handler) fiber.Handler { return pagedAs(handler, false) }
+
+// pagedLinked is paged for answers whose further pages a Link header
+// announces (search): the windows max and page cut from them are linked
+// too.
+func (s *Server) pagedLinked(handler fiber.Handler) fiber.Handler { return pagedAs(handler, true) }
+
+// pagedAs is paged, with linked telling whether the windows are linked.
+// It touches the request's state only when max or page is given, so a
+// request without them pays nothing for it.
+func pagedAs(handler fiber.Handler, linked bool) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		if c.Context().QueryArgs().Len() == 0 {
 			return handler(c)
@@ -67,18 +77,7 @@ func (s *Server) paged(handler fiber.Handler) fiber.Handler {
 			return err
 		}
 		if st := stateOf(c); st != nil && (sizeGiven || pageGiven) {
-			st.shape.pageSize, st.shape.page = size, page
-		}
-		return handler(c)
-	}
-}
-
-// linkedPages marks handler's answers as pages announced in a Link
-// header: the windows max and page cut from them are linked too.
-func (s *Server) linkedPages(handler fiber.Handler) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		if st := stateOf(c); st != nil {
-			st.shape.linked = true
+			st.shape.pageSize, st.shape.page, st.shape.linked = size, page, linked
 		}
 		return handler(c)
 	}
@@ -112,15 +111,13 @@ func (s *Server) shapedAnswer(c *fiber.Ctx, answer *cachedAnswer) (*cachedAnswer
 	if err != nil {
 		return nil, err
 	}
-	body, err := shapeBody(plain, shape, keep, drop)
+	body, elements, err := shapeBody(plain, shape, keep, drop)
 	if err != nil {
 		return nil, fmt.Errorf("shape answer: %w", err)
 	}
 	headers := shapedLinks(answer.headers, args)
-	if shape.linked && shape.pageSize > 0 {
-		if headers, err = windowLinks(headers, c.Route().Path, args, shape, plain); err != nil {
-			return nil, fmt.Errorf("link windows: %w", err)
-		}
+	if shape.linked && elements >= 0 {
+		headers = windowLinks(headers, c.Route().Path, args, shape, elements)
 	}
 	shaped := &cachedAnswer{plain: body, length: len(body), etag: etagOf(body), headers: headers}
 	shaped.weakETag = weakETagOf(shaped.etag)
@@ -158,20 +155,13 @@ func shapedLinks(headers [][2]string, args *fasthttp.Args) [][2]string {
 }
 
 // windowLinks are the Link headers of a window that max and page cut
-// from a linked answer's list: the next window of the same answer when
+// from a linked answer's list of elements elements: the next window of the same answer when
 // there is one, else the page the answer's own next link points to; the
 // previous window when there is one, else the last window of the page the
 // answer's own prev link points to (a page of the answer's limit). Without
 // them, a client following rel="next" from the first of several windows
 // would skip all the others.
-func windowLinks(headers [][2]string, path string, args *fasthttp.Args, shape answerShape, plain []byte) ([][2]string, error) {
-	var elements []json.RawMessage
-	if !startsWith(plain, '[') {
-		return headers, nil
-	}
-	if err := json.Unmarshal(plain, &elements); err != nil {
-		return nil, err
-	}
+func windowLinks(headers [][2]string, path string, args *fasthttp.Args, shape answerShape, elements int) [][2]string {
 	links := map[string]string{}
 	var order []string
 	var kept [][2]string
@@ -196,12 +186,12 @@ func windowLinks(headers [][2]string, path string, args *fasthttp.Args, shape an
 		self.Set(paramPage, strconv.Itoa(page))
 		return path + "?" + string(self.QueryString())
 	}
-	if (shape.page+1)*shape.pageSize < len(elements) {
+	if (shape.page+1)*shape.pageSize < elements {
 		links["next"] = windowOf(shape.page + 1)
 	}
 	switch {
-	case shape.page > 0 && len(elements) > 0:
-		links["prev"] = windowOf(min(shape.page-1, (len(elements)-1)/shape.pageSize))
+	case shape.page > 0 && elements > 0:
+		links["prev"] = windowOf(min(shape.page-1, (elements-1)/shape.pageSize))
 	case links["prev"] != "":
 		if last := lastWindow(links["prev"], shape.pageSize); last > 0 {
 			links["prev"] += "&" + paramPage + "=" + strconv.Itoa(last)
@@ -221,7 +211,7 @@ func windowLinks(headers [][2]string, path string, args *fasthttp.Args, shape an
 	if len(rendered) > 0 {
 		kept = append(kept, [2]string{fiber.HeaderLink, strings.Join(rendered, ", ")})
 	}
-	return kept, nil
+	return kept
 }
 
 // lastWindow is the last window of size elements of the full page target
@@ -241,38 +231,43 @@ func lastWindow(target string, size int) int {
 
 // shapeBody cuts a list body to its page, then keeps or drops fields of
 // its elements: the values of an object keyed by slot, the elements of an
-// array, or the fields of an object answer.
-func shapeBody(body []byte, shape answerShape, keep, drop fieldSet) ([]byte, error) {
+// array, or the fields of an object answer. elements is the length of the
+// list the page was cut from; -1 when no page was cut (no max or page, or
+// not a list).
+func shapeBody(body []byte, shape answerShape, keep, drop fieldSet) (shaped []byte, elements int, err error) {
+	elements = -1
 	if shape.pageSize > 0 {
-		var err error
-		if body, err = pageOf(body, shape.pageSize, shape.page); err != nil {
-			return nil, err
+		if body, elements, err = pageOf(body, shape.pageSize, shape.page); err != nil {
+			return nil, -1, err
 		}
 	}
 	if keep == nil && drop == nil {
-		return body, nil
+		return body, elements, nil
 	}
 	if shape.bySlot {
-		return mapObject(body, func(_ string, value []byte) ([]byte, bool, error) {
+		shaped, err = mapObject(body, func(_ string, value []byte) ([]byte, bool, error) {
 			shaped, err := shapeFields(value, keep, drop)
 			return shaped, true, err
 		})
+	} else {
+		shaped, err = shapeFields(body, keep, drop)
 	}
-	return shapeFields(body, keep, drop)
+	return shaped, elements, err
 }
 
 // pageOf is page page of size elements of a JSON array (an empty array
-// beyond its end); any other value is returned as it is.
-func pageOf(body []byte, size, page int) ([]byte, error) {
+// beyond its end), with the array's length; any other value is returned
+// as it is, with -1.
+func pageOf(body []byte, size, page int) (cut []byte, elements int, err error) {
 	if !startsWith(body, '[') {
-		return body, nil
+		return body, -1, nil
 	}
-	var elements []json.RawMessage
-	if err := json.Unmarshal(body, &elements); err != nil {
-		return nil, err
+	var all []json.RawMessage
+	if err := json.Unmarshal(body, &all); err != nil {
+		return nil, -1, err
 	}
-	from := min(page*size, len(elements))
-	return appendArray(make([]byte, 0, len(body)), elements[from:min(from+size, len(elements))]), nil
+	from := min(page*size, len(all))
+	return appendArray(make([]byte, 0, len(body)), all[from:min(from+size, len(all))]), len(all), nil
 }
 
 // fieldSet is a set of field paths as a tree: a name maps to nil when

@@ -27,7 +27,7 @@ func TestShapeBody(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := shapeBody([]byte(tt.body), tt.shape, parseFieldSet([]byte(tt.keys)), parseFieldSet([]byte(tt.exclude)))
+			got, _, err := shapeBody([]byte(tt.body), tt.shape, parseFieldSet([]byte(tt.keys)), parseFieldSet([]byte(tt.exclude)))
 			if err != nil || string(got) != tt.want {
 				t.Fatalf("got %s, %v\nwant %s", got, err, tt.want)
 			}

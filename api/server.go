@@ -349,7 +349,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 // everything else is authenticated and rate limited; whatever matches
 // nothing is "Path not found". Routes that answer lists take max and page
 // (paged), the search's windows of them linked to each other
-// (linkedPages); history answers are keyed by slot (keyedBySlot).
+// (pagedLinked); history answers are keyed by slot (keyedBySlot).
 func (s *Server) routes() {
 	s.app.Use(s.requestContext, s.allowReadOnly)
 
@@ -357,7 +357,7 @@ func (s *Server) routes() {
 	s.get("/readyz", s.handleReadyz)
 	s.docsRoutes()
 
-	s.get("/clan/search", s.withKey(s.paged(s.linkedPages(s.handleClanSearch)))...)
+	s.get("/clan/search", s.withKey(s.pagedLinked(s.handleClanSearch))...)
 	s.get("/clan/:tag/history", s.withKey(s.keyedBySlot(s.handleHistory))...)
 	s.get("/clan/:tag/history/weekly", s.withKey(s.keyedBySlot(s.handleWeeklyHistory))...)
 	s.get("/clan/:tag/track", s.withKey(s.handleTrack)...)
