@@ -27,10 +27,7 @@ func TestCommandAndDirectMessageMetrics(t *testing.T) {
 	d.discord.Heal()
 
 	families := metricstest.Gather(t, reg)
-	for _, tt := range []struct {
-		command, outcome string
-		want             float64
-	}{
+	checkCommandCounts(t, families, []commandCount{
 		{"key get", "ok", 4}, // two delivered, two explained failures
 		{"key get", "refused", 1},
 		{"key help", "ok", 1},
@@ -39,12 +36,7 @@ func TestCommandAndDirectMessageMetrics(t *testing.T) {
 		{"key revoke", "ok", 1},
 		{"clan weekly", "ok", 0},
 		{"unknown", "ok", 0},
-	} {
-		labels := map[string]string{"command": tt.command, "outcome": tt.outcome}
-		if got := families.Value("crowns_bot_commands_total", labels); got != tt.want {
-			t.Errorf("crowns_bot_commands_total%v = %v, want %v", labels, got, tt.want)
-		}
-	}
+	})
 	for reason, want := range map[string]float64{"closed": 1, "failed": 1} {
 		if got := families.Value("crowns_bot_direct_message_failures_total", map[string]string{"reason": reason}); got != want {
 			t.Errorf("crowns_bot_direct_message_failures_total{reason=%q} = %v, want %v", reason, got, want)
@@ -67,16 +59,26 @@ func TestCommandMetricsCountRefusedTextCommandsAndButtons(t *testing.T) {
 	d.discord.Heal()
 
 	families := metricstest.Gather(t, reg)
-	for _, tt := range []struct {
-		command, outcome string
-		want             float64
-	}{
+	checkCommandCounts(t, families, []commandCount{
 		{"key get", "refused", 1},
 		{"key get", "ok", 1},
 		{"key regenerate", "ok", 1},
 		{"key regenerate", "refused", 1},
 		{"key regenerate", "unanswered", 1},
-	} {
+	})
+}
+
+// commandCount is the count of crowns_bot_commands_total a test expects
+// for a command and outcome.
+type commandCount struct {
+	command, outcome string
+	want             float64
+}
+
+// checkCommandCounts checks crowns_bot_commands_total against want.
+func checkCommandCounts(t *testing.T, families metricstest.Families, want []commandCount) {
+	t.Helper()
+	for _, tt := range want {
 		labels := map[string]string{"command": tt.command, "outcome": tt.outcome}
 		if got := families.Value("crowns_bot_commands_total", labels); got != tt.want {
 			t.Errorf("crowns_bot_commands_total%v = %v, want %v", labels, got, tt.want)
