@@ -118,18 +118,23 @@ func etagMatches(ifNoneMatch, etag string) bool {
 	return false
 }
 
-// acceptsGzip reads Accept-Encoding for gzip with a non-zero quality.
+// acceptsGzip reads Accept-Encoding as RFC 9110 12.5.3 does: gzip (or
+// its old name x-gzip) with a non-zero quality; a coding not named takes
+// the quality of "*", when given.
 func acceptsGzip(acceptEncoding string) bool {
+	wildcard := false
 	for rest := acceptEncoding; rest != ""; {
 		var part string
 		part, rest, _ = strings.Cut(rest, ",")
 		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		if !strings.EqualFold(strings.TrimSpace(coding), "gzip") {
-			continue
+		switch coding = strings.TrimSpace(coding); {
+		case strings.EqualFold(coding, "gzip"), strings.EqualFold(coding, "x-gzip"):
+			return !zeroQuality(params)
+		case coding == "*":
+			wildcard = !zeroQuality(params)
 		}
-		return !zeroQuality(params)
 	}
-	return false
+	return wildcard
 }
 
 // zeroQuality reports whether the parameters of a coding say q=0 (with

@@ -2,8 +2,6 @@ package scheduler
 
 import (
 	"cmp"
-	"errors"
-	"fmt"
 	"log/slog"
 	"strings"
 	"time"
@@ -101,10 +99,11 @@ const (
 )
 
 // Checked is the configuration with its zero values filled with the
-// defaults, or every problem of the rest, each naming its field; the
-// configuration of crowns serve reads each field from the environment
-// variable of the same name (CROWNS_TOURNAMENT_REFRESH_INTERVAL is
-// RefreshInterval) and reports these problems at start-up.
+// defaults, or every problem of the rest as ConfigProblems, each naming
+// its field; the configuration of crowns serve reads each field from the
+// environment variable of the same name (CROWNS_TOURNAMENT_REFRESH_INTERVAL
+// is RefreshInterval) and reports these problems, named by those
+// variables, at start-up.
 func (c TournamentRefresherConfig) Checked() (TournamentRefresherConfig, error) {
 	return c.withDefaults()
 }
@@ -125,38 +124,53 @@ func (c TournamentRefresherConfig) withDefaults() (TournamentRefresherConfig, er
 	c.Retention = cmp.Or(c.Retention, DefaultTournamentRetention)
 	c.PruneEvery = cmp.Or(c.PruneEvery, DefaultTournamentPruneEvery)
 	c.Clock, c.Logger, c.Owner = workerDefaults(c.Clock, c.Logger, c.Owner)
-	var problems []string
+	var problems ConfigProblems
 	terms := make([]string, len(c.SearchTerms))
 	for i, term := range c.SearchTerms {
 		terms[i] = strings.TrimSpace(term)
 		if utf8.RuneCountInString(terms[i]) < MinTournamentSearchTermLength {
-			problems = append(problems, fmt.Sprintf("search term %q is shorter than %d characters", term, MinTournamentSearchTermLength))
+			problems.add("SearchTerms", "holds %q, shorter than %d characters", term, MinTournamentSearchTermLength)
 		}
 	}
 	c.SearchTerms = terms
 	if len(terms) > MaxTournamentSearchTerms {
-		problems = append(problems, fmt.Sprintf("SearchTerms lists more than %d terms", MaxTournamentSearchTerms))
+		problems.add("SearchTerms", "lists more than %d terms", MaxTournamentSearchTerms)
 	}
-	if c.DiscoveryInterval < MinTournamentInterval || c.RefreshInterval < MinTournamentInterval {
-		problems = append(problems, fmt.Sprintf("DiscoveryInterval and RefreshInterval must be at least %s", MinTournamentInterval))
+	for _, interval := range []struct {
+		field string
+		value time.Duration
+	}{{"DiscoveryInterval", c.DiscoveryInterval}, {"RefreshInterval", c.RefreshInterval}} {
+		if interval.value < MinTournamentInterval {
+			problems.add(interval.field, "must be at least %s", MinTournamentInterval)
+		}
 	}
 	if c.Retention < MinTournamentRetention {
-		problems = append(problems, fmt.Sprintf("Retention must be at least %s", MinTournamentRetention))
+		problems.add("Retention", "must be at least %s", MinTournamentRetention)
 	}
 	if c.RefreshPerMinute > MaxTournamentRefreshPerMinute {
-		problems = append(problems, fmt.Sprintf("RefreshPerMinute must be at most %d", MaxTournamentRefreshPerMinute))
+		problems.add("RefreshPerMinute", "must be at most %d", MaxTournamentRefreshPerMinute)
 	}
-	if c.SearchLimit < 0 || c.RefreshPerMinute < 0 || c.Concurrency < 0 {
-		problems = append(problems, "SearchLimit, RefreshPerMinute and Concurrency must not be negative")
+	for _, count := range []struct {
+		field string
+		value int
+	}{{"SearchLimit", c.SearchLimit}, {"RefreshPerMinute", c.RefreshPerMinute}, {"Concurrency", c.Concurrency}} {
+		if count.value < 0 {
+			problems.add(count.field, "must not be negative")
+		}
 	}
-	if c.TickInterval < 0 || c.PruneEvery < 0 {
-		problems = append(problems, "TickInterval and PruneEvery must not be negative")
+	for _, every := range []struct {
+		field string
+		value time.Duration
+	}{{"TickInterval", c.TickInterval}, {"PruneEvery", c.PruneEvery}} {
+		if every.value < 0 {
+			problems.add(every.field, "must not be negative")
+		}
 	}
 	if c.Lease <= c.UpstreamTimeout {
-		problems = append(problems, fmt.Sprintf("Lease (%s) must exceed UpstreamTimeout (%s)", c.Lease, c.UpstreamTimeout))
+		problems.add("UpstreamTimeout", "(%s) must be shorter than the lease of a tournament lookup (Lease, %s)", c.UpstreamTimeout, c.Lease)
 	}
 	if len(problems) > 0 {
-		return c, errors.New("tournament refresher: " + strings.Join(problems, "; "))
+		return c, problems
 	}
 	return c, nil
 }

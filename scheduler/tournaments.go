@@ -71,7 +71,7 @@ func NewTournamentRefresher(db TournamentStore, source TournamentSource, cfg Tou
 	}
 	cfg, err := cfg.withDefaults()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("tournament refresher: %w", err)
 	}
 	metrics, err := newRefreshMetrics(cfg.Metrics)
 	if err != nil {

@@ -2,6 +2,7 @@ package scheduler_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -275,7 +276,7 @@ func TestNewTournamentRefresherRejectsBadConfig(t *testing.T) {
 		change  func(*scheduler.TournamentRefresherConfig)
 		problem string
 	}{
-		{"short search term", func(c *scheduler.TournamentRefresherConfig) { c.SearchTerms = []string{"cup", " ab "} }, `search term " ab "`},
+		{"short search term", func(c *scheduler.TournamentRefresherConfig) { c.SearchTerms = []string{"cup", " ab "} }, `SearchTerms holds " ab "`},
 		{"lease within the fetch timeout", func(c *scheduler.TournamentRefresherConfig) { c.Lease = c.UpstreamTimeout }, "Lease"},
 		{"negative budget", func(c *scheduler.TournamentRefresherConfig) { c.RefreshPerMinute = -1 }, "RefreshPerMinute"},
 		{"negative retention", func(c *scheduler.TournamentRefresherConfig) { c.Retention = -time.Hour }, "Retention"},
@@ -291,6 +292,33 @@ func TestNewTournamentRefresherRejectsBadConfig(t *testing.T) {
 	}
 	if _, err := scheduler.NewTournamentRefresher(nil, u.client, scheduler.TournamentRefresherConfig{}); err == nil {
 		t.Fatal("no database accepted")
+	}
+}
+
+// TestConfigProblemsNameEachField: every problem is reported on its own,
+// naming its field, so that crowns serve can name the variable an
+// operator set instead.
+func TestConfigProblemsNameEachField(t *testing.T) {
+	cfg := scheduler.TournamentRefresherConfig{
+		SearchTerms: []string{"ab"}, RefreshInterval: time.Second, DiscoveryInterval: time.Second,
+		Retention: time.Minute, RefreshPerMinute: scheduler.MaxTournamentRefreshPerMinute + 1,
+	}
+	_, err := cfg.Checked()
+	var problems scheduler.ConfigProblems
+	if !errors.As(err, &problems) {
+		t.Fatalf("error %v, want ConfigProblems", err)
+	}
+	var fields []string
+	for _, p := range problems {
+		fields = append(fields, p.Field)
+	}
+	want := []string{"SearchTerms", "DiscoveryInterval", "RefreshInterval", "Retention", "RefreshPerMinute"}
+	if !slices.Equal(fields, want) {
+		t.Fatalf("problems of %v, want %v", fields, want)
+	}
+	named := problems.Named(map[string]string{"Retention": "KEEP_FOR"})
+	if named[3] != "KEEP_FOR must be at least 1h0m0s" || named[4] != "RefreshPerMinute must be at most 6000" {
+		t.Fatalf("named problems %q", named)
 	}
 }
 

@@ -51,7 +51,7 @@ func databaseCollectors(db databaseStats) []prometheus.Collector {
 	statements := func(work string, count func() float64) prometheus.Collector {
 		return prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name:        "crowns_database_statements_total",
-			Help:        "SQL statements sent to the database, by the work that sent them: requests, or background work (key-event sync, last-use flush, scheduler).",
+			Help:        "SQL statements sent to the database, by the work that sent them: background work (key-event sync, usage flush, change feed, scheduler ticks), or request for the rest (API requests, bot commands, start-up).",
 			ConstLabels: prometheus.Labels{"work": work},
 		}, count)
 	}

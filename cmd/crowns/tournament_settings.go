@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"log/slog"
 	"strings"
 	"time"
@@ -29,26 +30,27 @@ func (r *envReader) tournamentRefresh(upstreamTimeout time.Duration) scheduler.T
 		UpstreamTimeout:   upstreamTimeout,
 	}
 	checked, err := c.Checked()
-	if err != nil {
-		r.fail("%s", tournamentVariableNames().Replace(err.Error()))
+	var problems scheduler.ConfigProblems
+	switch {
+	case errors.As(err, &problems):
+		for _, problem := range problems.Named(tournamentVariables) {
+			r.fail("%s", problem)
+		}
+	case err != nil:
+		r.fail("%s", err)
 	}
 	return checked
 }
 
-// tournamentVariableNames words the refresher's problems, which name its
-// fields, with the variables an operator sets.
-func tournamentVariableNames() *strings.Replacer {
-	return strings.NewReplacer(
-		"tournament refresher: ", "",
-		"SearchTerms", "CROWNS_TOURNAMENT_SEARCH_TERMS",
-		"search term ", "CROWNS_TOURNAMENT_SEARCH_TERMS: search term ",
-		"RefreshPerMinute", "CROWNS_TOURNAMENT_REFRESH_PER_MINUTE",
-		"RefreshInterval", "CROWNS_TOURNAMENT_REFRESH_INTERVAL",
-		"DiscoveryInterval", "CROWNS_TOURNAMENT_DISCOVERY_INTERVAL",
-		"Retention", "CROWNS_TOURNAMENT_RETENTION",
-		"UpstreamTimeout", "CROWNS_UPSTREAM_TIMEOUT",
-		"Lease (", "the lease of a tournament lookup (",
-	)
+// tournamentVariables names the refresher's settings by the variables an
+// operator sets them with.
+var tournamentVariables = map[string]string{
+	"SearchTerms":       "CROWNS_TOURNAMENT_SEARCH_TERMS",
+	"RefreshInterval":   "CROWNS_TOURNAMENT_REFRESH_INTERVAL",
+	"RefreshPerMinute":  "CROWNS_TOURNAMENT_REFRESH_PER_MINUTE",
+	"DiscoveryInterval": "CROWNS_TOURNAMENT_DISCOVERY_INTERVAL",
+	"Retention":         "CROWNS_TOURNAMENT_RETENTION",
+	"UpstreamTimeout":   "CROWNS_UPSTREAM_TIMEOUT",
 }
 
 // list reads a comma-separated list; blank items are dropped, and an
