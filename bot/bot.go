@@ -34,8 +34,6 @@ type Bot struct {
 	// developer commands.
 	pending   *pendingKeyChanges
 	coolDowns *coolDowns
-	// alerts remembers the usage alerts posted, for their cool-down.
-	alerts usageAlerts
 	// auditNudge wakes the audit loop when this process commits a key
 	// transition, so the log channel hears of it without waiting a poll.
 	auditNudge chan struct{}

@@ -13,8 +13,9 @@ import (
 	"github.com/crownsdev/crowns/models"
 )
 
-// UsageReader is what the bot reads of key usage; *keys.Service
-// implements it. Counts are as of each API process's latest flush.
+// UsageReader is what the bot reads of key usage, and where it keeps the
+// cool-down of its usage alerts; *keys.Service implements it. Counts are
+// as of each API process's latest flush.
 type UsageReader interface {
 	// DeveloperUsage reports a developer's current key (or else latest
 	// key, for moderators' evidence) over the last days UTC days;
@@ -28,6 +29,12 @@ type UsageReader interface {
 	// UsageWindows sums the usage of each key used since recentFrom: since
 	// then, and from since to recentFrom; a row a key, by key.
 	UsageWindows(ctx context.Context, since, recentFrom time.Time) ([]models.KeyUsageWindows, error)
+	// ClaimUsageAlert records an alert of keyID posted at at, unless one
+	// was within coolDown before, and reports whether it did: the alert
+	// is then the caller's to post, or to release with ReleaseUsageAlert
+	// when it cannot. Kept in the database: a restart keeps it.
+	ClaimUsageAlert(ctx context.Context, keyID int64, at time.Time, coolDown time.Duration) (bool, error)
+	ReleaseUsageAlert(ctx context.Context, keyID int64, at time.Time) error
 }
 
 // Usage commands' names, periods and sizes.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -37,34 +36,14 @@ const (
 	alertJumpMin      = 1000
 	alertJumpFactor   = 10
 	alertBaselineDays = 7
+	// alertReleaseTimeout bounds the release of an alert's claim when it
+	// could not be posted, which is made even as the bot stops.
+	alertReleaseTimeout = 5 * time.Second
 	// Component ids of the alert's button and of the reason form.
 	blacklistButtonID = "crowns:blacklist:"
 	blacklistModalID  = "crowns:blacklist-reason:"
 	blacklistReasonID = "reason"
 )
-
-// usageAlerts remembers when each key's alert was posted.
-type usageAlerts struct {
-	mu     sync.Mutex
-	posted map[int64]time.Time
-}
-
-// due reports whether the key of keyID may be alerted at now.
-func (a *usageAlerts) due(keyID int64, now time.Time) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	at, ok := a.posted[keyID]
-	return !ok || now.Sub(at) >= alertCoolDown
-}
-
-func (a *usageAlerts) record(keyID int64, now time.Time) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.posted == nil {
-		a.posted = make(map[int64]time.Time)
-	}
-	a.posted[keyID] = now
-}
 
 // usageAlert is one key's alert, with all its evidence: the key stays
 // rate-limited, its volume jumped, or both.
@@ -79,7 +58,9 @@ type usageAlert struct {
 // CheckUsageAlerts reads the stored usage of the keys used in the current
 // or previous UTC hour and posts one alert to the log channel for each key
 // that stays rate-limited or whose volume jumped (both said in one post),
-// unless the key was alerted within the cool-down (on the bot's clock).
+// unless the key was alerted within the cool-down (on the bot's clock), by
+// this process or another, before or after a restart: the database keeps
+// when each key was alerted (see UsageReader.ClaimUsageAlert).
 // Without a log channel or usage it does nothing.
 func (b *Bot) CheckUsageAlerts(ctx context.Context) (posted int, err error) {
 	if b.cfg.LogChannelID == "" || b.deps.Usage == nil {
@@ -92,10 +73,14 @@ func (b *Bot) CheckUsageAlerts(ctx context.Context) (posted int, err error) {
 		return 0, fmt.Errorf("read key usage: %w", err)
 	}
 	for _, alert := range usageAlertsOf(windows, recentFrom, b.cfg.RateLimitPerSecond) {
-		if !b.alerts.due(alert.keyID, now) {
+		claimed, err := b.deps.Usage.ClaimUsageAlert(ctx, alert.keyID, now, alertCoolDown)
+		if err != nil {
+			return posted, err
+		}
+		if !claimed {
 			continue
 		}
-		_, err := b.session.ChannelMessageSendComplex(b.cfg.LogChannelID, &discordgo.MessageSend{
+		_, err = b.session.ChannelMessageSendComplex(b.cfg.LogChannelID, &discordgo.MessageSend{
 			Embeds: []*discordgo.MessageEmbed{alertEmbed(alert)},
 			Components: []discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{
 				discordgo.Button{Label: textBlacklistButton, Style: discordgo.DangerButton, CustomID: blacklistButtonID + alert.discordUserID},
@@ -103,9 +88,15 @@ func (b *Bot) CheckUsageAlerts(ctx context.Context) (posted int, err error) {
 			AllowedMentions: &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}},
 		}, discordgo.WithContext(ctx))
 		if err != nil {
-			return posted, fmt.Errorf("post a usage alert: %s", describeDiscordError(err))
+			postErr := fmt.Errorf("post a usage alert: %s", describeDiscordError(err))
+			releaseCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), alertReleaseTimeout)
+			releaseErr := b.deps.Usage.ReleaseUsageAlert(releaseCtx, alert.keyID, now)
+			cancel()
+			if releaseErr != nil {
+				return posted, errors.Join(postErr, fmt.Errorf("its cool-down holds all the same: %w", releaseErr))
+			}
+			return posted, postErr
 		}
-		b.alerts.record(alert.keyID, now)
 		posted++
 	}
 	return posted, nil

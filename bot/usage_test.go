@@ -12,6 +12,8 @@ import (
 	"github.com/crownsdev/crowns/bot/discordtest"
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/store"
+	"github.com/crownsdev/crowns/models/store/storetest"
 )
 
 // use records stored usage of a developer's current key in the current
@@ -291,4 +293,42 @@ func TestABurstOfRefusalsIsNoAlert(t *testing.T) {
 	if posts := d.alertPosts(); len(posts) != 1 || !strings.Contains(posts[0], "keeps being rate-limited") || strings.Contains(posts[0], "jumped") {
 		t.Fatalf("alerts: %q", posts)
 	}
+}
+
+// TestUsageAlertCoolDownIsKeptInTheDatabase: an alert that Discord did not
+// take is tried again at the next check, and one that was posted is not
+// posted again within the cool-down by a restarted bot (a new bot and key
+// service on the same database) either.
+func TestUsageAlertCoolDownIsKeptInTheDatabase(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		secret := newSecret(t)
+		discord := discordtest.New(t)
+		first := newDesk(t, deskOptions{logChannel: logChannelID, db: db, discord: discord, secret: secret})
+		first.getKey(developerID)
+		first.use(developerID, "/clan/search", models.KeyUsageCount{Requests: 1000, RateLimited: 700}, 0)
+		check := func(d *desk, want int) {
+			t.Helper()
+			posted, err := d.bot.CheckUsageAlerts(t.Context())
+			if err != nil || posted != want {
+				t.Fatalf("CheckUsageAlerts posted %d (%v), want %d", posted, err, want)
+			}
+		}
+
+		discord.Fail(discordtest.Rule{Method: "POST", Path: "/channels/" + logChannelID + "/messages", Failure: discordtest.ServerError, Times: 1})
+		if posted, err := first.bot.CheckUsageAlerts(t.Context()); err == nil || posted != 0 {
+			t.Fatalf("CheckUsageAlerts with Discord failing posted %d (%v), want an error", posted, err)
+		}
+		check(first, 1) // the failed post did not start the cool-down
+
+		second := newDesk(t, deskOptions{logChannel: logChannelID, db: db, discord: discord, secret: secret})
+		second.clock.Set(first.clock.Now().Add(time.Hour))
+		second.use(developerID, "/clan/search", models.KeyUsageCount{Requests: 1000, RateLimited: 700}, 0)
+		check(second, 0) // restarted within the cool-down
+		second.clock.Advance(6 * time.Hour)
+		second.use(developerID, "/clan/search", models.KeyUsageCount{Requests: 1000, RateLimited: 700}, 0)
+		check(second, 1)
+		if n := len(discord.RequestsTo("POST", "/channels/"+logChannelID+"/messages")); n != 3 {
+			t.Fatalf("%d alert posts sent, want 3: the failed one, and one before and after the restart's cool-down", n)
+		}
+	})
 }

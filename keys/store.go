@@ -41,4 +41,8 @@ type Store interface {
 	KeyUsageReport(ctx context.Context, keyID int64, since time.Time) (models.KeyUsageReport, error)
 	TopKeyUsage(ctx context.Context, since time.Time, limit int) ([]models.KeyUsageTotal, error)
 	KeyUsageWindows(ctx context.Context, since, recentFrom time.Time) ([]models.KeyUsageWindows, error)
+	// ClaimUsageAlert and ReleaseUsageAlert keep when each key's usage
+	// alert was posted, for its cool-down.
+	ClaimUsageAlert(ctx context.Context, keyID int64, at, quietSince time.Time) (bool, error)
+	ReleaseUsageAlert(ctx context.Context, keyID int64, at time.Time) error
 }

@@ -77,3 +77,18 @@ func (s *Service) TopKeys(ctx context.Context, since time.Time, limit int) ([]mo
 func (s *Service) UsageWindows(ctx context.Context, since, recentFrom time.Time) ([]models.KeyUsageWindows, error) {
 	return s.db.KeyUsageWindows(ctx, since, recentFrom)
 }
+
+// ClaimUsageAlert records that a usage alert of keyID is posted at at,
+// unless one was within coolDown before it, and reports whether it did:
+// the alert is the caller's to post (or to release). The record is in the
+// database, so a restart, or another process checking, keeps the
+// cool-down.
+func (s *Service) ClaimUsageAlert(ctx context.Context, keyID int64, at time.Time, coolDown time.Duration) (bool, error) {
+	return s.db.ClaimUsageAlert(ctx, keyID, at, at.Add(-coolDown))
+}
+
+// ReleaseUsageAlert withdraws a claim of ClaimUsageAlert whose alert
+// could not be posted, so that the next check tries again.
+func (s *Service) ReleaseUsageAlert(ctx context.Context, keyID int64, at time.Time) error {
+	return s.db.ReleaseUsageAlert(ctx, keyID, at)
+}

@@ -17,5 +17,6 @@ func migrations() []migration {
 		{version: 13, name: "clan_changes", statements: clanChangesSchema},
 		{version: 14, name: "replicas", statements: replicasSchema},
 		{version: 15, name: "leak_notice_cursor", statements: leakNoticeCursorSchema},
+		{version: 16, name: "usage_alerts", statements: usageAlertsSchema},
 	}
 }
