@@ -34,7 +34,8 @@ const clansUsageText = `Usage: crowns clans <action> [arguments]
 
 track fetches the clan from the configured upstream (the in-process sandbox when
 CROWNS_UPSTREAM_TOKEN is unset) and stores it as the current 4-hourly slot's snapshot.
-Exit status: 0 done, 1 refused or failed (unknown clan, upstream down), 2 bad arguments.
+Exit status: 0 done, 1 refused or failed (unknown clan, upstream down), 2 bad arguments
+or configuration.
 `
 
 // clansRequest is a parsed crowns clans command line.

@@ -72,6 +72,8 @@ Exit status: 0 done, 1 failed, 2 bad arguments or configuration.
 const helpUsageText = `Usage: crowns help [CMD]
 
 Prints the list of commands, or the usage of CMD.
+
+Exit status: 0 printed, 2 an unknown command or more than one.
 `
 
 // runHelp prints crowns --help, or the usage of the command named.

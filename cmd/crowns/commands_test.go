@@ -58,10 +58,14 @@ func TestHelpIsPrintedForEveryWayOfAsking(t *testing.T) {
 }
 
 // TestUsageTextsShareOneShape: every usage starts with its Usage line and a
-// blank line and ends with a newline; crowns --help lists every command.
+// blank line, states the command's exit status, bad arguments' 2 included,
+// and ends with a newline; crowns --help lists every command.
 func TestUsageTextsShareOneShape(t *testing.T) {
 	top := usageText()
 	for _, c := range commands() {
+		if _, status, ok := strings.Cut(c.usage, "\nExit status: 0 "); !ok || !strings.Contains(status, ", 2 ") {
+			t.Errorf("%s: usage does not state its exit status, 0 to 2, on a line of its own:\n%s", c.name, c.usage)
+		}
 		first, rest, _ := strings.Cut(c.usage, "\n")
 		if !strings.HasPrefix(first, "Usage: crowns ") || !strings.Contains(first, c.name) || !strings.HasPrefix(rest, "\n") || !strings.HasSuffix(c.usage, "\n") {
 			t.Errorf("%s: usage does not start with its Usage line and a blank line:\n%s", c.name, c.usage)

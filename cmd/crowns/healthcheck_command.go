@@ -19,6 +19,8 @@ Asks the server on this machine for GET /healthz at CROWNS_ADDR (default :8080;
 an empty, 0.0.0.0 or :: host is asked on 127.0.0.1) and exits 0 when it answers
 200 within 3 seconds, 1 otherwise with one line on stderr saying why. It is the
 Docker image's HEALTHCHECK (the image has no curl).
+
+Exit status: 0 healthy, 1 not healthy or not answering, 2 bad arguments.
 `
 
 // runHealthcheck asks the local server's /healthz.

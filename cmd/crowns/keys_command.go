@@ -33,7 +33,8 @@ const keysUsageText = `Usage: crowns keys <action> [flags]
 
 issue and regenerate print the key alone on stdout (KEY=$(crowns keys issue --discord-user 1));
 the other changes print a one-line confirmation on stdout. Logs go to stderr. Keys are never
-shown by list or show. Exit status: 0 done, 1 refused or failed, 2 bad arguments.
+shown by list or show.
+Exit status: 0 done, 1 refused or failed, 2 bad arguments or configuration.
 `
 
 // keysRequest is a parsed crowns keys command line.

@@ -26,6 +26,8 @@ Clan descriptions of trackable clans contain CROWNS_TRACK_ADDRESS.
 
   --addr HOST:PORT  listen address (default ` + defaultSandboxAddr + `)
   --seed N          seed of the world (default the sandbox's own)
+
+Exit status: 0 stopped, 1 cannot listen, 2 bad arguments or configuration.
 `
 
 // sandboxRequest is a parsed crowns sandbox command line.

@@ -42,6 +42,10 @@ Main variables (every one, with defaults, in the README):
   CROWNS_ROLES           api,bot,scheduler (default all three)
   CROWNS_LOG_FORMAT      text or json; CROWNS_LOG_LEVEL debug, info, warn, error
   CROWNS_DISCORD_TOKEN   the key desk bot (see docs/discord.md)
+
+Exit status: 0 stopped, 1 failed to start (a port taken, the database not
+reachable within a minute) or stopped by a failure, 2 bad arguments or
+configuration (a key secret that differs from the database's included).
 `
 
 // runServe runs the roles selected by CROWNS_ROLES until ctx ends (SIGINT

@@ -13,6 +13,8 @@ Prints the release this binary was built from: the version set at link time
 (go build -ldflags "-X main.version=v1.2.3", as the Dockerfile does), else the
 module version Go recorded, with the revision, its time and whether the work
 tree had changes, when the build recorded them. crowns --version is the same.
+
+Exit status: 0 printed, 2 bad arguments.
 `
 
 // runVersion prints the release.
