@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"net"
 	"strings"
 	"time"
 
@@ -46,8 +45,8 @@ func parseSandboxArgs(args []string) (sandboxRequest, error) {
 	if err := parseFlags(fs, args); err != nil {
 		return req, err
 	}
-	if _, _, err := net.SplitHostPort(req.addr); err != nil {
-		return req, fmt.Errorf("--addr must be HOST:PORT, got %q", req.addr)
+	if !validListenAddr(req.addr) {
+		return req, fmt.Errorf("--addr must be HOST:PORT with a port from 0 to 65535, got %q", req.addr)
 	}
 	return req, nil
 }

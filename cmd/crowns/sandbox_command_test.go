@@ -184,6 +184,7 @@ func TestSandboxCommandRejectsBadArguments(t *testing.T) {
 		{"--addr"},
 		{"--nope"},
 		{"--addr", "no-port-here"},
+		{"--addr", "127.0.0.1:99999"},
 		{"--seed", "many"},
 		{"extra"},
 	}
