@@ -271,3 +271,49 @@ func TestTheTextCommandPrefixIsBounded(t *testing.T) {
 		"CROWNS_DISCORD_PREFIX must be at most 32 characters")
 	loadConfigExpecting(t, map[string]string{"CROWNS_DISCORD_PREFIX": strings.Repeat("é", bot.MaxPrefixLength)}, "")
 }
+
+// TestRefusedConfigurationNamesUnknownVariables: a misspelled variable is
+// often why the configuration is refused (the bot's guild id set under a
+// wrong name); the warning naming it and the closest known name comes
+// with the refusal, in either log format.
+func TestRefusedConfigurationNamesUnknownVariables(t *testing.T) {
+	for _, format := range []string{"text", "json"} {
+		t.Run(format, func(t *testing.T) {
+			env := map[string]string{
+				"CROWNS_DATA_DIR":               t.TempDir(),
+				"CROWNS_LOG_FORMAT":             format,
+				"CROWNS_DISCORD_TOKEN":          "token",
+				"CROWNS_DISCORD_KEY_CHANNEL_ID": "2",
+				"CROWNS_DISCORD_GUILD":          "1",
+			}
+			var stdout, stderr bytes.Buffer
+			if code := run(t.Context(), []string{"keys", "list"}, testCLI(&stdout, &stderr, env)); code != exitUsage {
+				t.Fatalf("keys list: exit %d, want %d:\n%s", code, exitUsage, stderr.String())
+			}
+			out := stderr.String()
+			if !strings.Contains(out, "CROWNS_DISCORD_GUILD_ID is required") {
+				t.Fatalf("stderr does not refuse the configuration:\n%s", out)
+			}
+			var warnings []string
+			for _, line := range strings.Split(out, "\n") {
+				if strings.Contains(line, "unknown configuration variable") {
+					warnings = append(warnings, line)
+				}
+			}
+			name, closest := "name=CROWNS_DISCORD_GUILD", "closest=CROWNS_DISCORD_GUILD_ID"
+			if format == "json" {
+				name, closest = `"name":"CROWNS_DISCORD_GUILD"`, `"closest":"CROWNS_DISCORD_GUILD_ID"`
+			}
+			if len(warnings) != 1 || !strings.Contains(warnings[0], name) || !strings.Contains(warnings[0], closest) {
+				t.Fatalf("warnings %q, want one naming CROWNS_DISCORD_GUILD and CROWNS_DISCORD_GUILD_ID:\n%s", warnings, out)
+			}
+			if format == "json" {
+				for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+					if !json.Valid([]byte(line)) {
+						t.Errorf("not a JSON record: %q", line)
+					}
+				}
+			}
+		})
+	}
+}

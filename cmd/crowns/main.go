@@ -82,11 +82,17 @@ func run(ctx context.Context, args []string, env cli) int {
 func setup(env cli, load func(getenv func(string) string) (config, error)) (config, *slog.Logger, bool) {
 	cfg, err := load(env.getenv)
 	if err != nil {
+		// A misspelled variable is often why the configuration is refused
+		// (CROWNS_DISCORD_GUILD for CROWNS_DISCORD_GUILD_ID): it is named
+		// first, as a valid start names it.
 		if strings.EqualFold(strings.TrimSpace(env.getenv("CROWNS_LOG_FORMAT")), "json") {
+			log := slog.New(slog.NewJSONHandler(env.stderr, nil))
+			warnUnknownVariables(env, log)
 			problems := strings.Split(err.Error(), "\n")
-			slog.New(slog.NewJSONHandler(env.stderr, nil)).Error("crowns: invalid configuration", "problems", problems)
+			log.Error("crowns: invalid configuration", "problems", problems)
 			return config{}, nil, false
 		}
+		warnUnknownVariables(env, slog.New(slog.NewTextHandler(env.stderr, nil)))
 		// One problem fits on one line; several are listed below.
 		if problems := err.Error(); strings.Contains(problems, "\n") {
 			fmt.Fprintf(env.stderr, "crowns: invalid configuration:\n%s\n", indent(problems))
@@ -96,12 +102,19 @@ func setup(env cli, load func(getenv func(string) string) (config, error)) (conf
 		return config{}, nil, false
 	}
 	log := newLogger(env.stderr, cfg)
-	if env.environ != nil {
-		for _, v := range unknownVariables(env.environ()) {
-			log.Warn("unknown configuration variable ignored", "name", v.name, "closest", v.closest)
-		}
-	}
+	warnUnknownVariables(env, log)
 	return cfg, log, true
+}
+
+// warnUnknownVariables writes one warning per CROWNS_* variable of the
+// environment that no setting reads, with the known name closest to it.
+func warnUnknownVariables(env cli, log *slog.Logger) {
+	if env.environ == nil {
+		return
+	}
+	for _, v := range unknownVariables(env.environ()) {
+		log.Warn("unknown configuration variable ignored", "name", v.name, "closest", v.closest)
+	}
 }
 
 func newLogger(w io.Writer, cfg config) *slog.Logger { return slog.New(logHandler(w, cfg)) }
