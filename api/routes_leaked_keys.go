@@ -83,7 +83,7 @@ func (s *Server) handleLeakReport(c *fiber.Ctx) error {
 	}
 	verdicts := make([]leakVerdict, 0, len(report))
 	for _, leaked := range report {
-		revoked, err := s.deps.Leaks.RevokeLeaked(s.databaseCtx(c), strings.TrimSpace(leaked.Token), leaked.URL)
+		revoked, err := s.deps.Leaks.RevokeLeaked(s.databaseCtx(c), strings.TrimSpace(leaked.Token), leakPlace(leaked))
 		if err != nil {
 			return err
 		}
@@ -94,6 +94,20 @@ func (s *Server) handleLeakReport(c *fiber.Ctx) error {
 		verdicts = append(verdicts, leakVerdict{TokenRaw: leaked.Token, TokenType: leaked.Type, Label: label})
 	}
 	return c.JSON(verdicts)
+}
+
+// leakPlace is where a report says its token was found, as the owner's
+// message and the log channel show it: the report's url, or, where GitHub
+// gives none (its url "may be empty"), the source it names (npm, a gist
+// comment...), so that the owner still learns where to look.
+func leakPlace(leaked leakedToken) string {
+	if url := strings.TrimSpace(leaked.URL); url != "" {
+		return url
+	}
+	if source := strings.TrimSpace(leaked.Source); source != "" {
+		return "an unnamed place (source: " + source + ")"
+	}
+	return "an unnamed place"
 }
 
 // isLeakReportPath tells whether a request's path is the leak-report

@@ -194,6 +194,35 @@ func TestSignedLeakReportRevokesLiveKeysAndSaysWhichWereReal(t *testing.T) {
 	expectStatus(t, h.get("/clan/search?name=royal", "auth", fresh), http.StatusOK)
 }
 
+// GitHub's url "may be empty" (a token found in an npm package, say):
+// the revocation then records the source the report names, so that the
+// owner's message and the log channel still say where the key was found.
+func TestLeakReportWithoutAnAddressRecordsItsSource(t *testing.T) {
+	github := newLeakSigner(t, "github-key-1")
+	h := newLeakHarness(t, github)
+	tests := []struct {
+		user, url, source, want string
+	}{
+		{"1", "", "npm", "reported leaked at an unnamed place (source: npm)"},
+		{"2", "  ", "", "reported leaked at an unnamed place"},
+		{"3", "https://github.com/o/r/blob/main/a.js", "commit", "reported leaked at https://github.com/o/r/blob/main/a.js"},
+	}
+	for _, tt := range tests {
+		key := h.issue(tt.user)
+		body := []byte(fmt.Sprintf(`[{"token":%q,"type":"crowns_developer_key","url":%q,"source":%q}]`, key, tt.url, tt.source))
+		if verdicts := verdictsOf(t, h.postReport(body, github.signed(t, body)...)); verdicts[0].Label != "true_positive" {
+			t.Fatalf("verdicts %v", verdicts)
+		}
+		events, err := h.keys.Events(t.Context(), 0, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if last := events[len(events)-1]; last.DiscordUserID != tt.user || last.Reason != tt.want {
+			t.Errorf("url %q, source %q: revocation %+v, want reason %q", tt.url, tt.source, last, tt.want)
+		}
+	}
+}
+
 func TestLeakReportWithoutAValidSignatureChangesNothing(t *testing.T) {
 	github := newLeakSigner(t, "github-key-1")
 	stranger := newLeakSigner(t, "github-key-1") // same identifier, other key
