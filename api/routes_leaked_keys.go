@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
 )
 
 // leakReportPath is the route of leaked-key reports: the only one that
@@ -59,7 +61,7 @@ type leakVerdict struct {
 var errLeakReportEncoded = fiber.NewError(http.StatusUnsupportedMediaType)
 
 // handleLeakReport verifies a report's signature over the raw body (at
-// most the app's 16 KiB body limit, which bounds the tokens too; a body
+// most maxLeakReportBody, which bounds the tokens too; a body
 // with a Content-Encoding is refused unread, see errLeakReportEncoded), then
 // revokes every live Crowns key it names and says, per token, whether it
 // is a leaked key (true_positive: revoked now, or by an earlier report)
@@ -108,6 +110,33 @@ func leakPlace(leaked leakedToken) string {
 		return "an unnamed place (source: " + source + ")"
 	}
 	return "an unnamed place"
+}
+
+// maxBody bounds the body of a request: none of the API's GET routes
+// reads one.
+const maxBody = 16 << 10
+
+// maxLeakReportBody bounds the body of a leak report: GitHub may send
+// many matches in one report, each about 200 bytes, so 256 KiB holds
+// some 1,300; a report over it answers 413 and revokes nothing.
+const maxLeakReportBody = 256 << 10
+
+// leakReportBodyLimit is the HTTP server's hook on every request head: a
+// POST to the leak-report route may have a body up to maxLeakReportBody,
+// every other request keeps the app's maxBody, so that no other request
+// makes the server hold more.
+func leakReportBodyLimit(header *fasthttp.RequestHeader) fasthttp.RequestConfig {
+	if !header.IsPost() {
+		return fasthttp.RequestConfig{}
+	}
+	path := header.RequestURI()
+	if i := bytes.IndexByte(path, '?'); i >= 0 {
+		path = path[:i]
+	}
+	if !isLeakReportPath(string(path)) {
+		return fasthttp.RequestConfig{}
+	}
+	return fasthttp.RequestConfig{MaxRequestBodySize: maxLeakReportBody}
 }
 
 // isLeakReportPath tells whether a request's path is the leak-report

@@ -278,22 +278,61 @@ func TestSignedLeakReportThatIsNotAReportIsRefused(t *testing.T) {
 			expectStatus(t, h.get("/clan/search?name=royal", "auth", key), http.StatusOK)
 		})
 	}
-	// Over the body limit (16 KiB, which also bounds the tokens of one
-	// report), on a real connection: Fiber answers it before any handler.
-	huge := bytes.Repeat([]byte(" "), 17<<10)
-	req, err := http.NewRequest(http.MethodPost, "http://"+serveOn(t, h)+"/security/leaked-keys", bytes.NewReader(huge))
+	// Over the body limit of a report (256 KiB, which also bounds the
+	// tokens of one report), on a real connection: the HTTP server answers
+	// it before any handler.
+	huge := bytes.Repeat([]byte(" "), 257<<10)
+	resp := postReportOverTCP(t, h, github, huge)
+	if raw := readBody(t, resp); resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("a body over 256 KiB: status %d, want 413; body %s", resp.StatusCode, raw)
+	}
+}
+
+// postReportOverTCP posts body signed by signer to the leak route of h
+// served on a real connection, where the HTTP server's limits apply as
+// they do to GitHub's requests.
+func postReportOverTCP(t *testing.T, h *harness, signer leakSigner, body []byte) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, "http://"+serveOn(t, h)+"/security/leaked-keys", bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, headers := 0, github.signed(t, huge); i+1 < len(headers); i += 2 {
+	for i, headers := 0, signer.signed(t, body); i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if raw := readBody(t, resp); resp.StatusCode != http.StatusRequestEntityTooLarge {
-		t.Errorf("a body over 16 KiB: status %d, want 413; body %s", resp.StatusCode, raw)
+	return resp
+}
+
+// TestLargeLeakReportIsRead: GitHub may send many matches in one report;
+// one past the 16 KiB every other request is held to is read whole, on a
+// real connection, and each of its keys judged.
+func TestLargeLeakReportIsRead(t *testing.T) {
+	github := newLeakSigner(t, "github-key-1")
+	h := newLeakHarness(t, github)
+	first, last := h.issue("1"), h.issue("2")
+	tokens := []string{first}
+	for range 150 {
+		unknown, err := keys.NewKey()
+		if err != nil {
+			t.Fatal(err)
+		}
+		tokens = append(tokens, unknown)
+	}
+	tokens = append(tokens, last)
+	body := reportOf(t, tokens...)
+	if len(body) <= 16<<10 {
+		t.Fatalf("the report is %d bytes, want it over 16 KiB", len(body))
+	}
+	verdicts := verdictsOf(t, postReportOverTCP(t, h, github, body))
+	if len(verdicts) != len(tokens) || verdicts[0].Label != "true_positive" || verdicts[len(tokens)-1].Label != "true_positive" || verdicts[1].Label != "false_positive" {
+		t.Fatalf("%d verdicts, first %+v, last %+v; want %d, the two live keys true positives", len(verdicts), verdicts[0], verdicts[len(verdicts)-1], len(tokens))
+	}
+	for _, key := range []string{first, last} {
+		expectError(t, h.get("/clan/search?name=royal", "auth", key), http.StatusUnauthorized, "Unauthorized; unknown token")
 	}
 }
 

@@ -289,6 +289,7 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 	server := s.app.Server()
 	server.Handler = s.closeWhileDraining(knownMethodsOnly(server.Handler, fiberCfg.RequestMethods))
 	server.ErrorHandler = markPartialRequests(server.ErrorHandler)
+	server.HeaderReceived = leakReportBodyLimit
 	s.connections = newConnectionLimit(cfg.MaxConnsPerAddress, cfg.TrustedProxies, s.errorBodies[errorKey{http.StatusTooManyRequests, textRateLimited}], s.requestIDs)
 	if s.metrics != nil {
 		s.connections.refused = func() { s.metrics.refusedBy(limitConnections) }
@@ -303,7 +304,8 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 }
 
 // fiberConfig is the configuration of the API's Fiber application:
-// timeouts, buffer sizes, body limit and its error handler.
+// timeouts, buffer sizes, body limit (maxBody; leak reports have their own,
+// see leakReportBodyLimit) and its error handler.
 func fiberConfig(errorHandler fiber.ErrorHandler) fiber.Config {
 	return fiber.Config{
 		ErrorHandler:          errorHandler,
@@ -315,7 +317,7 @@ func fiberConfig(errorHandler fiber.ErrorHandler) fiber.Config {
 		ReadTimeout:    10 * time.Second,
 		WriteTimeout:   30 * time.Second,
 		IdleTimeout:    60 * time.Second,
-		BodyLimit:      16 << 10,
+		BodyLimit:      maxBody,
 		ReadBufferSize: 8 << 10,
 		RequestMethods: requestMethods(),
 	}
