@@ -32,7 +32,8 @@ const (
 	// A key's volume jumps when, in the current and the previous hour, it
 	// made at least alertJumpMin requests and, per hour, alertJumpFactor
 	// times its hourly average of the 7 days before (at least one an
-	// hour).
+	// hour); a key younger than that is averaged over the hours it
+	// existed before, so that its steady use is not a jump.
 	alertJumpMin      = 1000
 	alertJumpFactor   = 10
 	alertBaselineDays = 7
@@ -118,11 +119,19 @@ func usageAlertsOf(windows []models.KeyUsageWindows, recentFrom time.Time, rate 
 			alert.evidence = append(alert.evidence, fmt.Sprintf("%d of its %d requests since %s were refused with 429 (%s); the %d served are %d minutes at its limit of %g a second.",
 				recent.RateLimited, recent.Requests, since, share(recent.RateLimited, recent.Requests), served, int(heldFor/time.Minute), rate))
 		}
-		hourly := float64(w.Baseline.Requests) / (alertBaselineDays * 24)
+		baselineHours, before := float64(alertBaselineDays*24), fmt.Sprintf("over the %d days before", alertBaselineDays)
+		switch existed := recentFrom.Sub(w.KeyCreatedAt); {
+		case existed < time.Hour:
+			baselineHours, before = 1, "before: the key is new"
+		case existed < alertBaselineDays*24*time.Hour:
+			baselineHours = existed.Hours()
+			before = fmt.Sprintf("over the %.0f hours it existed before", baselineHours)
+		}
+		hourly := float64(w.Baseline.Requests) / baselineHours
 		if recent.Requests >= alertJumpMin && float64(recent.Requests)/2 >= alertJumpFactor*max(hourly, 1) {
 			alert.jumped = true
-			alert.evidence = append(alert.evidence, fmt.Sprintf("%d requests since %s, against %.1f an hour over the %d days before.",
-				recent.Requests, since, hourly, alertBaselineDays))
+			alert.evidence = append(alert.evidence, fmt.Sprintf("%d requests since %s, against %.1f an hour %s.",
+				recent.Requests, since, hourly, before))
 		}
 		if alert.rateLimited || alert.jumped {
 			alerts = append(alerts, alert)

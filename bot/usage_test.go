@@ -332,3 +332,26 @@ func TestUsageAlertCoolDownIsKeptInTheDatabase(t *testing.T) {
 		}
 	})
 }
+
+// TestAYoungKeysSteadyUseIsNoJump: a key hours old is measured against its
+// own hours, not a week it did not exist for: steady use is no jump, ten
+// times its rate is.
+func TestAYoungKeysSteadyUseIsNoJump(t *testing.T) {
+	d := newDesk(t, deskOptions{logChannel: logChannelID})
+	d.getKey(developerID)
+	d.clock.Advance(12 * time.Hour)
+	for h := 2; h <= 11; h++ {
+		d.use(developerID, "/clan/search", models.KeyUsageCount{Requests: 1000}, h)
+	}
+	d.use(developerID, "/clan/search", models.KeyUsageCount{Requests: 2000}, 0)
+	if posted, err := d.bot.CheckUsageAlerts(t.Context()); err != nil || posted != 0 {
+		t.Fatalf("CheckUsageAlerts posted %d (%v), want 0: 1000 an hour is what the key always did", posted, err)
+	}
+	d.use(developerID, "/clan/search", models.KeyUsageCount{Requests: 18000}, 0)
+	if posted, err := d.bot.CheckUsageAlerts(t.Context()); err != nil || posted != 1 {
+		t.Fatalf("CheckUsageAlerts posted %d (%v), want 1: 10,000 an hour against 1000", posted, err)
+	}
+	if posts := d.alertPosts(); !strings.Contains(posts[0], "20000 requests since") || !strings.Contains(posts[0], "against 909.1 an hour over the 11 hours it existed before") {
+		t.Fatalf("alert: %q", posts[0])
+	}
+}

@@ -36,10 +36,13 @@ type KeyUsageCell struct {
 }
 
 // KeyUsageWindows is one key's usage, all routes together, in two
-// windows of hours: recent ones, and the baseline before them.
+// windows of hours: recent ones, and the baseline before them; with when
+// the key was created, as a key younger than the baseline's window was
+// used for part of it only.
 type KeyUsageWindows struct {
 	KeyID         int64
 	DiscordUserID string
+	KeyCreatedAt  time.Time
 	Recent        KeyUsageCount
 	Baseline      KeyUsageCount
 }

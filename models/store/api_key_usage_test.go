@@ -182,7 +182,7 @@ func TestKeyUsageWindowsSumsRecentAndBaselinePerKey(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := []models.KeyUsageWindows{{
-			KeyID: active[0], DiscordUserID: "100",
+			KeyID: active[0], DiscordUserID: "100", KeyCreatedAt: at,
 			Recent:   models.KeyUsageCount{Requests: 35, RateLimited: 4, ClientErrors: 1, ServerErrors: 2},
 			Baseline: models.KeyUsageCount{Requests: 10, RateLimited: 1},
 		}}

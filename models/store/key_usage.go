@@ -155,11 +155,12 @@ func (s *Store) KeyUsageWindows(ctx context.Context, since, recentFrom time.Time
 	var rows []struct {
 		KeyID                                                                     int64
 		DiscordUserID                                                             string
+		CreatedAt                                                                 time.Time
 		RecentRequests, RecentRateLimited, RecentClientErrors, RecentServerErrors int64
 		BaseRequests, BaseRateLimited, BaseClientErrors, BaseServerErrors         int64
 	}
 	recent := recentFrom.Truncate(time.Hour).Unix()
-	err := s.session(ctx).Raw(`SELECT u.key_id, d.discord_user_id,
+	err := s.session(ctx).Raw(`SELECT u.key_id, d.discord_user_id, k.created_at,
 			SUM(CASE WHEN u.hour >= @recent THEN u.requests ELSE 0 END) AS recent_requests,
 			SUM(CASE WHEN u.hour >= @recent THEN u.rate_limited ELSE 0 END) AS recent_rate_limited,
 			SUM(CASE WHEN u.hour >= @recent THEN u.client_errors ELSE 0 END) AS recent_client_errors,
@@ -171,7 +172,7 @@ func (s *Store) KeyUsageWindows(ctx context.Context, since, recentFrom time.Time
 		FROM key_usage u JOIN api_keys k ON k.id = u.key_id JOIN developers d ON d.id = k.developer_id
 		WHERE u.hour >= @since AND u.key_id IN (SELECT key_id FROM key_usage WHERE hour >= @recent)
 			AND k.state = @active AND NOT d.blacklisted
-		GROUP BY u.key_id, d.discord_user_id
+		GROUP BY u.key_id, d.discord_user_id, k.created_at
 		ORDER BY u.key_id`,
 		sql.Named("since", since.Truncate(time.Hour).Unix()), sql.Named("recent", recent), sql.Named("active", models.KeyActive)).Scan(&rows).Error
 	if err != nil {
@@ -180,7 +181,7 @@ func (s *Store) KeyUsageWindows(ctx context.Context, since, recentFrom time.Time
 	out := make([]models.KeyUsageWindows, len(rows))
 	for i, r := range rows {
 		out[i] = models.KeyUsageWindows{
-			KeyID: r.KeyID, DiscordUserID: r.DiscordUserID,
+			KeyID: r.KeyID, DiscordUserID: r.DiscordUserID, KeyCreatedAt: r.CreatedAt.UTC(),
 			Recent:   models.KeyUsageCount{Requests: r.RecentRequests, RateLimited: r.RecentRateLimited, ClientErrors: r.RecentClientErrors, ServerErrors: r.RecentServerErrors},
 			Baseline: models.KeyUsageCount{Requests: r.BaseRequests, RateLimited: r.BaseRateLimited, ClientErrors: r.BaseClientErrors, ServerErrors: r.BaseServerErrors},
 		}
