@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -146,7 +147,7 @@ func runKeys(ctx context.Context, env cli, args []string) int {
 		fmt.Fprintf(env.stderr, "crowns keys %s: %v\n", req.action, err)
 		return exitFailure
 	}
-	if err := performKeys(ctx, service, req, env.stdout); err != nil {
+	if err := performKeys(ctx, service, req, env.stdout, log); err != nil {
 		fmt.Fprintf(env.stderr, "crowns keys %s: %s\n", req.action, keysFailure(err, req))
 		if errors.Is(err, models.ErrInvalid) {
 			return exitUsage
@@ -156,8 +157,9 @@ func runKeys(ctx context.Context, env cli, args []string) int {
 	return exitOK
 }
 
-// performKeys runs the parsed action and writes its result to out.
-func performKeys(ctx context.Context, service *keys.Service, req keysRequest, out io.Writer) error {
+// performKeys runs the parsed action and writes its result to out, and
+// what the operator should know beside it to log.
+func performKeys(ctx context.Context, service *keys.Service, req keysRequest, out io.Writer, log *slog.Logger) error {
 	dev := keys.Developer{DiscordUserID: req.discordUserID, DisplayName: req.name}
 	var err error
 	switch req.action {
@@ -194,7 +196,7 @@ func performKeys(ctx context.Context, service *keys.Service, req keysRequest, ou
 		if err != nil {
 			return err
 		}
-		return writeKeyStats(out, report, info, req.json)
+		return writeKeyStats(out, log, report, info, req.json)
 	case "disable":
 		err = service.Disable(ctx, req.discordUserID, cliActor, req.reason)
 	case "revoke":

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"text/tabwriter"
 	"time"
 
@@ -15,9 +16,13 @@ import (
 // GET /auth/stats with asJSON, else a table of days and one of routes,
 // under a line naming the key, and saying so when it is not the
 // developer's current key (info) but their latest (revoked or
-// blacklisted).
-func writeKeyStats(out io.Writer, report models.KeyUsageReport, info models.DeveloperInfo, asJSON bool) error {
+// blacklisted); with asJSON, that is said on log instead, as a warning.
+func writeKeyStats(out io.Writer, log *slog.Logger, report models.KeyUsageReport, info models.DeveloperInfo, asJSON bool) error {
+	standing := keyStanding(report, info)
 	if asJSON {
+		if standing != "" {
+			log.Warn("the key shown is no longer in use", "keyId", report.KeyID, "why", standing)
+		}
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(api.NewKeyStats(report))
@@ -26,15 +31,8 @@ func writeKeyStats(out io.Writer, report models.KeyUsageReport, info models.Deve
 	if report.LastUsedAt != nil {
 		last = report.LastUsedAt.UTC().Format(time.RFC3339)
 	}
-	standing := ""
-	switch {
-	case report.KeyID == info.CurrentKeyID:
-	case info.State == models.DeveloperBlacklisted:
-		standing = " (no longer in use: its developer is blacklisted)"
-	default:
-		// Revoked, or blacklisted before its developer was
-		// unblacklisted: the key's own state is not in the report.
-		standing = " (no longer in use: its developer has no current key)"
+	if standing != "" {
+		standing = " (no longer in use: " + standing + ")"
 	}
 	fmt.Fprintf(out, "key %d%s, created %s, last request %s\n\n", report.KeyID, standing, report.KeyCreatedAt.UTC().Format(time.RFC3339), last)
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', tabwriter.AlignRight)
@@ -54,4 +52,19 @@ func writeKeyStats(out io.Writer, report models.KeyUsageReport, info models.Deve
 		fmt.Fprintf(w, "%s\t%d\n", route, report.Routes[route])
 	}
 	return w.Flush()
+}
+
+// keyStanding says why the key of report is not the developer's current
+// key (info), or "" when it is.
+func keyStanding(report models.KeyUsageReport, info models.DeveloperInfo) string {
+	switch {
+	case report.KeyID == info.CurrentKeyID:
+		return ""
+	case info.State == models.DeveloperBlacklisted:
+		return "its developer is blacklisted"
+	default:
+		// Revoked, or blacklisted before its developer was
+		// unblacklisted: the key's own state is not in the report.
+		return "its developer has no current key"
+	}
 }

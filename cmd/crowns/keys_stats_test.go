@@ -60,6 +60,9 @@ func TestKeysStatsPrintsTheCurrentKeysUsage(t *testing.T) {
 	if stats.ID != info.CurrentKeyID || stats.RequestCount[day] != 11 || stats.RateLimited[day] != 4 || stats.Routes["/clan/search"] != 9 {
 		t.Errorf("stats --json = %+v", stats)
 	}
+	if strings.Contains(stderr, "no longer in use") {
+		t.Errorf("stats --json says the current key is no longer in use: %q", stderr)
+	}
 
 	if code, _, stderr := c.run("stats", "--discord-user", "43"); code != exitFailure || !strings.Contains(stderr, "no developer") {
 		t.Errorf("stats of an unknown developer: exit %d, stderr %q", code, stderr)
@@ -84,5 +87,8 @@ func TestKeysStatsPrintsTheCurrentKeysUsage(t *testing.T) {
 	code, stdout, stderr = c.run("stats", "--discord-user", "42", "--json")
 	if code != exitOK || json.Unmarshal([]byte(stdout), &stats) != nil || stats.ID != info.CurrentKeyID || stats.RequestCount[day] != 11 {
 		t.Errorf("stats after a revoke: exit %d, %+v, stderr %s", code, stats, stderr)
+	}
+	if !strings.Contains(stderr, "the key shown is no longer in use") || !strings.Contains(stderr, "its developer has no current key") {
+		t.Errorf("stats --json after a revoke does not say on stderr that the key is no longer in use: %q", stderr)
 	}
 }
