@@ -63,9 +63,10 @@ func serveOnLoopback(t *testing.T, server *api.Server) string {
 	return "http://" + ln.Addr().String()
 }
 
-// TestDocsPageInChromium opens /docs in headless Chromium and checks that
-// the page lists every route of the document and renders a response
-// sample, without asking anything of a host other than the server's.
+// TestDocsPageInChromium opens /docs, served under a path prefix, in
+// headless Chromium and checks that the page lists every route of the
+// document and renders a response sample, without asking anything of a
+// host other than the server's.
 func TestDocsPageInChromium(t *testing.T) {
 	if _, err := os.Stat(chromiumPath); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -131,7 +132,9 @@ func TestDocsPageInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = chromedp.Do(ctx,
-		chromedp.Navigate(base+"/docs"),
+		// Behind a proxy that serves Crowns under a path prefix, as
+		// operators do: the page finds its files there too.
+		chromedp.Navigate(underPrefix(t, base, "/crowns")+"/crowns/docs"),
 		chromedp.WaitVisible(chromedp.CSS(`[data-section-id="operation/searchClans"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`.redoc-json`)),
 	)

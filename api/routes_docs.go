@@ -1,7 +1,9 @@
 package api
 
 import (
+	"bytes"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/gofiber/fiber/v2"
@@ -31,10 +33,14 @@ type documentation struct {
 }
 
 // docsPage is the page, its script and the script's licence notice,
-// rendered.
+// rendered; the page twice, its links relative to /docs and to /docs/.
 type docsPage struct {
-	html, script, license *cachedAnswer
+	html, htmlInFolder, script, license *cachedAnswer
 }
+
+// docsRoot is the place in the page's file of the way from the page to
+// the server's root: the page is served as /docs, and as /docs/.
+const docsRoot = "{{root}}"
 
 func newDocumentation() (documentation, error) {
 	document, err := OpenAPIDocument()
@@ -54,7 +60,11 @@ func newDocumentation() (documentation, error) {
 		if err != nil {
 			return docsPage{}, err
 		}
-		return docsPage{html: bothForms(html), script: bothForms(script), license: bothForms(license)}, nil
+		return docsPage{
+			html:         bothForms(bytes.ReplaceAll(html, []byte(docsRoot), nil)),
+			htmlInFolder: bothForms(bytes.ReplaceAll(html, []byte(docsRoot), []byte("../"))),
+			script:       bothForms(script), license: bothForms(license),
+		}, nil
 	})
 	return documentation{document: bothForms(document), page: page}, nil
 }
@@ -75,8 +85,14 @@ func (s *Server) handleOpenAPI(c *fiber.Ctx) error {
 }
 
 // handleDocsPage answers GET /docs: the page that renders the document.
+// The page names the document and its script relative to itself, so that
+// it also works behind a proxy that serves Crowns under a path prefix;
+// asked as /docs/, it names them from that folder.
 func (s *Server) handleDocsPage(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderContentSecurityPolicy, docsPolicy)
+	if strings.HasSuffix(c.Path(), "/") {
+		return s.docsFile(func(p docsPage) *cachedAnswer { return p.htmlInFolder }, fiber.MIMETextHTMLCharsetUTF8)(c)
+	}
 	return s.docsFile(func(p docsPage) *cachedAnswer { return p.html }, fiber.MIMETextHTMLCharsetUTF8)(c)
 }
 
