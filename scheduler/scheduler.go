@@ -96,7 +96,9 @@ func (s *Scheduler) Run(ctx context.Context) error {
 // (a slot whose window has ended is never planned: after downtime only the
 // current slot is caught up, and the slots no scheduler planned meanwhile
 // are recorded as missed), record expired jobs as missed, run every due
-// job, and prune old history when due. It returns when no job is due.
+// job, and prune old history when due. It returns when no job is due, or
+// with the error of the first database step that failed (the claim of due
+// jobs or the retention pass included), which it does not log: Run does.
 func (s *Scheduler) Tick(ctx context.Context) (TickReport, error) {
 	s.tickMu.Lock()
 	defer s.tickMu.Unlock()
@@ -136,7 +138,9 @@ func (s *Scheduler) Tick(ctx context.Context) (TickReport, error) {
 	if err != nil {
 		return report, err
 	}
-	s.runDueJobs(ctx, &report)
+	if err := s.runDueJobs(ctx, &report); err != nil {
+		return report, err
+	}
 	if ctx.Err() != nil {
 		return report, ctx.Err()
 	}
@@ -168,8 +172,10 @@ func (s *Scheduler) recordUnplanned(ctx context.Context, kind models.SnapshotKin
 // runDueJobs claims due jobs in batches of SnapshotConcurrency and hands
 // them to SnapshotConcurrency workers, which fetch (paced by the rate limiter) and store,
 // until none is due or ctx ends. Every claimed job reaches a worker: when
-// ctx ends, the workers give back what they cannot run.
-func (s *Scheduler) runDueJobs(ctx context.Context, report *TickReport) {
+// ctx ends, the workers give back what they cannot run. A failed claim
+// ends the run (once the jobs already claimed are done) and is returned,
+// for the tick to fail: Run logs it as it logs every failed tick.
+func (s *Scheduler) runDueJobs(ctx context.Context, report *TickReport) error {
 	var counts [outcomeCount]atomic.Int64
 	jobs := make(chan models.SnapshotJob)
 	var wg sync.WaitGroup
@@ -185,10 +191,11 @@ func (s *Scheduler) runDueJobs(ctx context.Context, report *TickReport) {
 			}
 		}()
 	}
+	var claimErr error
 	for ctx.Err() == nil {
 		batch, err := s.claim(ctx)
 		if err != nil {
-			s.log.Error("claiming snapshot jobs failed", "error", err)
+			claimErr = err
 			break
 		}
 		if len(batch) == 0 {
@@ -204,6 +211,7 @@ func (s *Scheduler) runDueJobs(ctx context.Context, report *TickReport) {
 	report.AlreadyStored += int(counts[outcomeAlreadyStored].Load())
 	report.Retried += int(counts[outcomeRetry].Load())
 	report.Failed += int(counts[outcomeFailed].Load() + counts[outcomeMissed].Load())
+	return claimErr
 }
 
 // claim takes a batch of due jobs, one per worker. The claim is not
@@ -227,8 +235,9 @@ func (s *Scheduler) pruneIfDue(ctx context.Context, now time.Time, report *TickR
 	snapshotsBefore := models.HistoryKeptSince(now, s.cfg.HistoryRetentionDays)
 	pruned, err := s.clans.PruneHistory(ctx, snapshotsBefore, now.Add(-s.cfg.JobRetention))
 	if err != nil {
-		s.log.Error("pruning old history failed", "before", snapshotsBefore, "error", err)
-		return err
+		// Run logs it, as every failed tick; the pass is tried again
+		// at the next tick.
+		return fmt.Errorf("prune history before %s: %w", snapshotsBefore.Format(time.DateOnly), err)
 	}
 	s.lastPrune = now
 	report.Pruned = &pruned

@@ -1,0 +1,103 @@
+package scheduler_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crownsdev/crowns/internal/outage/outagetest"
+	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/store"
+	"github.com/crownsdev/crowns/models/store/storetest"
+	"github.com/crownsdev/crowns/scheduler"
+)
+
+// errDatabaseGone is the failure a faultyStore gives.
+var errDatabaseGone = errors.New("database gone")
+
+// faultyStore is the real store with chosen statements failing, as they
+// do when the database goes away in the middle of a tick.
+type faultyStore struct {
+	*store.Store
+	failClaims, failPrunes bool
+}
+
+func (f *faultyStore) ClaimSnapshotJobs(ctx context.Context, owner string, now time.Time, lease time.Duration, limit int) ([]models.SnapshotJob, error) {
+	if f.failClaims {
+		return nil, errDatabaseGone
+	}
+	return f.Store.ClaimSnapshotJobs(ctx, owner, now, lease, limit)
+}
+
+func (f *faultyStore) PruneHistory(ctx context.Context, snapshotsBefore, jobsBefore time.Time) (models.PruneReport, error) {
+	if f.failPrunes {
+		return models.PruneReport{}, errDatabaseGone
+	}
+	return f.Store.PruneHistory(ctx, snapshotsBefore, jobsBefore)
+}
+
+// errorLines are the lines at ERROR a Recorder holds.
+func errorLines(logs *outagetest.Recorder) []string {
+	var lines []string
+	for _, line := range logs.Lines() {
+		if strings.HasPrefix(line, "level=ERROR") {
+			lines = append(lines, line)
+		}
+	}
+	return lines
+}
+
+// TestTickFailsWhenTheDatabaseFailsMidTick: a tick whose claim of due
+// jobs, or whose retention pass, fails returns the error (Run logs it as
+// package outage does: once when ticks start failing, a reminder a
+// minute) rather than logging it itself at every tick, or reporting a
+// tick that did its work; the jobs it could not claim are run by the next
+// tick, and the retention pass it could not do is tried again at once.
+func TestTickFailsWhenTheDatabaseFailsMidTick(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		e := newEnv(t, db, 2)
+		e.trackAll(t)
+		faulty := &faultyStore{Store: db, failClaims: true}
+		logs := outagetest.New("", func() {})
+		cfg := testConfig(e.clock, "replica-f")
+		cfg.Logger = logs.Logger()
+		sched, err := scheduler.New(faulty, e.world.source, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		e.clock.Set(twelveOhSeven)
+		for range 3 {
+			if report, err := sched.Tick(ctx); !errors.Is(err, errDatabaseGone) || report.Stored != 0 {
+				t.Fatalf("tick whose claims fail = %+v, %v; want the claim's error", report, err)
+			}
+		}
+		if lines := errorLines(logs); len(lines) != 0 {
+			t.Fatalf("failing ticks logged themselves, want the error left to Run:\n%s", strings.Join(lines, "\n"))
+		}
+		faulty.failClaims, faulty.failPrunes = false, true
+		for range 3 {
+			report, err := sched.Tick(ctx)
+			if !errors.Is(err, errDatabaseGone) {
+				t.Fatalf("tick whose retention pass fails = %+v, %v; want the pass's error", report, err)
+			}
+			if report.Pruned != nil {
+				t.Fatalf("tick whose retention pass failed reports it done: %+v", report.Pruned)
+			}
+		}
+		if lines := errorLines(logs); len(lines) != 0 {
+			t.Fatalf("failing ticks logged themselves, want the error left to Run:\n%s", strings.Join(lines, "\n"))
+		}
+		faulty.failPrunes = false
+		for _, tag := range e.world.trackable {
+			if got := historySlots(e.history(t, tag, models.SnapshotFourHourly, 0)); len(got) != 2 {
+				t.Fatalf("%s history after the claims came back = %v, want the 08:00 and 12:00 slots", tag, got)
+			}
+		}
+		if report, err := sched.Tick(ctx); err != nil || report.Pruned == nil {
+			t.Fatalf("tick once the database works = %+v, %v; want the retention pass done", report, err)
+		}
+	})
+}
