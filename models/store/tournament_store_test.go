@@ -619,6 +619,13 @@ func TestPeriodicTaskIsClaimedOncePerPeriod(t *testing.T) {
 			{"another task is independent", "prune", "b", time.Minute, true},
 			{"the next period", "search", "b", 10 * time.Minute, true},
 			{"the first replica in that period", "search", "a", 11 * time.Minute, false},
+			// A clock that ran a day ahead claims that day's period...
+			{"a clock a day ahead", "search", "a", 24 * time.Hour, true},
+			// ...which, once the clock is back, is no period of a clock
+			// behind by less than one: counting starts again from now.
+			{"the clock back", "search", "b", 21 * time.Minute, true},
+			{"the clock back, in the same period", "search", "a", 22 * time.Minute, false},
+			{"a clock behind by less than a period", "search", "a", 12 * time.Minute, false},
 		} {
 			got, err := db.ClaimPeriodicTask(ctx, step.task, step.owner, tournamentEpoch.Add(step.at), 10*time.Minute)
 			if err != nil {
