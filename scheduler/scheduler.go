@@ -227,9 +227,10 @@ func (s *Scheduler) claim(ctx context.Context) ([]models.SnapshotJob, error) {
 // pruneIfDue removes the snapshots of the UTC days before today and the
 // HistoryRetentionDays before it (whole days, as history requests count
 // them) and finished jobs older than JobRetention, at most once per
-// RetentionEvery.
+// RetentionEvery. A last pass in the clock's future (the clock was put
+// back) makes it due at once rather than when the clock catches up.
 func (s *Scheduler) pruneIfDue(ctx context.Context, now time.Time, report *TickReport) error {
-	if !s.lastPrune.IsZero() && now.Sub(s.lastPrune) < s.cfg.RetentionEvery {
+	if since := now.Sub(s.lastPrune); !s.lastPrune.IsZero() && since >= 0 && since < s.cfg.RetentionEvery {
 		return nil
 	}
 	snapshotsBefore := models.HistoryKeptSince(now, s.cfg.HistoryRetentionDays)

@@ -301,6 +301,31 @@ func TestTickPrunesOldHistory(t *testing.T) {
 	})
 }
 
+// TestRetentionAfterTheClockWentBack: a retention pass run while the
+// clock was days ahead does not stop the next ones once the clock is put
+// back: the pass runs again at once, then every RetentionEvery.
+func TestRetentionAfterTheClockWentBack(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		e := newEnv(t, db, 1)
+		e.clock.Set(start.Add(3 * 24 * time.Hour))
+		if report := e.tick(t); report.Pruned == nil {
+			t.Fatal("first tick did not prune")
+		}
+		e.clock.Set(start)
+		if report := e.tick(t); report.Pruned == nil {
+			t.Fatal("tick after the clock went back three days did not prune: retention waits for the clock to catch up")
+		}
+		e.clock.Advance(time.Hour)
+		if report := e.tick(t); report.Pruned != nil {
+			t.Fatalf("retention ran again within RetentionEvery: %+v", report.Pruned)
+		}
+		e.clock.Advance(scheduler.DefaultRetentionEvery)
+		if report := e.tick(t); report.Pruned == nil {
+			t.Fatal("tick RetentionEvery after the last pass did not prune")
+		}
+	})
+}
+
 // TestRetentionKeepsWhatTheHistoryWindowShows: with 30 days kept, a
 // history answer of days=30 (today and the 30 days before, whole) still
 // has every slot of its first day after the retention pass; the day
