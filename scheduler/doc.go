@@ -14,9 +14,9 @@
 // every replica having been down through their windows, are recorded as
 // missed by the first scheduler back. Retention keeps whole UTC days.
 //
-// Scheduler.Tick does one pass at the injected clock's time (record the
-// slots no scheduler planned, plan the current slots, record expired jobs
-// as missed, run every due job, prune
+// Scheduler.Tick does one pass at the injected clock's time (plan the
+// current slots, record the slots no scheduler planned, record expired
+// jobs as missed, run every due job, prune
 // old history when due), so tests drive it deterministically; Scheduler.Run
 // ticks on a real ticker until its context ends, logging failed ticks as
 // package outage does (when they start, a reminder a minute, when they

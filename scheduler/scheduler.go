@@ -110,21 +110,24 @@ func (s *Scheduler) Tick(ctx context.Context) (TickReport, error) {
 	for _, kind := range []models.SnapshotKind{models.SnapshotFourHourly, models.SnapshotWeekly} {
 		slot := kind.SlotAt(now)
 		open := now.Before(slot.Add(kind.Window()))
+		// The current slot is planned before it is counted as accounted
+		// for: a tick that fails (or a process that dies) in between
+		// leaves it to be planned by the next tick or, once its window
+		// has ended, recorded missed, never neither.
+		if open {
+			planned, err := s.clans.PlanSnapshotJobs(ctx, kind, slot, now)
+			if err != nil {
+				return report, err
+			}
+			if planned > 0 {
+				s.log.Info("snapshot slot planned", "kind", kind.String(), "slot", slot, "jobs", planned)
+			}
+			report.Planned += planned
+			s.metrics.count(kind, slotPlanned, int(planned))
+		}
 		if err := s.recordUnplanned(ctx, kind, slot, open, now, &report); err != nil {
 			return report, err
 		}
-		if !open {
-			continue
-		}
-		planned, err := s.clans.PlanSnapshotJobs(ctx, kind, slot, now)
-		if err != nil {
-			return report, err
-		}
-		if planned > 0 {
-			s.log.Info("snapshot slot planned", "kind", kind.String(), "slot", slot, "jobs", planned)
-		}
-		report.Planned += planned
-		s.metrics.count(kind, slotPlanned, int(planned))
 	}
 	missed, err := s.clans.ExpireSnapshotJobs(ctx, now)
 	for _, m := range missed {

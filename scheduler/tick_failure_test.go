@@ -21,7 +21,14 @@ var errDatabaseGone = errors.New("database gone")
 // do when the database goes away in the middle of a tick.
 type faultyStore struct {
 	*store.Store
-	failClaims, failPrunes bool
+	failClaims, failPrunes, failPlans bool
+}
+
+func (f *faultyStore) PlanSnapshotJobs(ctx context.Context, kind models.SnapshotKind, slot, now time.Time) (int64, error) {
+	if f.failPlans {
+		return 0, errDatabaseGone
+	}
+	return f.Store.PlanSnapshotJobs(ctx, kind, slot, now)
 }
 
 func (f *faultyStore) ClaimSnapshotJobs(ctx context.Context, owner string, now time.Time, lease time.Duration, limit int) ([]models.SnapshotJob, error) {
@@ -98,6 +105,45 @@ func TestTickFailsWhenTheDatabaseFailsMidTick(t *testing.T) {
 		}
 		if report, err := sched.Tick(ctx); err != nil || report.Pruned == nil {
 			t.Fatalf("tick once the database works = %+v, %v; want the retention pass done", report, err)
+		}
+	})
+}
+
+// TestASlotWhosePlanningFailedIsRecordedMissed: the database fails as the
+// first tick of the 12:00 slot plans it, and no tick runs again until the
+// slot's window has ended (the database, or the process, was down): the
+// slot is recorded missed for every clan when the scheduler is back, as a
+// slot no scheduler planned, not forgotten.
+func TestASlotWhosePlanningFailedIsRecordedMissed(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		ctx := context.Background()
+		e := newEnv(t, db, 2)
+		e.trackAll(t) // the 08:00 slot, at 09:30
+		e.tick(t)
+		faulty := &faultyStore{Store: db, failPlans: true}
+		sched, err := scheduler.New(faulty, e.world.source, testConfig(e.clock, "replica-f"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.clock.Set(twelveOhSeven)
+		if _, err := sched.Tick(ctx); !errors.Is(err, errDatabaseGone) {
+			t.Fatalf("tick whose planning fails: %v, want the planning's error", err)
+		}
+		faulty.failPlans = false
+		e.clock.Set(at("2026-03-10T16:30:00Z"))
+		report, err := sched.Tick(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if report.Missed != 2 || report.Stored != 2 {
+			t.Fatalf("tick after the 12:00 window = %+v, want the 12:00 slot of both clans missed and the 16:00 one stored", report)
+		}
+		for _, tag := range e.world.trackable {
+			clan, _ := e.clans.TrackedClan(ctx, tag)
+			status, err := e.clans.SnapshotJobStatus(ctx, clan.ID, models.SnapshotFourHourly, at("2026-03-10T12:00:00Z"))
+			if err != nil || status.State != models.JobMissed {
+				t.Fatalf("%s: job of the 12:00 slot = %+v, %v; want it recorded missed", tag, status, err)
+			}
 		}
 	})
 }
