@@ -66,7 +66,10 @@ func (s *Scheduler) runJob(ctx context.Context, job models.SnapshotJob) outcome 
 		return outcomeReleased
 	case errors.Is(fetchErr, models.ErrNotFound):
 		if err := s.clans.MissSnapshotJob(writeCtx, job, now, "clan not found upstream"); err != nil {
-			log.Error("recording a missed slot failed", "error", err)
+			// The job stays running: it is tried again when its lease
+			// expires, and counted missed then.
+			log.Error("recording a slot missed (clan not found upstream) failed; the job is tried again when its lease expires", "error", err)
+			return outcomeFailed
 		}
 		log.Warn("snapshot slot missed: the clan is not found upstream")
 		return outcomeMissed

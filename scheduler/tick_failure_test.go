@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/crownsdev/crowns/internal/metricstest"
 	"github.com/crownsdev/crowns/internal/outage/outagetest"
 	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/models/store"
@@ -21,7 +24,14 @@ var errDatabaseGone = errors.New("database gone")
 // do when the database goes away in the middle of a tick.
 type faultyStore struct {
 	*store.Store
-	failClaims, failPrunes, failPlans bool
+	failClaims, failPrunes, failPlans, failMisses bool
+}
+
+func (f *faultyStore) MissSnapshotJob(ctx context.Context, job models.SnapshotJob, now time.Time, reason string) error {
+	if f.failMisses {
+		return errDatabaseGone
+	}
+	return f.Store.MissSnapshotJob(ctx, job, now, reason)
 }
 
 func (f *faultyStore) PlanSnapshotJobs(ctx context.Context, kind models.SnapshotKind, slot, now time.Time) (int64, error) {
@@ -144,6 +154,56 @@ func TestASlotWhosePlanningFailedIsRecordedMissed(t *testing.T) {
 			if err != nil || status.State != models.JobMissed {
 				t.Fatalf("%s: job of the 12:00 slot = %+v, %v; want it recorded missed", tag, status, err)
 			}
+		}
+	})
+}
+
+// TestAGoneClanWhoseMissCannotBeWrittenIsCountedOnce: the upstream no
+// longer knows a clan, and the write that records its slot missed fails:
+// the job is left to its lease, counted failed, not missed; once the
+// lease has ended the next try records it missed, counted then, once.
+func TestAGoneClanWhoseMissCannotBeWrittenIsCountedOnce(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		ctx := context.Background()
+		e := newEnv(t, db, 1)
+		e.trackAll(t)
+		gone := e.world.trackable[0]
+		source := ClanSourceFunc(func(ctx context.Context, tag string) (models.ClanDetails, error) {
+			if tag == gone {
+				return models.ClanDetails{}, models.ErrNotFound
+			}
+			return e.world.source.Clan(ctx, tag)
+		})
+		faulty := &faultyStore{Store: db, failMisses: true}
+		reg := prometheus.NewRegistry()
+		cfg := testConfig(e.clock, "replica-f")
+		cfg.Metrics = reg
+		sched, err := scheduler.New(faulty, source, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slots := func(state string) float64 {
+			return metricstest.Gather(t, reg).Value("crowns_scheduler_slots_total", map[string]string{"kind": "4-hourly", "state": state})
+		}
+		e.clock.Set(twelveOhSeven)
+		if _, err := sched.Tick(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if missed, failed := slots("missed"), slots("failed"); missed != 0 || failed != 1 {
+			t.Fatalf("after a miss that could not be written: %v missed, %v failed; want 0 and 1", missed, failed)
+		}
+		faulty.failMisses = false
+		e.clock.Advance(cfg.Lease + time.Second)
+		if _, err := sched.Tick(ctx); err != nil {
+			t.Fatal(err)
+		}
+		clan, _ := e.clans.TrackedClan(ctx, gone)
+		status, err := e.clans.SnapshotJobStatus(ctx, clan.ID, models.SnapshotFourHourly, at("2026-03-10T12:00:00Z"))
+		if err != nil || status.State != models.JobMissed {
+			t.Fatalf("job of the gone clan after its lease = %+v, %v; want missed", status, err)
+		}
+		if missed := slots("missed"); missed != 1 {
+			t.Fatalf("the gone clan's slot counted missed %v times, want once", missed)
 		}
 	})
 }
