@@ -32,7 +32,10 @@ func (s *Store) PlanSnapshotJobs(ctx context.Context, kind models.SnapshotKind, 
 
 // ExpireSnapshotJobs records as missed every job whose window has ended
 // without a snapshot (pending, or running with an expired lease) and
-// returns them. A running job whose lease is still valid is left to its
+// returns them, each with its clan's tag, in one statement: whatever
+// fails, a job recorded missed is returned with what its log line says,
+// and no list of clan ids (as many as the tracked clans) is sent back as
+// parameters. A running job whose lease is still valid is left to its
 // claimant, whose result will be refused once the job is missed.
 func (s *Store) ExpireSnapshotJobs(ctx context.Context, now time.Time) ([]models.MissedJob, error) {
 	ms := now.UnixMilli()
@@ -40,31 +43,10 @@ func (s *Store) ExpireSnapshotJobs(ctx context.Context, now time.Time) ([]models
 	err := s.session(ctx).Raw(`UPDATE snapshot_jobs SET state = ?, lease_owner = '', finished_at = ?,
 			last_error = CASE WHEN last_error = '' THEN 'window ended before a try' ELSE last_error END
 		WHERE state IN (?, ?) AND deadline_at <= ? AND (state = ? OR due_at <= ?)
-		RETURNING clan_id, kind, slot, attempts, last_error`,
+		RETURNING clan_id, (SELECT tag FROM tracked_clans WHERE id = clan_id) AS tag, kind, slot, attempts, last_error`,
 		models.JobMissed, ms, models.JobPending, models.JobRunning, ms, models.JobPending, ms).Scan(&missed).Error
 	if err != nil {
 		return nil, fmt.Errorf("expire snapshot jobs: %w", s.Translate(err))
-	}
-	if len(missed) == 0 {
-		return nil, nil
-	}
-	ids := make([]int64, len(missed))
-	for i, m := range missed {
-		ids[i] = m.ClanID
-	}
-	var tags []struct {
-		ID  int64
-		Tag string
-	}
-	if err := s.session(ctx).Raw(`SELECT id, tag FROM tracked_clans WHERE id IN ?`, ids).Scan(&tags).Error; err != nil {
-		return missed, fmt.Errorf("read tags of missed jobs: %w", s.Translate(err))
-	}
-	byID := make(map[int64]string, len(tags))
-	for _, t := range tags {
-		byID[t.ID] = t.Tag
-	}
-	for i := range missed {
-		missed[i].Tag = byID[missed[i].ClanID]
 	}
 	return missed, nil
 }

@@ -132,6 +132,7 @@ func TestExpireRecordsMissedSlots(t *testing.T) {
 			t.Fatalf("expired before the deadline: %+v, %v", missed, err)
 		}
 		deadline := slot.Add(4 * time.Hour)
+		statements := clans.QueryCount()
 		missed, err := clans.ExpireSnapshotJobs(ctx, deadline)
 		if err != nil {
 			t.Fatal(err)
@@ -139,7 +140,16 @@ func TestExpireRecordsMissedSlots(t *testing.T) {
 		if len(missed) != 2 {
 			t.Fatalf("missed = %+v, want both jobs (one pending, one with its lease long expired)", missed)
 		}
+		// One statement records them and names their clans: a second
+		// one, after the first committed, could fail and leave jobs
+		// recorded missed that nobody can tell apart.
+		if n := clans.QueryCount() - statements; n != 1 {
+			t.Fatalf("expiring jobs took %d statements, want 1", n)
+		}
 		for _, m := range missed {
+			if m.Tag != "2CCCP" && m.Tag != "8LLL" {
+				t.Errorf("missed job %+v names no tracked clan", m)
+			}
 			if m.Tag == "2CCCP" && m.LastError != "upstream unavailable: maintenance" {
 				t.Errorf("missed job of 2CCCP kept error %q", m.LastError)
 			}
