@@ -29,7 +29,7 @@ const maxReasonLength = 300
 // fetch it schedules a retry (or records the slot missed when the clan is
 // gone upstream); when the scheduler is stopping it gives the job back.
 // The writes that finish a job run even when ctx has ended.
-func (s *Scheduler) runJob(ctx context.Context, job models.SnapshotJob) outcome {
+func (s *Scheduler) runJob(ctx context.Context, job models.SnapshotJob, problems *tickProblems) outcome {
 	var clan models.ClanDetails
 	fetchErr := ctx.Err()
 	if fetchErr == nil {
@@ -76,11 +76,15 @@ func (s *Scheduler) runJob(ctx context.Context, job models.SnapshotJob) outcome 
 	}
 	retryAt := now.Add(s.cfg.retryDelay(job.Attempts, fetchErr))
 	reason := truncate(fetchErr.Error(), maxReasonLength)
+	problems.fetchFailed(job.Tag, reason)
 	if err := s.clans.RetrySnapshotJob(writeCtx, job, retryAt, reason); err != nil {
 		log.Error("scheduling a retry failed; the job is retried when its lease expires", "error", err, "fetchError", fetchErr)
 		return outcomeFailed
 	}
-	log.Warn("snapshot fetch failed; retrying", "error", fetchErr, "retryAt", retryAt, "deadline", job.Deadline,
+	// One line a job at DEBUG: during an outage of the game API every
+	// job fails, each several times; the tick sums them up (see
+	// Scheduler.logTickProblems).
+	log.Debug("snapshot fetch failed; retrying", "error", fetchErr, "retryAt", retryAt, "deadline", job.Deadline,
 		"willMiss", !retryAt.Before(job.Deadline))
 	return outcomeRetry
 }

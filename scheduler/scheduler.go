@@ -129,11 +129,9 @@ func (s *Scheduler) Tick(ctx context.Context) (TickReport, error) {
 			return report, err
 		}
 	}
+	var problems tickProblems
 	missed, err := s.clans.ExpireSnapshotJobs(ctx, now)
-	for _, m := range missed {
-		s.log.Warn("snapshot slot missed: its window ended without a snapshot", "clan", m.Tag, "kind", m.Kind.String(),
-			"slot", time.Unix(m.Slot, 0).UTC(), "attempts", m.Attempts, "lastError", m.LastError)
-	}
+	defer func() { s.logTickProblems(&problems, missed) }()
 	report.Missed += len(missed)
 	for _, m := range missed {
 		s.metrics.count(m.Kind, slotMissed, 1)
@@ -141,7 +139,7 @@ func (s *Scheduler) Tick(ctx context.Context) (TickReport, error) {
 	if err != nil {
 		return report, err
 	}
-	if err := s.runDueJobs(ctx, &report); err != nil {
+	if err := s.runDueJobs(ctx, &report, &problems); err != nil {
 		return report, err
 	}
 	if ctx.Err() != nil {
@@ -178,7 +176,7 @@ func (s *Scheduler) recordUnplanned(ctx context.Context, kind models.SnapshotKin
 // ctx ends, the workers give back what they cannot run. A failed claim
 // ends the run (once the jobs already claimed are done) and is returned,
 // for the tick to fail: Run logs it as it logs every failed tick.
-func (s *Scheduler) runDueJobs(ctx context.Context, report *TickReport) error {
+func (s *Scheduler) runDueJobs(ctx context.Context, report *TickReport, problems *tickProblems) error {
 	var counts [outcomeCount]atomic.Int64
 	jobs := make(chan models.SnapshotJob)
 	var wg sync.WaitGroup
@@ -188,7 +186,7 @@ func (s *Scheduler) runDueJobs(ctx context.Context, report *TickReport) error {
 			defer wg.Done()
 			for job := range jobs {
 				_ = s.limiter.Wait(ctx) // fails only when ctx ends; runJob then gives the job back
-				o := s.runJob(ctx, job)
+				o := s.runJob(ctx, job, problems)
 				counts[o].Add(1)
 				s.metrics.finished(job, o, s.cfg.Clock.Now())
 			}
