@@ -30,6 +30,28 @@ const (
 	DefaultJobRetention          = 35 * 24 * time.Hour
 )
 
+// MaxSnapshotWait is the most SnapshotConcurrency / SnapshotRatePerSecond
+// may be, in time, for a lease and an upstream timeout: jobs are claimed a
+// batch of SnapshotConcurrency ahead of the workers, each of which waits
+// its turn at the rate, so a claimed job's fetch may start up to twice
+// that after its claim; that, twice over for safety, and the fetch must
+// fit in the lease, or the job would be fetched again by whoever takes it
+// over.
+func MaxSnapshotWait(lease, upstreamTimeout time.Duration) time.Duration {
+	return (lease - upstreamTimeout) / 4
+}
+
+// snapshotWait is SnapshotConcurrency / SnapshotRatePerSecond, in time.
+func snapshotWait(concurrency int, ratePerSecond float64) time.Duration {
+	return time.Duration(float64(concurrency) / ratePerSecond * float64(time.Second))
+}
+
+// SnapshotWaitFits tells whether concurrency workers at ratePerSecond
+// fetch every claimed job within its lease (see MaxSnapshotWait).
+func SnapshotWaitFits(concurrency int, ratePerSecond float64, lease, upstreamTimeout time.Duration) bool {
+	return ratePerSecond > 0 && snapshotWait(concurrency, ratePerSecond) <= MaxSnapshotWait(lease, upstreamTimeout)
+}
+
 // writeTimeout bounds the database writes that finish a job; they run
 // even while the scheduler is stopping.
 const writeTimeout = 30 * time.Second
@@ -101,6 +123,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Lease <= c.UpstreamTimeout {
 		problems = append(problems, fmt.Sprintf("Lease (%s) must exceed UpstreamTimeout (%s)", c.Lease, c.UpstreamTimeout))
+	} else if c.SnapshotRatePerSecond > 0 && !SnapshotWaitFits(c.SnapshotConcurrency, c.SnapshotRatePerSecond, c.Lease, c.UpstreamTimeout) {
+		problems = append(problems, fmt.Sprintf("SnapshotConcurrency / SnapshotRatePerSecond must be at most %s with this Lease and UpstreamTimeout (a claimed job is fetched within its lease)",
+			MaxSnapshotWait(c.Lease, c.UpstreamTimeout)))
 	}
 	if c.BackoffMax < c.BackoffMin {
 		problems = append(problems, "BackoffMax must not be less than BackoffMin")

@@ -165,6 +165,9 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		{"lease shorter than a fetch", func(c *scheduler.Config) { c.Lease = time.Second }},
 		{"backoff bounds reversed", func(c *scheduler.Config) { c.BackoffMax = time.Second }},
 		{"negative rate", func(c *scheduler.Config) { c.SnapshotRatePerSecond = -1 }},
+		// 64 workers at one fetch a second: a claimed job may wait two
+		// minutes for its turn, past its lease.
+		{"claimed jobs waiting past their lease", func(c *scheduler.Config) { c.SnapshotConcurrency, c.SnapshotRatePerSecond = 64, 1 }},
 	}
 	for _, tt := range tests {
 		cfg := testConfig(models.SystemClock{}, "x")
@@ -175,5 +178,9 @@ func TestNewRejectsBadConfig(t *testing.T) {
 	}
 	if _, err := scheduler.New(clans, source, scheduler.Config{TrackAddress: "crowns.example"}); err != nil {
 		t.Errorf("defaults rejected: %v", err)
+	}
+	// 27 workers at one a second: 27 s, within (2m - 10s) / 4.
+	if _, err := scheduler.New(clans, source, scheduler.Config{TrackAddress: "crowns.example", SnapshotConcurrency: 27, SnapshotRatePerSecond: 1}); err != nil {
+		t.Errorf("27 workers at one fetch a second rejected: %v", err)
 	}
 }

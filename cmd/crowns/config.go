@@ -241,6 +241,12 @@ func readConfig(getenv func(string) string, serving bool) (config, error) {
 		"CROWNS_RATE_LIMIT_BURST / CROWNS_RATE_LIMIT_PER_SECOND (the seconds an empty bucket takes to fill) must be at most 100 years")
 	r.check(cfg.SnapshotRatePerSecond > 0 && cfg.SnapshotRatePerSecond <= 1000, "CROWNS_SNAPSHOT_RATE_PER_SECOND must be greater than 0 and at most 1000")
 	r.check(cfg.SnapshotConcurrency <= cfg.UpstreamConcurrency, "CROWNS_SNAPSHOT_CONCURRENCY must not exceed CROWNS_UPSTREAM_CONCURRENCY")
+	if cfg.SnapshotRatePerSecond > 0 && cfg.UpstreamTimeout > 0 && cfg.UpstreamTimeout < scheduler.DefaultLease {
+		r.check(scheduler.SnapshotWaitFits(cfg.SnapshotConcurrency, cfg.SnapshotRatePerSecond, scheduler.DefaultLease, cfg.UpstreamTimeout),
+			fmt.Sprintf("CROWNS_SNAPSHOT_CONCURRENCY / CROWNS_SNAPSHOT_RATE_PER_SECOND must be at most %s with CROWNS_UPSTREAM_TIMEOUT %s "+
+				"(a claimed snapshot job waits up to twice that for its turn, and is fetched within its lease of %s)",
+				scheduler.MaxSnapshotWait(scheduler.DefaultLease, cfg.UpstreamTimeout), cfg.UpstreamTimeout, scheduler.DefaultLease))
+	}
 	r.check(cfg.CacheTTL >= 0, "CROWNS_CACHE_TTL must not be negative")
 	r.check(cfg.HistoryCacheTTL >= 0, "CROWNS_HISTORY_CACHE_TTL must not be negative")
 	r.check(cfg.UpstreamTimeout > 0, "CROWNS_UPSTREAM_TIMEOUT must be greater than 0")

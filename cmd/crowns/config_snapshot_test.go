@@ -18,6 +18,9 @@ func TestSnapshotFetchSettings(t *testing.T) {
 		{"concurrency zero", map[string]string{"CROWNS_SNAPSHOT_CONCURRENCY": "0"}, 0, 0, `CROWNS_SNAPSHOT_CONCURRENCY must be a whole number from 1 to 256, got "0"`},
 		{"concurrency above the upstream's", map[string]string{"CROWNS_SNAPSHOT_CONCURRENCY": "20", "CROWNS_UPSTREAM_CONCURRENCY": "16"}, 0, 0,
 			"CROWNS_SNAPSHOT_CONCURRENCY must not exceed CROWNS_UPSTREAM_CONCURRENCY"},
+		{"claimed jobs would wait past their lease", map[string]string{"CROWNS_SNAPSHOT_CONCURRENCY": "16", "CROWNS_SNAPSHOT_RATE_PER_SECOND": "0.5"}, 0, 0,
+			"CROWNS_SNAPSHOT_CONCURRENCY / CROWNS_SNAPSHOT_RATE_PER_SECOND must be at most 27.5s with CROWNS_UPSTREAM_TIMEOUT 10s"},
+		{"slow but within the lease", map[string]string{"CROWNS_SNAPSHOT_CONCURRENCY": "13", "CROWNS_SNAPSHOT_RATE_PER_SECOND": "0.5"}, 0.5, 13, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
