@@ -12,6 +12,9 @@ type PeriodicTasks interface {
 	// ClaimPeriodicTask tells whether this owner runs the task named name
 	// now: true when no replica ran it within every.
 	ClaimPeriodicTask(ctx context.Context, name, owner string, now time.Time, every time.Duration) (bool, error)
+	// ReleasePeriodicTask gives back a claim made at claimedAt whose work
+	// failed: the task is due again at once.
+	ReleasePeriodicTask(ctx context.Context, name, owner string, claimedAt time.Time, every time.Duration) error
 }
 
 // SnapshotStore is what the Scheduler needs of the database: the

@@ -2,10 +2,12 @@ package scheduler_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
 	"github.com/crownsdev/crowns/models/store"
+	"github.com/crownsdev/crowns/scheduler"
 
 	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/models/legacy"
@@ -114,4 +116,47 @@ func unixText(seconds *int64) string {
 		return "null"
 	}
 	return time.Unix(*seconds, 0).UTC().String()
+}
+
+// failingSaves is a tournament store whose saving of search results fails
+// failures times.
+type failingSaves struct {
+	*store.Store
+	failures int
+}
+
+func (f *failingSaves) SaveDiscoveredTournaments(ctx context.Context, found []models.TournamentDetails, now time.Time) error {
+	if f.failures > 0 {
+		f.failures--
+		return models.ErrUnavailable
+	}
+	return f.Store.SaveDiscoveredTournaments(ctx, found, now)
+}
+
+// TestAFailedSearchRoundIsTriedAgainAtTheNextTick: a round whose results
+// could not be saved gives its claim back, so the next tick searches
+// again instead of waiting for the next period.
+func TestAFailedSearchRoundIsTriedAgainAtTheNextTick(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		clock := models.NewManualClock(tournamentStart)
+		u := newTournamentUpstream(t, clock)
+		cfg := tournamentRefresherConfig(clock, "a", []string{"cup"})
+		cfg.DiscoveryInterval = time.Hour
+		refresher, err := scheduler.NewTournamentRefresher(&failingSaves{Store: db, failures: 1}, u.client, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := refresher.Tick(context.Background()); !errors.Is(err, models.ErrUnavailable) {
+			t.Fatalf("tick with the save failing: %v, want unavailable", err)
+		}
+		clock.Advance(30 * time.Second)
+		report := tickTournaments(t, refresher)
+		if !report.Searched || report.Discovered == 0 {
+			t.Fatalf("the tick after the failed round = %+v, want the round again", report)
+		}
+		clock.Advance(30 * time.Second)
+		if report := tickTournaments(t, refresher); report.Searched {
+			t.Fatalf("a tick after the round worked searched again: %+v", report)
+		}
+	})
 }

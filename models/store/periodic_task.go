@@ -26,3 +26,17 @@ func (s *Store) ClaimPeriodicTask(ctx context.Context, name, owner string, now t
 	}
 	return res.RowsAffected == 1, nil
 }
+
+// ReleasePeriodicTask gives back owner's claim of the task name made at
+// claimedAt for every (ClaimPeriodicTask), when the work it claimed
+// failed: the task is due again at once, so the next tick of any replica
+// tries again instead of waiting for the next period. A claim taken over
+// since is left alone.
+func (s *Store) ReleasePeriodicTask(ctx context.Context, name, owner string, claimedAt time.Time, every time.Duration) error {
+	err := s.session(ctx).Exec(`UPDATE periodic_tasks SET next_run_at = ? WHERE name = ? AND claimed_by = ? AND next_run_at = ?`,
+		claimedAt.Unix(), name, owner, claimedAt.Add(every).Unix()).Error
+	if err != nil {
+		return fmt.Errorf("release periodic task %s: %w", name, s.translate(err))
+	}
+	return nil
+}

@@ -637,3 +637,42 @@ func TestPeriodicTaskIsClaimedOncePerPeriod(t *testing.T) {
 		}
 	})
 }
+
+// TestReleasedPeriodicTaskIsDueAgain: a claim whose work failed, given
+// back by its owner, is claimed again at once; a release by another
+// owner, or of a claim taken over since, changes nothing.
+func TestReleasedPeriodicTaskIsDueAgain(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		ctx := context.Background()
+		every := 10 * time.Minute
+		claim := func(owner string, at time.Duration) bool {
+			t.Helper()
+			got, err := db.ClaimPeriodicTask(ctx, "search", owner, tournamentEpoch.Add(at), every)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return got
+		}
+		release := func(owner string, claimedAt time.Duration) {
+			t.Helper()
+			if err := db.ReleasePeriodicTask(ctx, "search", owner, tournamentEpoch.Add(claimedAt), every); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !claim("a", 0) {
+			t.Fatal("first claim refused")
+		}
+		release("b", 0)
+		if claim("b", time.Minute) {
+			t.Fatal("another owner's release gave back a's claim")
+		}
+		release("a", 0)
+		if !claim("b", time.Minute) {
+			t.Fatal("the released task is not due again")
+		}
+		release("a", 0) // a's claim was taken over: nothing to give back
+		if claim("a", 2*time.Minute) {
+			t.Fatal("a release of a claim taken over gave back the new one")
+		}
+	})
+}
