@@ -14,6 +14,7 @@ import (
 	"github.com/crownsdev/crowns/models/store"
 
 	"github.com/crownsdev/crowns/keys"
+	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/models/store/storetest"
 )
 
@@ -79,5 +80,28 @@ func TestVerifySecretKeepsTheFirstSecret(t *testing.T) {
 		if err := keys.VerifySecret(ctx, db, loser, now); !errors.Is(err, keys.ErrSecretDiffers) {
 			t.Fatalf("another secret: %v, want ErrSecretDiffers", err)
 		}
+	})
+}
+
+// TestVerifySecretRefusesASecretThatDidNotSealTheStoredKeys: a database
+// whose keys were issued before any check value was recorded (by a
+// release that recorded none) takes only the secret that sealed them; a
+// process with another secret is refused and records nothing, so the
+// right secret still passes after it.
+func TestVerifySecretRefusesASecretThatDidNotSealTheStoredKeys(t *testing.T) {
+	other := bytes.Repeat([]byte{2}, 32)
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		ctx := context.Background()
+		issued := issue(t, newService(t, db, models.NewManualClock(testStart)), "100")
+		if err := keys.VerifySecret(ctx, db, other, testStart); !errors.Is(err, keys.ErrSecretDiffers) {
+			t.Fatalf("a secret that sealed no stored key: %v, want ErrSecretDiffers", err)
+		}
+		if err := keys.VerifySecret(ctx, db, testSecret, testStart); err != nil {
+			t.Fatalf("the secret that sealed the keys, after another was refused: %v", err)
+		}
+		if err := keys.VerifySecret(ctx, db, other, testStart); !errors.Is(err, keys.ErrSecretDiffers) {
+			t.Fatalf("another secret once the check value is recorded: %v, want ErrSecretDiffers", err)
+		}
+		expectVerify(t, newService(t, db, models.NewManualClock(testStart)), issued.Key, nil, "100")
 	})
 }

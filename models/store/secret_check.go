@@ -22,10 +22,28 @@ func (s *Store) RecordSecretCheck(ctx context.Context, check string, at time.Tim
 	return recorded, s.translate(err)
 }
 
-// SecretRecorded tells whether the database records the check value of a
-// secret: whether it has been used with one.
+// SecretRecorded tells whether the database has been used with a secret:
+// it records the check value of one, or it holds a key, sealed under one
+// (a database first used by a release that recorded no check value holds
+// keys without it).
 func (s *Store) SecretRecorded(ctx context.Context) (bool, error) {
 	var recorded int64
-	err := s.session(ctx).Raw(`SELECT COUNT(*) FROM settings WHERE id = 1 AND secret_check IS NOT NULL`).Scan(&recorded).Error
+	err := s.session(ctx).Raw(`SELECT (SELECT COUNT(*) FROM settings WHERE id = 1 AND secret_check IS NOT NULL)
+		+ (SELECT COUNT(*) FROM (SELECT 1 FROM api_keys LIMIT 1) AS stored)`).Scan(&recorded).Error
 	return recorded > 0, s.translate(err)
+}
+
+// LatestSealedKey returns the lookup digest and the ciphertext of the
+// newest stored key (found is false when there is none): the secret of
+// the deployment must open it, whether or not a check value is recorded.
+func (s *Store) LatestSealedKey(ctx context.Context) (digest, sealed []byte, found bool, err error) {
+	var rows []struct {
+		Digest []byte
+		Sealed []byte
+	}
+	err = s.session(ctx).Raw(`SELECT digest, sealed FROM api_keys ORDER BY id DESC LIMIT 1`).Scan(&rows).Error
+	if err != nil || len(rows) == 0 {
+		return nil, nil, false, s.translate(err)
+	}
+	return rows[0].Digest, rows[0].Sealed, true, nil
 }
