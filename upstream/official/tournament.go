@@ -1,13 +1,14 @@
 package official
 
-// TournamentHeader is a tournament as /tournaments?name= lists it.
+// TournamentHeader is a tournament as /tournaments?name= lists it. The
+// game API leaves Description out when the creator wrote none.
 type TournamentHeader struct {
 	Tag                 string   `json:"tag"`
 	Type                string   `json:"type"`   // "open" or "passwordProtected"
 	Status              string   `json:"status"` // "inPreparation", "inProgress" or "ended"
 	CreatorTag          string   `json:"creatorTag"`
 	Name                string   `json:"name"`
-	Description         string   `json:"description"`
+	Description         string   `json:"description,omitempty"`
 	LevelCap            int      `json:"levelCap"`
 	FirstPlaceCardPrize int      `json:"firstPlaceCardPrize"`
 	Capacity            int      `json:"capacity"`

@@ -2,6 +2,7 @@ package sandbox_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -104,5 +105,38 @@ func TestTournamentSearchListsHeaders(t *testing.T) {
 	}
 	if status, _ := f.get(t, "/tournaments?name=cu"); status != 400 {
 		t.Errorf("a two-letter name: status %d, want 400", status)
+	}
+}
+
+// TestTournamentWithoutDescriptionLeavesItOut: the game API leaves out the
+// description of a tournament whose creator wrote none, in its search
+// results and in the full answer, rather than sending an empty string.
+func TestTournamentWithoutDescriptionLeavesItOut(t *testing.T) {
+	f := newFixture(t, sandbox.Config{})
+	without := 0
+	for _, tag := range f.world.TournamentTags() {
+		path := "/tournaments/%23" + tag
+		_, body := f.get(t, path)
+		var full map[string]json.RawMessage
+		if err := json.Unmarshal(body, &full); err != nil {
+			t.Fatalf("GET %s: %v", path, err)
+		}
+		description, given := full["description"]
+		if !given {
+			without++
+			continue
+		}
+		if string(description) == `""` {
+			t.Fatalf("GET %s: an empty description is sent as \"\", the game API leaves it out", path)
+		}
+	}
+	if without == 0 {
+		t.Fatal("no tournament without a description: the test proves nothing")
+	}
+	list := decode[official.List[map[string]json.RawMessage]](t, f, "/tournaments?name=cup&limit=1000")
+	for _, h := range list.Items {
+		if string(h["description"]) == `""` {
+			t.Fatalf("search result %s: an empty description is sent as \"\", the game API leaves it out", h["tag"])
+		}
 	}
 }
