@@ -129,10 +129,27 @@ func (w *World) battle(p playerProfile, k int64) official.Battle {
 	mine, theirs := crownsOf(d)
 	b.Team = w.side(d, team, mine, theirs, draft, k)
 	b.Opponent = w.side(d, opponents, theirs, mine, draft, -1)
-	if kind.upstreamType == "PvP" {
+	switch kind.upstreamType {
+	case "PvP":
 		w.ladderTrophies(d, &b, trophies, mine, theirs)
+	case "challenge", "riverRacePvP":
+		w.startingTrophies(&b, team, opponents, slotOf(at))
 	}
 	return b
+}
+
+// startingTrophies gives each player of a 1v1 battle off the trophy road
+// the trophies they had when it started, as the game API does for such
+// battles (challenges, river race duels): the count without a change.
+func (w *World) startingTrophies(b *official.Battle, team, opponents []playerProfile, slot int64) {
+	for i, p := range team {
+		trophies := w.trophiesAt(p, slot)
+		b.Team[i].StartingTrophies = &trophies
+	}
+	for i, p := range opponents {
+		trophies := w.trophiesAt(p, slot)
+		b.Opponent[i].StartingTrophies = &trophies
+	}
 }
 
 // crownsOf decides a battle's result: a win or a loss about equally often,

@@ -47,6 +47,14 @@ func TestBattleLogs(t *testing.T) {
 			if (b.Type == "PvP") != (b.Team[0].TrophyChange != nil) {
 				t.Fatalf("%s battle %d (%s): trophy change %v", tag, i, b.Type, b.Team[0].TrophyChange)
 			}
+			// The game API gives starting trophies on both sides of a 1v1
+			// battle, ladder or not; a trophy change only on the ladder.
+			oneOnOne := b.Type == "PvP" || b.Type == "challenge" || b.Type == "riverRacePvP"
+			for _, p := range append(b.Team, b.Opponent...) {
+				if oneOnOne != (p.StartingTrophies != nil) {
+					t.Fatalf("%s battle %d (%s): %s starting trophies %v", tag, i, b.Type, p.Tag, p.StartingTrophies)
+				}
+			}
 			if (b.Type == "challenge") != (b.ChallengeWinCountBefore != nil) {
 				t.Fatalf("%s battle %d (%s): challenge win count %v", tag, i, b.Type, b.ChallengeWinCountBefore)
 			}
@@ -56,7 +64,7 @@ func TestBattleLogs(t *testing.T) {
 			t.Fatalf("opponent %s does not resolve: %d", opponent, status)
 		}
 	}
-	for _, kind := range []string{"PvP", "challenge", "casual2v2", "tournament", "clanMate"} {
+	for _, kind := range []string{"PvP", "challenge", "casual2v2", "tournament", "clanMate", "riverRacePvP"} {
 		if types[kind] == 0 {
 			t.Errorf("no %s battle in the sample, types %v", kind, types)
 		}
