@@ -144,9 +144,16 @@ func (c *Client) participants(side []official.BattlePlayer) []legacy.Participant
 // arena describes a battle's arena from the catalog. An arena the catalog
 // lacks keeps the upstream's id (as arenaID) and name (as both name and
 // arena label), the name being "Arena <id>" when the upstream gave none;
-// its trophy limit is unknown (0).
+// its trophy limit is unknown (0). So does an arena the game names other
+// than the catalog's entry of its id does (by neither its name nor its
+// label): the game has renumbered arenas since the catalog's ids were
+// taken (today's 54000001 is "Arena 1", the catalog's "Bone Pit"), and the
+// game's own name is the truth of today.
 func (c *Client) arena(a official.Arena) legacy.BattleArena {
 	known, ok := c.Catalog().Arena(a.ID)
+	if ok && a.Name != "" && !strings.EqualFold(a.Name, known.Name) && !strings.EqualFold(a.Name, known.Label) {
+		ok = false
+	}
 	if !ok {
 		name := cmp.Or(a.Name, "Arena "+strconv.Itoa(a.ID))
 		return legacy.BattleArena{Name: name, Arena: name, ArenaID: a.ID}

@@ -2,6 +2,7 @@ package upstream_test
 
 import (
 	"context"
+	"net/http"
 	"reflect"
 	"strconv"
 	"testing"
@@ -140,5 +141,37 @@ func TestSnapshotDonationsWithoutWeeklyFigure(t *testing.T) {
 	}}
 	if got := models.SnapshotOf(clan, time.Time{}).Donations; got != 336 {
 		t.Fatalf("donations = %d, want the members' sum 336", got)
+	}
+}
+
+// TestRenumberedArenasKeepTheGamesNames: the game has renumbered its
+// arenas since the catalog's ids were taken; an id whose name today is
+// neither the catalog's name nor its label for that id is the game's
+// arena, not the catalog's.
+func TestRenumberedArenasKeepTheGamesNames(t *testing.T) {
+	battle := func(id int, name string) string {
+		return `{"type": "boatBattle", "battleTime": "20250610T160000.000Z", "arena": {"id": ` + strconv.Itoa(id) + `, "name": "` + name +
+			`"}, "gameMode": {"id": 72000268}, "team": [{"tag": "#P2Q8", "crowns": 0, "cards": []}], "opponent": [{"tag": "#P2QV", "crowns": 0, "cards": []}]}`
+	}
+	body := "[" + battle(54000001, "Arena 1") + "," + battle(54000012, "Legendary Arena") + "," +
+		battle(54000011, "Arena 12") + "," + battle(54000013, "challenger ii") + "]"
+	client, _ := newClient(t, fakeUpstream(t, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(body))
+	}), upstream.Config{})
+	battles, err := client.PlayerBattles(context.Background(), "P2Q8")
+	if err != nil || len(battles) != 4 {
+		t.Fatalf("PlayerBattles: %d battles, %v", len(battles), err)
+	}
+	want := []legacy.BattleArena{
+		{Name: "Arena 1", Arena: "Arena 1", ArenaID: 54000001},                 // the catalog's Bone Pit
+		{Name: "Legendary Arena", Arena: "Legendary Arena", ArenaID: 54000012}, // the catalog's Challenger I
+		{Name: "Legendary Arena", Arena: "Arena 12", ArenaID: 12, TrophyLimit: 3800},
+		{Name: "Challenger II", Arena: "League 2", ArenaID: 14, TrophyLimit: 4300},
+	}
+	for i, w := range want {
+		if battles[i].Arena != w {
+			t.Errorf("battle %d: arena %+v, want %+v", i, battles[i].Arena, w)
+		}
 	}
 }
