@@ -13,14 +13,11 @@ import (
 
 // card renders a deck card: what the upstream gave (name, level, maximum
 // level, icon, and rarity and elixir when present) completed by the
-// catalog. A card the catalog lacks keeps the upstream's facts and zero
-// values elsewhere.
+// catalog. A card the catalog lacks keeps the upstream's facts, its rarity
+// told by its maximum level, and zero values elsewhere.
 func (c *Client) card(in official.CardLevel) legacy.Card {
 	known, _ := c.Catalog().Card(in.ID)
-	rarity := rarityOf(in.Rarity)
-	if rarity == "" {
-		rarity = known.Rarity
-	}
+	rarity := cmp.Or(rarityOf(in.Rarity), known.Rarity, catalog.RarityOfMaxLevel(in.MaxLevel))
 	return legacy.Card{
 		Name:               cmp.Or(in.Name, known.Name),
 		Level:              in.Level,

@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/url"
@@ -33,7 +34,8 @@ func listAll[T any](ctx context.Context, c *Client, path string) ([]T, error) {
 }
 
 // catalogCards is the game's card list as catalog cards: name, rarity
-// (spelled the legacy way), elixir, and the key and type the name and id
+// (spelled the legacy way; told by the maximum level where the list gives
+// none, as today's does), elixir, and the key and type the name and id
 // give. nil stays nil (no list).
 func catalogCards(items []official.Item) []catalog.Card {
 	if items == nil {
@@ -47,7 +49,7 @@ func catalogCards(items []official.Item) []catalog.Card {
 			Name:   item.Name,
 			Elixir: item.ElixirCost,
 			Type:   catalog.TypeOfID(item.ID),
-			Rarity: rarityOf(item.Rarity),
+			Rarity: cmp.Or(rarityOf(item.Rarity), catalog.RarityOfMaxLevel(item.MaxLevel)),
 		})
 	}
 	return cards

@@ -141,8 +141,9 @@ func TestBattleCards(t *testing.T) {
 			Icon: "https://icons.example/giant.png", Key: "giant", Elixir: 5, Type: "Troop", Arena: 0, ID: 26000003}, "500"},
 		{"level one common", duo.Team[1].Deck[0], legacy.Card{Name: "Zap", Level: 1, MaxLevel: 14, Rarity: "Common",
 			Icon: "https://icons.example/zap.png", Key: "zap", Elixir: 2, Type: "Spell", Arena: 5, ID: 28000008}, "2"},
-		{"card outside the catalog", duo.Opponent[1].Deck[0], legacy.Card{Name: "Brand New Card", Level: 3, MaxLevel: 6,
-			Icon: "https://icons.example/new.png", ID: 26000998}, "null"},
+		// Today's game gives no rarity; a maximum level of 6 is a legendary's.
+		{"card outside the catalog", duo.Opponent[1].Deck[0], legacy.Card{Name: "Brand New Card", Level: 3, MaxLevel: 6, Rarity: "Legendary",
+			Icon: "https://icons.example/new.png", ID: 26000998}, "6"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -178,7 +179,7 @@ func TestBattleRendersTheLegacyJSON(t *testing.T) {
 			t.Errorf("battle JSON lacks %s:\n%s", want, raw)
 		}
 	}
-	if raw, _ := json.Marshal(battles[1]); strings.Contains(string(raw), "trophyChange") || !strings.Contains(string(raw), `"requiredForUpgrade":null`) {
+	if raw, _ := json.Marshal(battles[1]); strings.Contains(string(raw), "trophyChange") || !strings.Contains(string(raw), `"rarity":"Legendary","requiredForUpgrade":6`) {
 		t.Errorf("2v2 JSON: %s", raw)
 	}
 }

@@ -158,5 +158,13 @@ func TestUpgradeCost(t *testing.T) {
 		if _, ok := catalog.UpgradeCost(rarity, max-1); !ok {
 			t.Errorf("UpgradeCost(%s, %d) missing: the table must reach the level below the maximum", rarity, max-1)
 		}
+		if got := catalog.RarityOfMaxLevel(max); got != rarity {
+			t.Errorf("RarityOfMaxLevel(%d) = %q, want %q", max, got, rarity)
+		}
+	}
+	for _, max := range []int{0, 7, 13, 16} {
+		if got := catalog.RarityOfMaxLevel(max); got != "" {
+			t.Errorf("RarityOfMaxLevel(%d) = %q, want none", max, got)
+		}
 	}
 }

@@ -40,3 +40,16 @@ func UpgradeCost(rarity string, level int) (cost int, ok bool) {
 	}
 	return rule.upgradeCost[level-1], true
 }
+
+// RarityOfMaxLevel is the rarity whose cards reach maxLevel, as the game
+// API reports levels (each rarity has its own maximum); "" for a maximum
+// no rarity has. The game's card list of today gives a card's maximum
+// level but not its rarity.
+func RarityOfMaxLevel(maxLevel int) string {
+	for rarity, rule := range rarityRules {
+		if rule.maxLevel == maxLevel {
+			return rarity
+		}
+	}
+	return ""
+}
