@@ -108,9 +108,15 @@ func withFingerprint(a *cachedAnswer, fingerprint models.HistoryFingerprint) *ca
 	return &marked
 }
 
-// size is what the answer occupies in memory, roughly.
+// size is what the answer occupies in memory, roughly: its bodies, its
+// ETags and its headers (a search page's Link header, with its cursors,
+// can be far longer than its body), besides answerOverhead.
 func (a *cachedAnswer) size() int64 {
-	return int64(len(a.plain) + len(a.gzipped) + len(a.packed) + 2*len(a.etag) + answerOverhead)
+	n := len(a.plain) + len(a.gzipped) + len(a.packed) + 2*len(a.etag) + answerOverhead
+	for _, h := range a.headers {
+		n += len(h[0]) + len(h[1])
+	}
+	return int64(n)
 }
 
 // answerOverhead is the memory of an answer besides its bodies: the

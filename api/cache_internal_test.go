@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/legacy"
 )
 
 func TestConcurrentMissesShareOneCall(t *testing.T) {
@@ -721,4 +723,46 @@ func (sh *cacheShard) counts() (groups, entries int) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	return len(sh.groups), len(sh.entries)
+}
+
+// TestHeadersCountAgainstTheBudget: an answer's headers are kept with
+// it, so they count against the budget like its bodies: the search pages
+// of a long name and long cursors, whose Link headers are far longer than
+// their bodies, stay within it.
+func TestHeadersCountAgainstTheBudget(t *testing.T) {
+	const budget = 50_000
+	cache := newResponseCache(time.Minute, budget, models.NewManualClock(time.Unix(0, 0)))
+	cursor := strings.Repeat("c", searchCursorMax)
+	for i := range 200 {
+		q := legacy.ClanSearchQuery{Name: fmt.Sprintf("%050d", i), MinScore: -1, Limit: 50, After: cursor}
+		answer, err := renderSearchPage(q, legacy.ClanSearchPage{After: cursor, Before: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := string(searchCacheKey(nil, q))
+		cache.put(cachePlace{key: key, ttl: time.Minute}, answer, 0)
+		if held := cache.heldBytes(); held > budget {
+			t.Fatalf("after %d search pages, their keys, bodies and headers take %d bytes of a %d budget", i+1, held, budget)
+		}
+	}
+}
+
+// heldBytes is what the cache's entries keep besides the fixed overhead
+// of each: keys, groups, bodies and headers.
+func (c *responseCache) heldBytes() int64 {
+	var held int64
+	for i := range c.shards {
+		sh := &c.shards[i]
+		sh.mu.Lock()
+		for element := sh.order.Front(); element != nil; element = element.Next() {
+			entry := element.Value.(*cacheEntry)
+			a := entry.answer
+			held += int64(len(entry.key) + len(entry.group) + len(a.plain) + len(a.gzipped) + len(a.packed))
+			for _, h := range a.headers {
+				held += int64(len(h[0]) + len(h[1]))
+			}
+		}
+		sh.mu.Unlock()
+	}
+	return held
 }
