@@ -68,6 +68,9 @@ type harnessOptions struct {
 	// captured logs itself (Config.AccessLines), as crowns serve does,
 	// instead of through the logger.
 	directAccessLog bool
+	// history, when set, wraps the clan history reader the server reads
+	// (a hook inside a read, say).
+	history func(api.ClanHistoryReader) api.ClanHistoryReader
 }
 
 func newHarness(t testing.TB, opts harnessOptions) *harness {
@@ -134,6 +137,9 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	}
 	h.deps = api.Dependencies{Keys: service, Game: game, Health: h.db, Tracker: tracker, History: h.clans,
 		TournamentSource: client, TournamentStore: h.tournaments, Usage: service, UsageReports: service, Leaks: service}
+	if opts.history != nil {
+		h.deps.History = opts.history(h.deps.History)
+	}
 	server, err := api.New(cfg, h.deps)
 	if err != nil {
 		t.Fatal(err)
