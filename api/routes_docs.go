@@ -90,10 +90,13 @@ func (s *Server) handleOpenAPI(c *fiber.Ctx) error {
 // asked as /docs/, it names them from that folder.
 func (s *Server) handleDocsPage(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderContentSecurityPolicy, docsPolicy)
-	if strings.HasSuffix(c.Path(), "/") {
-		return s.docsFile(func(p docsPage) *cachedAnswer { return p.htmlInFolder }, fiber.MIMETextHTMLCharsetUTF8)(c)
-	}
-	return s.docsFile(func(p docsPage) *cachedAnswer { return p.html }, fiber.MIMETextHTMLCharsetUTF8)(c)
+	inFolder := strings.HasSuffix(c.Path(), "/")
+	return s.docsFile(func(p docsPage) *cachedAnswer {
+		if inFolder {
+			return p.htmlInFolder
+		}
+		return p.html
+	}, fiber.MIMETextHTMLCharsetUTF8)(c)
 }
 
 // docsFile is the handler of one of the page's files, which file picks,

@@ -112,10 +112,6 @@ func leakPlace(leaked leakedToken) string {
 	return "an unnamed place"
 }
 
-// maxBody bounds the body of a request: none of the API's GET routes
-// reads one.
-const maxBody = 16 << 10
-
 // maxLeakReportBody bounds the body of a leak report: GitHub may send
 // many matches in one report, each about 200 bytes, so 256 KiB holds
 // some 1,300; a report over it answers 413 and revokes nothing.

@@ -303,6 +303,10 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 	return s, nil
 }
 
+// maxBody bounds the body of a request: none of the API's GET routes
+// reads one.
+const maxBody = 16 << 10
+
 // fiberConfig is the configuration of the API's Fiber application:
 // timeouts, buffer sizes, body limit (maxBody; leak reports have their own,
 // see leakReportBodyLimit) and its error handler.

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -114,24 +113,30 @@ func (c Config) withDefaults() (Config, error) {
 	c.RetentionEvery = cmp.Or(c.RetentionEvery, DefaultRetentionEvery)
 	c.JobRetention = cmp.Or(c.JobRetention, DefaultJobRetention)
 	c.Clock, c.Logger, c.Owner = workerDefaults(c.Clock, c.Logger, c.Owner)
-	var problems []string
+	var problems ConfigProblems
 	if strings.TrimSpace(c.TrackAddress) == "" {
-		problems = append(problems, "TrackAddress is required")
+		problems.add("TrackAddress", "is required")
 	}
-	if c.SnapshotConcurrency < 0 || c.SnapshotRatePerSecond < 0 || c.HistoryRetentionDays < 0 {
-		problems = append(problems, "SnapshotConcurrency, SnapshotRatePerSecond and HistoryRetentionDays must not be negative")
+	if c.SnapshotConcurrency < 0 {
+		problems.add("SnapshotConcurrency", "must not be negative")
+	}
+	if c.SnapshotRatePerSecond < 0 {
+		problems.add("SnapshotRatePerSecond", "must not be negative")
+	}
+	if c.HistoryRetentionDays < 0 {
+		problems.add("HistoryRetentionDays", "must not be negative")
 	}
 	if c.Lease <= c.UpstreamTimeout {
-		problems = append(problems, fmt.Sprintf("Lease (%s) must exceed UpstreamTimeout (%s)", c.Lease, c.UpstreamTimeout))
+		problems.add("UpstreamTimeout", "(%s) must be shorter than Lease (%s)", c.UpstreamTimeout, c.Lease)
 	} else if c.SnapshotRatePerSecond > 0 && !SnapshotWaitFits(c.SnapshotConcurrency, c.SnapshotRatePerSecond, c.Lease, c.UpstreamTimeout) {
-		problems = append(problems, fmt.Sprintf("SnapshotConcurrency / SnapshotRatePerSecond must be at most %s with this Lease and UpstreamTimeout (a claimed job is fetched within its lease)",
-			MaxSnapshotWait(c.Lease, c.UpstreamTimeout)))
+		problems.add("SnapshotConcurrency", "/ SnapshotRatePerSecond must be at most %s with this Lease and UpstreamTimeout (a claimed job is fetched within its lease)",
+			MaxSnapshotWait(c.Lease, c.UpstreamTimeout))
 	}
 	if c.BackoffMax < c.BackoffMin {
-		problems = append(problems, "BackoffMax must not be less than BackoffMin")
+		problems.add("BackoffMax", "must not be less than BackoffMin")
 	}
 	if len(problems) > 0 {
-		return c, errors.New("scheduler: " + strings.Join(problems, "; "))
+		return c, problems
 	}
 	return c, nil
 }

@@ -57,7 +57,7 @@ func New(clans SnapshotStore, source ClanSource, cfg Config) (*Scheduler, error)
 	}
 	cfg, err := cfg.withDefaults()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("scheduler: %w", err)
 	}
 	metrics, err := newSlotMetrics(cfg.Metrics)
 	if err != nil {

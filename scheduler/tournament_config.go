@@ -136,13 +136,11 @@ func (c TournamentRefresherConfig) withDefaults() (TournamentRefresherConfig, er
 	if len(terms) > MaxTournamentSearchTerms {
 		problems.add("SearchTerms", "lists more than %d terms", MaxTournamentSearchTerms)
 	}
-	for _, interval := range []struct {
-		field string
-		value time.Duration
-	}{{"DiscoveryInterval", c.DiscoveryInterval}, {"RefreshInterval", c.RefreshInterval}} {
-		if interval.value < MinTournamentInterval {
-			problems.add(interval.field, "must be at least %s", MinTournamentInterval)
-		}
+	if c.DiscoveryInterval < MinTournamentInterval {
+		problems.add("DiscoveryInterval", "must be at least %s", MinTournamentInterval)
+	}
+	if c.RefreshInterval < MinTournamentInterval {
+		problems.add("RefreshInterval", "must be at least %s", MinTournamentInterval)
 	}
 	if c.Retention < MinTournamentRetention {
 		problems.add("Retention", "must be at least %s", MinTournamentRetention)
@@ -150,21 +148,20 @@ func (c TournamentRefresherConfig) withDefaults() (TournamentRefresherConfig, er
 	if c.RefreshPerMinute > MaxTournamentRefreshPerMinute {
 		problems.add("RefreshPerMinute", "must be at most %d", MaxTournamentRefreshPerMinute)
 	}
-	for _, count := range []struct {
-		field string
-		value int
-	}{{"SearchLimit", c.SearchLimit}, {"RefreshPerMinute", c.RefreshPerMinute}, {"Concurrency", c.Concurrency}} {
-		if count.value < 0 {
-			problems.add(count.field, "must not be negative")
-		}
+	if c.SearchLimit < 0 {
+		problems.add("SearchLimit", "must not be negative")
 	}
-	for _, every := range []struct {
-		field string
-		value time.Duration
-	}{{"TickInterval", c.TickInterval}, {"PruneEvery", c.PruneEvery}} {
-		if every.value < 0 {
-			problems.add(every.field, "must not be negative")
-		}
+	if c.RefreshPerMinute < 0 {
+		problems.add("RefreshPerMinute", "must not be negative")
+	}
+	if c.Concurrency < 0 {
+		problems.add("Concurrency", "must not be negative")
+	}
+	if c.TickInterval < 0 {
+		problems.add("TickInterval", "must not be negative")
+	}
+	if c.PruneEvery < 0 {
+		problems.add("PruneEvery", "must not be negative")
 	}
 	if c.Lease <= c.UpstreamTimeout {
 		problems.add("UpstreamTimeout", "(%s) must be shorter than the lease of a tournament lookup (Lease, %s)", c.UpstreamTimeout, c.Lease)
