@@ -85,7 +85,9 @@ func (s *Server) handleAuthStats(c *fiber.Ctx) error {
 		return errors.New("stats request without a verified identity")
 	}
 	now := s.requestNow(c)
-	place := cachePlace{key: "auth/stats/" + strconv.FormatInt(identity.KeyID, 10), ttl: statsCacheTTL}
+	// The UTC day is part of the key: the 30 days shown move at midnight,
+	// so an answer of the day before is never reused after it.
+	place := cachePlace{key: "auth/stats/" + strconv.FormatInt(identity.KeyID, 10) + "/" + now.UTC().Format(statsDayLayout), ttl: statsCacheTTL}
 	if answer, hit := s.cache.getString(place.key, now); hit {
 		s.metrics.cacheLookup(cacheKeyStats, true)
 		return s.sendAnswer(c, answer, true, place.key)

@@ -101,6 +101,25 @@ func TestAuthStatsCountsRequestsRateLimitsAndRoutes(t *testing.T) {
 	}
 }
 
+func TestAuthStatsAfterMidnightShowsTheNewDay(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	key := h.issue("24")
+	h.clock.Advance(13*time.Hour + 29*time.Minute + 58*time.Second) // 2026-11-02 23:59:58
+	h.get("/clan/2CCCP/history", "auth", key)
+	h.flush()
+	if stats, _ := h.stats(key); !reflect.DeepEqual(stats.RequestCount, map[string]int64{"2026-11-02": 1}) {
+		t.Fatalf("before midnight: requestCount = %v", stats.RequestCount)
+	}
+	h.clock.Advance(3 * time.Second) // within the answer's few seconds, but the next UTC day
+	h.get("/clan/2CCCP/history", "auth", key)
+	h.flush()
+	stats, resp := h.stats(key)
+	// The day before holds its history request and the stats request.
+	if want := map[string]int64{"2026-11-02": 2, "2026-11-03": 1}; !reflect.DeepEqual(stats.RequestCount, want) {
+		t.Errorf("after midnight: requestCount = %v (x-cached %q), want %v", stats.RequestCount, resp.Header.Get("x-cached"), want)
+	}
+}
+
 func TestAuthStatsIsFreeAndAnswersARateLimitedKey(t *testing.T) {
 	h := newHarness(t, harnessOptions{config: func(c *api.Config) {
 		c.RateLimitPerSecond = 1
