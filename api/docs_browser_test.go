@@ -145,7 +145,7 @@ func TestDocsPageInChromium(t *testing.T) {
 	}
 	if err == nil {
 		samples, err = chromedp.Run(ctx, chromedp.Evaluate[int](
-			`Array.from(document.querySelectorAll('.redoc-json')).filter(e => e.textContent.includes('G92LQVC')).length`))
+			`Array.from(document.querySelectorAll('.redoc-json')).filter(e => e.textContent.includes('G2QL8VC')).length`))
 	}
 	requests, problems := seen.snapshot()
 	if err != nil {

@@ -125,8 +125,8 @@ func TestCurrentClanSnapshot(t *testing.T) {
 	got := models.SnapshotOf(clan, slot)
 	want := models.HistorySnapshot{Slot: slot, Donations: 2210, MemberCount: 3, Score: 38120, Members: []models.HistoryMember{
 		{ClanRank: 1, Crowns: 0, Donations: 246, Name: "Änna", Tag: "2PYQ8RLU", Trophies: 6089},
-		{ClanRank: 2, Crowns: 0, Donations: 90, Name: "kapa", Tag: "8LJRJRP8", Trophies: 5651},
-		{ClanRank: 3, Crowns: 0, Donations: 364, Name: "micah 🍻", Tag: "Q0UCG9C2", Trophies: 5501},
+		{ClanRank: 2, Crowns: 0, Donations: 90, Name: "kapa", Tag: "8CGYQ2L9", Trophies: 5651},
+		{ClanRank: 3, Crowns: 0, Donations: 364, Name: "mika 🍻", Tag: "Q0UCG9C2", Trophies: 5501},
 	}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("snapshot\n got %+v\nwant %+v", got, want)
@@ -137,7 +137,7 @@ func TestCurrentClanSnapshot(t *testing.T) {
 // week's figure keeps the listed members' sum.
 func TestSnapshotDonationsWithoutWeeklyFigure(t *testing.T) {
 	clan := models.ClanDetails{Tag: "Y2PQ0GC", Members: []models.ClanMember{
-		{Tag: "2PYQ8RLU", ClanRank: 1, Donations: 246}, {Tag: "8LJRJRP8", ClanRank: 2, Donations: 90},
+		{Tag: "2PYQ8RLU", ClanRank: 1, Donations: 246}, {Tag: "8CGYQ2L9", ClanRank: 2, Donations: 90},
 	}}
 	if got := models.SnapshotOf(clan, time.Time{}).Donations; got != 336 {
 		t.Fatalf("donations = %d, want the members' sum 336", got)

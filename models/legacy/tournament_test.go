@@ -11,7 +11,7 @@ import (
 
 func TestTournamentLegacyShape(t *testing.T) {
 	created := time.Date(2017, 12, 27, 1, 41, 51, 0, time.UTC)
-	members := []models.TournamentMember{{Tag: "YQ9C8CV9", Name: "Dilan", Score: 274, Rank: 1}, {Tag: "YYPRL9CV", Name: "Kush", Score: 12, Rank: 2}}
+	members := []models.TournamentMember{{Tag: "Y2GLU0QP", Name: "Ilse", Score: 274, Rank: 1}, {Tag: "YP0CRG9L", Name: "Morgan", Score: 12, Rank: 2}}
 	for _, tt := range []struct {
 		name    string
 		details models.TournamentDetails
@@ -20,33 +20,33 @@ func TestTournamentLegacyShape(t *testing.T) {
 		{
 			name: "ended, creator among the members",
 			details: models.TournamentDetails{
-				Tag: "20YU0VJ9", Type: "passwordProtected", Status: "ended", Name: "bad guy", Description: "d",
-				CreatorTag: "YYPRL9CV", Capacity: 2, MaxCapacity: 100, PreparationDuration: 7200, Duration: 3600,
+				Tag: "2CQJ8GY0", Type: "passwordProtected", Status: "ended", Name: "evening cup", Description: "d",
+				CreatorTag: "YP0CRG9L", Capacity: 2, MaxCapacity: 100, PreparationDuration: 7200, Duration: 3600,
 				CreatedTime: created, StartedTime: created.Add(2 * time.Hour), EndedTime: created.Add(3 * time.Hour),
 				EndedTimeRaw: "20171227T044151.000Z", Members: members,
 			},
-			want: `{"tag":"20YU0VJ9","type":"passwordProtected","open":false,"status":"ended","name":"bad guy","description":"d",` +
+			want: `{"tag":"2CQJ8GY0","type":"passwordProtected","open":false,"status":"ended","name":"evening cup","description":"d",` +
 				`"capacity":2,"maxCapacity":100,"maxPlayers":100,"preparationDuration":7200,"prepTime":7200,"duration":3600,"endedTime":"20171227T044151.000Z","startTime":1514346111,"createTime":1514338911,` +
-				`"creator":{"tag":"YYPRL9CV","name":"Kush","score":12},` +
-				`"members":[{"tag":"YQ9C8CV9","name":"Dilan","score":274},{"tag":"YYPRL9CV","name":"Kush","score":12}]}`,
+				`"creator":{"tag":"YP0CRG9L","name":"Morgan","score":12},` +
+				`"members":[{"tag":"Y2GLU0QP","name":"Ilse","score":274},{"tag":"YP0CRG9L","name":"Morgan","score":12}]}`,
 		},
 		{
 			name: "in preparation, creator not a member",
 			details: models.TournamentDetails{
-				Tag: "20YU0VJ9", Type: "open", Status: "inPreparation", Name: "n", CreatorTag: "2PP",
+				Tag: "2CQJ8GY0", Type: "open", Status: "inPreparation", Name: "n", CreatorTag: "2PP",
 				MaxCapacity: 50, PreparationDuration: 3600, Duration: 3600, CreatedTime: created, Members: members[:1],
 			},
-			want: `{"tag":"20YU0VJ9","type":"open","open":true,"status":"inPreparation","name":"n","description":"",` +
+			want: `{"tag":"2CQJ8GY0","type":"open","open":true,"status":"inPreparation","name":"n","description":"",` +
 				`"capacity":0,"maxCapacity":50,"maxPlayers":50,"preparationDuration":3600,"prepTime":3600,"duration":3600,"endedTime":null,"startTime":null,"createTime":1514338911,` +
-				`"creator":{"tag":"2PP","name":"","score":0},"members":[{"tag":"YQ9C8CV9","name":"Dilan","score":274}]}`,
+				`"creator":{"tag":"2PP","name":"","score":0},"members":[{"tag":"Y2GLU0QP","name":"Ilse","score":274}]}`,
 		},
 		{
 			name: "no creator, no members",
 			details: models.TournamentDetails{
-				Tag: "20YU0VJ9", Type: "open", Status: "inProgress", Name: "n", MaxCapacity: 50,
+				Tag: "2CQJ8GY0", Type: "open", Status: "inProgress", Name: "n", MaxCapacity: 50,
 				CreatedTime: created, StartedTime: created.Add(time.Hour),
 			},
-			want: `{"tag":"20YU0VJ9","type":"open","open":true,"status":"inProgress","name":"n","description":"",` +
+			want: `{"tag":"2CQJ8GY0","type":"open","open":true,"status":"inProgress","name":"n","description":"",` +
 				`"capacity":0,"maxCapacity":50,"maxPlayers":50,"preparationDuration":0,"prepTime":0,"duration":0,"endedTime":null,"startTime":1514342511,"createTime":1514338911,"creator":null,"members":[]}`,
 		},
 	} {
@@ -66,7 +66,7 @@ func TestTournamentListShapes(t *testing.T) {
 	created := time.Date(2018, 7, 6, 11, 37, 10, 0, time.UTC)
 	record := models.TournamentRecord{
 		TournamentDetails: models.TournamentDetails{
-			Tag: "UL8YP98", Type: "open", Status: "inProgress", Name: "combat", Description: "tirer",
+			Tag: "UC2LQ0G", Type: "open", Status: "inProgress", Name: "combat", Description: "tirer",
 			Capacity: 40, MaxCapacity: 1000, PreparationDuration: 7200, Duration: 3600,
 			CreatedTime: created, StartedTime: created.Add(2 * time.Hour),
 		},
@@ -78,16 +78,16 @@ func TestTournamentListShapes(t *testing.T) {
 		want    string
 	}{
 		{"known, open, joinable", legacy.NewKnownTournament(record),
-			`{"tag":"UL8YP98","name":"combat","open":true,"status":"inProgress","currentPlayers":40,"createTime":1530877030,` +
+			`{"tag":"UC2LQ0G","name":"combat","open":true,"status":"inProgress","currentPlayers":40,"createTime":1530877030,` +
 				`"prepTime":7200,"startTime":1530884230,"endTime":null,"duration":3600,"maxPlayers":1000}`},
 		{"1k", legacy.NewThousandTournament(record),
-			`{"tag":"UL8YP98","name":"combat","open":true,"status":"inProgress","currentPlayers":40,"createTime":1530877030,` +
+			`{"tag":"UC2LQ0G","name":"combat","open":true,"status":"inProgress","currentPlayers":40,"createTime":1530877030,` +
 				`"prepTime":7200,"startTime":1530884230,"endTime":null,"duration":3600,"description":"tirer","updatedAt":1530886030,"maxCapacity":1000}`},
 		{"full", legacy.NewFullTournament(record),
-			`{"tag":"UL8YP98","name":"combat","open":true,"status":"inProgress","currentPlayers":40,"createTime":1530877030,` +
+			`{"tag":"UC2LQ0G","name":"combat","open":true,"status":"inProgress","currentPlayers":40,"createTime":1530877030,` +
 				`"prepTime":7200,"startTime":1530884230,"endTime":null,"duration":3600,"maxPlayers":1000,"description":"tirer","updatedAt":1530886030,"members":[]}`},
 		{"inprep", legacy.NewPreparingTournament(record),
-			`{"tag":"UL8YP98","name":"combat","open":true,"status":"inProgress","currentPlayers":40,"createTime":1530877030,` +
+			`{"tag":"UC2LQ0G","name":"combat","open":true,"status":"inProgress","currentPlayers":40,"createTime":1530877030,` +
 				`"prepTime":7200,"startTime":1530884230,"endTime":null,"duration":3600,"maxCapacity":1000}`},
 	} {
 		t.Run(tt.list, func(t *testing.T) {

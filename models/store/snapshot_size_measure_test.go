@@ -77,8 +77,8 @@ func realisticTag(rng *rand.Rand, n int) string {
 	return string(b)
 }
 
-var nameParts = []string{"Min", "matiz", "pwncake", "Alpha", "Faded", "kbsjedi", "Héctor", "Tatto", "kelso", "twizms",
-	"Dirty", "Italian", "Sandstorm™", "Venom", "Ñandú", "Ørjan", "王者", "Kröne", "Zoë", "Łukasz", "dragon", "xX", "Xx"}
+var nameParts = []string{"Min", "mateo", "quietfox", "Alpha", "Faded", "nightowl", "Héctor", "Tatto", "kasia", "twigs",
+	"Dirty", "Italian", "Sunrise™", "Venom", "Ñandú", "Ørjan", "王者", "Kröne", "Zoë", "Łukasz", "dragon", "xX", "Xx"}
 
 // realisticName is 3 to 15 characters, some of them not ASCII.
 func realisticName(rng *rand.Rand) string {
