@@ -22,6 +22,7 @@ import (
 	"github.com/crownsdev/crowns/api"
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/store/storetest"
 )
 
 // leakSigner signs leak reports as GitHub's secret scanning does, with a
@@ -434,5 +435,35 @@ func expectStatus(t *testing.T, resp *http.Response, status int) {
 	t.Helper()
 	if raw := readBody(t, resp); resp.StatusCode != status {
 		t.Fatalf("status %d, want %d; body %s", resp.StatusCode, status, raw)
+	}
+}
+
+// A report's address is kept in the revocation's reason; control
+// characters in it (a NUL, which PostgreSQL refuses in text; a terminal
+// escape) become spaces, as line breaks do, so that the key is still
+// revoked on either engine.
+func TestLeakReportWithControlCharactersInItsAddressRevokesTheKey(t *testing.T) {
+	github := newLeakSigner(t, "github-key-1")
+	trusted, err := api.ParseLeakReportKeys(publicKeysJSON(t, github))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, engine := range storetest.Engines() {
+		t.Run(string(engine), func(t *testing.T) {
+			h := newHarness(t, harnessOptions{engine: engine, config: func(cfg *api.Config) { cfg.LeakReportKeys = trusted }})
+			key := h.issue("1")
+			body := []byte(`[{"token":"` + key + `","type":"crowns_developer_key","url":"https://github.com/o/r/blob/main/a\u0000.js\u001b[31m","source":"content"}]`)
+			if verdicts := verdictsOf(t, h.postReport(body, github.signed(t, body)...)); len(verdicts) != 1 || verdicts[0].Label != "true_positive" {
+				t.Fatalf("verdicts %v, want the key a true positive", verdicts)
+			}
+			expectError(t, h.get("/clan/search?name=royal", "auth", key), http.StatusUnauthorized, "Unauthorized; unknown token")
+			events, err := h.keys.Events(t.Context(), 0, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if last, want := events[len(events)-1], "reported leaked at https://github.com/o/r/blob/main/a .js [31m"; last.Reason != want {
+				t.Errorf("revocation %+v, want reason %q", last, want)
+			}
+		})
 	}
 }

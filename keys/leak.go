@@ -3,6 +3,7 @@ package keys
 import (
 	"context"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/crownsdev/crowns/models"
@@ -61,12 +62,19 @@ func (s *Service) RevokeLeaked(ctx context.Context, raw, url string) (leaked boo
 	return leaked, nil
 }
 
-// leakURL is the reported address as the reason keeps it: one line, at
-// most maxLeakURLLength characters.
+// leakURL is the reported address as the reason keeps it: one line
+// without control characters (a NUL, which PostgreSQL refuses in text,
+// would fail the revocation), at most maxLeakURLLength characters.
 func leakURL(url string) string {
-	url = strings.Join(strings.Fields(url), " ")
+	url = strings.Join(strings.FieldsFunc(url, isLeakURLBreak), " ")
 	if utf8.RuneCountInString(url) <= maxLeakURLLength {
 		return url
 	}
 	return string([]rune(url)[:maxLeakURLLength]) + "…"
+}
+
+// isLeakURLBreak tells the characters leakURL turns into single spaces:
+// white space and control characters.
+func isLeakURLBreak(r rune) bool {
+	return unicode.IsSpace(r) || unicode.IsControl(r)
 }
