@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -122,17 +121,23 @@ const maxLeakReportBody = 256 << 10
 // every other request keeps the app's maxBody, so that no other request
 // makes the server hold more.
 func leakReportBodyLimit(header *fasthttp.RequestHeader) fasthttp.RequestConfig {
-	if !header.IsPost() {
-		return fasthttp.RequestConfig{}
-	}
-	path := header.RequestURI()
-	if i := bytes.IndexByte(path, '?'); i >= 0 {
-		path = path[:i]
-	}
-	if !isLeakReportPath(string(path)) {
+	if !header.IsPost() || !isLeakReportPath(routedPath(header)) {
 		return fasthttp.RequestConfig{}
 	}
 	return fasthttp.RequestConfig{MaxRequestBodySize: maxLeakReportBody}
+}
+
+// routedPath is the path of a request's target as the router reads it
+// (the URI's original path): without query or fragment, and of an
+// absolute-form target ("http://host/path", which HTTP/1.1 servers must
+// take) as of an origin-form one.
+func routedPath(header *fasthttp.RequestHeader) string {
+	uri := fasthttp.AcquireURI()
+	defer fasthttp.ReleaseURI(uri)
+	if err := uri.Parse(header.Host(), header.RequestURI()); err != nil {
+		return ""
+	}
+	return string(uri.PathOriginal())
 }
 
 // isLeakReportPath tells whether a request's path is the leak-report

@@ -467,3 +467,28 @@ func TestLeakReportWithControlCharactersInItsAddressRevokesTheKey(t *testing.T) 
 		})
 	}
 }
+
+// TestLargeLeakReportToAnAbsoluteTargetIsRead: a request may name its
+// target in absolute form (POST http://host/security/leaked-keys), which
+// routes to the leak reports like the path alone; a report past the
+// 16 KiB of other requests sent so is read whole too, not refused 413.
+func TestLargeLeakReportToAnAbsoluteTargetIsRead(t *testing.T) {
+	github := newLeakSigner(t, "github-key-1")
+	h := newLeakHarness(t, github)
+	key := h.issue("1")
+	body := append(reportOf(t, key), bytes.Repeat([]byte(" "), 20<<10)...)
+	conn, err := net.Dial("tcp", serveOn(t, h))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	head := fmt.Sprintf("POST http://crowns.test/security/leaked-keys HTTP/1.1\r\nHost: crowns.test\r\nContent-Type: application/json\r\nContent-Length: %d\r\n", len(body))
+	for i, headers := 0, github.signed(t, body); i+1 < len(headers); i += 2 {
+		head += headers[i] + ": " + headers[i+1] + "\r\n"
+	}
+	verdicts := verdictsOf(t, rawExchange(t, conn, bufio.NewReader(conn), head+"\r\n"+string(body)))
+	if len(verdicts) != 1 || verdicts[0].Label != "true_positive" {
+		t.Fatalf("verdicts %v, want the key a true positive", verdicts)
+	}
+	expectError(t, h.get("/clan/search?name=royal", "auth", key), http.StatusUnauthorized, "Unauthorized; unknown token")
+}
