@@ -253,6 +253,8 @@ func readConfig(getenv func(string) string, serving bool) (config, error) {
 	r.check(cfg.ShutdownTimeout > 0, "CROWNS_SHUTDOWN_TIMEOUT must be greater than 0")
 	r.check(strings.TrimSpace(cfg.TrackAddress) != "", "CROWNS_TRACK_ADDRESS must not be empty")
 	r.check(validListenAddr(cfg.Addr), fmt.Sprintf("CROWNS_ADDR must be host:port with a port from 0 to 65535 (such as :8080 or 127.0.0.1:8080), got %q", cfg.Addr))
+	r.check(cfg.MetricsAddr == metricsOff || validListenAddr(cfg.MetricsAddr),
+		fmt.Sprintf("CROWNS_METRICS_ADDR must be host:port with a port from 0 to 65535 (such as %s), or %s, got %q", defaultMetricsAddr, metricsOff, cfg.MetricsAddr))
 	if u, err := url.Parse(cfg.UpstreamURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		r.fail("CROWNS_UPSTREAM_URL must be an http(s) URL such as %s", defaultUpstreamURL)
 	} else if tokenInClear(u, cfg.UpstreamToken) {

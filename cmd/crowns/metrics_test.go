@@ -121,6 +121,33 @@ func TestConfigRefusesMetricsOnTheAPIAddress(t *testing.T) {
 	}
 }
 
+// TestConfigChecksTheMetricsAddress: a metrics address that cannot be
+// listened on is a configuration problem naming CROWNS_METRICS_ADDR,
+// reported with the others (exit 2), not a failure to listen once the
+// configuration was accepted.
+func TestConfigChecksTheMetricsAddress(t *testing.T) {
+	const problem = "CROWNS_METRICS_ADDR must be host:port with a port from 0 to 65535"
+	tests := []struct {
+		metrics, problem string
+	}{
+		{"", ""}, // the default, 127.0.0.1:9181
+		{"off", ""},
+		{"127.0.0.1:0", ""},
+		{"[::1]:9181", ""},
+		{"0.0.0.0:9181", ""},
+		{"nope", problem},
+		{"9181", problem},
+		{"127.0.0.1:99999", problem},
+		{"OFF", problem},
+		{"127.0.0.1:metrics", problem},
+	}
+	for _, tt := range tests {
+		t.Run(tt.metrics, func(t *testing.T) {
+			loadConfigExpecting(t, map[string]string{"CROWNS_METRICS_ADDR": tt.metrics}, tt.problem)
+		})
+	}
+}
+
 func TestMetricsAddressDefaultsToLoopback(t *testing.T) {
 	cfg, err := loadConfig(func(string) string { return "" })
 	if err != nil {
