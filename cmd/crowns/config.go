@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/netip"
 	"net/url"
 	"os"
@@ -263,6 +264,10 @@ func readConfig(getenv func(string) string, serving bool) (config, error) {
 	if cfg.DatabaseURL != "" && !strings.HasPrefix(cfg.DatabaseURL, "postgres://") && !strings.HasPrefix(cfg.DatabaseURL, "postgresql://") {
 		r.fail("CROWNS_DATABASE_URL must start with postgres:// (leave it unset for the embedded SQLite file)")
 	}
+	if cfg.DatabaseURL == "" {
+		problem := dataDirProblem(cfg.DataDir)
+		r.check(problem == "", problem)
+	}
 	r.check(cfg.DatabaseURL == "" || cfg.Secret != "", errSecretRequired.Error())
 	if cfg.Secret != "" {
 		if raw, err := base64.StdEncoding.DecodeString(cfg.Secret); err != nil || len(raw) < 32 {
@@ -280,6 +285,22 @@ func readConfig(getenv func(string) string, serving bool) (config, error) {
 		return config{}, errors.New(strings.Join(r.problems, "\n"))
 	}
 	return cfg, nil
+}
+
+// dataDirProblem says why dir cannot hold the SQLite file and the
+// generated secret (CROWNS_DATA_DIR), or "" when it can: a directory, or
+// a path not there yet, which is created at start.
+func dataDirProblem(dir string) string {
+	info, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return ""
+	case err != nil:
+		return fmt.Sprintf("CROWNS_DATA_DIR %q cannot be used: %v", dir, err)
+	case !info.IsDir():
+		return fmt.Sprintf("CROWNS_DATA_DIR %q is not a directory: it holds the SQLite file and the generated secret", dir)
+	}
+	return ""
 }
 
 // embedded reports whether this is the zero-setup mode: the SQLite file and

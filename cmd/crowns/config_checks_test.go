@@ -11,6 +11,7 @@ import (
 	"encoding/pem"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -42,6 +43,40 @@ func TestConfigChecksTheListenAddress(t *testing.T) {
 		t.Run(tt.addr, func(t *testing.T) {
 			loadConfigExpecting(t, map[string]string{"CROWNS_ADDR": tt.addr}, tt.problem)
 		})
+	}
+}
+
+// TestConfigChecksTheDataDir: a CROWNS_DATA_DIR that is a file, or lies
+// under one, is a configuration problem naming the variable (every
+// command exits 2), not a failure to open the database; a directory not
+// there yet is created at start, and PostgreSQL does not use the data dir.
+func TestConfigChecksTheDataDir(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "crowns.conf")
+	if err := os.WriteFile(file, []byte("not a directory"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, dataDir, databaseURL, problem string
+	}{
+		{"directory", dir, "", ""},
+		{"not there yet", filepath.Join(dir, "new", "data"), "", ""},
+		{"a file", file, "", "CROWNS_DATA_DIR " + strconv.Quote(file) + " is not a directory"},
+		{"under a file", filepath.Join(file, "data"), "", "CROWNS_DATA_DIR " + strconv.Quote(filepath.Join(file, "data")) + " cannot be used"},
+		{"a file, with PostgreSQL", file, "postgres://crowns@db/crowns", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := map[string]string{"CROWNS_DATA_DIR": tt.dataDir, "CROWNS_DATABASE_URL": tt.databaseURL}
+			if tt.databaseURL != "" {
+				env["CROWNS_SECRET"] = testSecret
+			}
+			loadConfigExpecting(t, env, tt.problem)
+		})
+	}
+	code, _, stderr := runCrowns(map[string]string{"CROWNS_DATA_DIR": file}, "keys", "list")
+	if code != exitUsage || !strings.Contains(stderr, "CROWNS_DATA_DIR") {
+		t.Fatalf("crowns keys list with CROWNS_DATA_DIR a file: exit %d, stderr\n%s\nwant exit %d naming CROWNS_DATA_DIR", code, stderr, exitUsage)
 	}
 }
 
