@@ -219,7 +219,8 @@ func readConfig(getenv func(string) string, serving bool) (config, error) {
 	}
 	cfg.TournamentRefresh = r.tournamentRefresh(cfg.UpstreamTimeout)
 	cfg.MemoryLimit = int64(r.integer("CROWNS_MEMORY_LIMIT_MB", int(cfg.CacheBytes>>20)+memoryLimitBesideCacheMB, 32, 1<<20)) << 20
-	cfg.Secret = r.secret("CROWNS_SECRET", cfg.SecretFile)
+	secret, secretRefused := r.secret("CROWNS_SECRET", cfg.SecretFile)
+	cfg.Secret = secret
 	switch {
 	case cfg.LeakReportKeysFile != "" && cfg.LeakReportKeysJSON != "":
 		r.fail("set CROWNS_LEAK_REPORT_KEYS or CROWNS_LEAK_REPORT_KEYS_FILE, not both")
@@ -268,8 +269,10 @@ func readConfig(getenv func(string) string, serving bool) (config, error) {
 		problem := dataDirProblem(cfg.DataDir)
 		r.check(problem == "", problem)
 	}
-	r.check(cfg.DatabaseURL == "" || cfg.Secret != "", errSecretRequired.Error())
-	if cfg.Secret != "" {
+	// A secret refused as it was read is one problem: neither missing nor
+	// malformed besides.
+	r.check(cfg.DatabaseURL == "" || cfg.Secret != "" || secretRefused, errSecretRequired.Error())
+	if cfg.Secret != "" && !secretRefused {
 		if raw, err := base64.StdEncoding.DecodeString(cfg.Secret); err != nil || len(raw) < 32 {
 			r.fail("%s must be base64 of at least 32 bytes (try: openssl rand -base64 32)", secretName(cfg))
 		}
@@ -429,25 +432,28 @@ func (r *envReader) duration(name string, def time.Duration) time.Duration {
 }
 
 // secret is the variable name's value, or the content of file (trimmed)
-// when that is set instead; setting both is a problem.
-func (r *envReader) secret(name, file string) string {
-	value := strings.TrimSpace(r.getenv(name))
+// when that is set instead; setting both is a problem. refused reports a
+// problem found here, so that the secret is not also reported missing or
+// malformed.
+func (r *envReader) secret(name, file string) (value string, refused bool) {
+	value = strings.TrimSpace(r.getenv(name))
 	if file == "" {
-		return value
+		return value, false
 	}
 	if value != "" {
 		r.fail("set %s or %s_FILE, not both", name, name)
-		return value
+		return value, true
 	}
 	content, err := os.ReadFile(file)
 	if err != nil {
 		r.fail("%s_FILE: cannot read the secret: %v", name, err)
-		return ""
+		return "", true
 	}
 	if value = strings.TrimSpace(string(content)); value == "" {
 		r.fail("%s_FILE: %s is empty", name, file)
+		return "", true
 	}
-	return value
+	return value, false
 }
 
 func (r *envReader) onOff(name string, def bool) bool {

@@ -47,3 +47,33 @@ func TestSecretFromAFile(t *testing.T) {
 		})
 	}
 }
+
+// TestSecretFileProblemIsReportedOnce: with PostgreSQL, a secret file that
+// cannot be read, or is set beside CROWNS_SECRET, is the one problem of
+// the secret: not also "CROWNS_SECRET is required", nor the other
+// variable's value reported as CROWNS_SECRET_FILE's.
+func TestSecretFileProblemIsReportedOnce(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good")
+	if err := os.WriteFile(good, []byte(testSecret+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		env     map[string]string
+		problem string
+	}{
+		{"missing file", map[string]string{"CROWNS_SECRET_FILE": filepath.Join(dir, "nope")}, "CROWNS_SECRET_FILE: cannot read the secret"},
+		{"a directory", map[string]string{"CROWNS_SECRET_FILE": dir}, "CROWNS_SECRET_FILE: cannot read the secret"},
+		{"both, the variable short", map[string]string{"CROWNS_SECRET_FILE": good, "CROWNS_SECRET": "c2hvcnQ="}, "set CROWNS_SECRET or CROWNS_SECRET_FILE, not both"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.env["CROWNS_DATABASE_URL"] = "postgres://crowns@db/crowns"
+			_, err := loadConfig(func(name string) string { return tt.env[name] })
+			if err == nil || strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), tt.problem) {
+				t.Fatalf("problems:\n%v\nwant the one %q", err, tt.problem)
+			}
+		})
+	}
+}
