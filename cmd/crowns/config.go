@@ -196,9 +196,9 @@ func readConfig(getenv func(string) string, serving bool) (config, error) {
 		Tournaments:          r.onOff("CROWNS_TOURNAMENTS", false),
 		HistoryRetentionDays: r.integer("CROWNS_HISTORY_RETENTION_DAYS", scheduler.DefaultHistoryRetentionDays, 1, 100_000),
 		DiscordToken:         r.str("CROWNS_DISCORD_TOKEN", ""),
-		DiscordGuildID:       r.str("CROWNS_DISCORD_GUILD_ID", ""),
-		DiscordKeyChannelID:  r.str("CROWNS_DISCORD_KEY_CHANNEL_ID", ""),
-		DiscordLogChannelID:  r.str("CROWNS_DISCORD_LOG_CHANNEL_ID", ""),
+		DiscordGuildID:       r.discordID("CROWNS_DISCORD_GUILD_ID"),
+		DiscordKeyChannelID:  r.discordID("CROWNS_DISCORD_KEY_CHANNEL_ID"),
+		DiscordLogChannelID:  r.discordID("CROWNS_DISCORD_LOG_CHANNEL_ID"),
 		DiscordPrefix:        r.str("CROWNS_DISCORD_PREFIX", bot.DefaultPrefix),
 		LogLevel:             r.logLevel(),
 		LogFormat:            r.logFormat(),
@@ -454,6 +454,16 @@ func (r *envReader) secret(name, file string) (value string, refused bool) {
 		return "", true
 	}
 	return value, false
+}
+
+// discordID reads a Discord id, the number Discord's Copy Server ID or
+// Copy Channel ID gives (a snowflake); empty by default.
+func (r *envReader) discordID(name string) string {
+	value := strings.TrimSpace(r.getenv(name))
+	if _, err := strconv.ParseUint(value, 10, 64); value != "" && err != nil {
+		r.fail("%s must be a Discord id, the number Copy Server ID or Copy Channel ID gives (such as 1101234567890123456), got %q", name, value)
+	}
+	return value
 }
 
 func (r *envReader) onOff(name string, def bool) bool {

@@ -352,3 +352,31 @@ func TestRefusedConfigurationNamesUnknownVariables(t *testing.T) {
 		})
 	}
 }
+
+// TestConfigChecksTheDiscordIDs: the server and channel ids are numbers
+// (Discord's snowflakes); anything else is a configuration problem naming
+// its variable, not a bot that connects and cannot find its server.
+func TestConfigChecksTheDiscordIDs(t *testing.T) {
+	for _, name := range []string{"CROWNS_DISCORD_GUILD_ID", "CROWNS_DISCORD_KEY_CHANNEL_ID", "CROWNS_DISCORD_LOG_CHANNEL_ID"} {
+		for _, tt := range []struct {
+			value, problem string
+		}{
+			{"1101234567890123456", ""},
+			{" 1101234567890123456 ", ""},
+			{"my-server", name + " must be a Discord id"},
+			{"#keys", name + " must be a Discord id"},
+			{"-1", name + " must be a Discord id"},
+			{"123456789012345678901234", name + " must be a Discord id"},
+		} {
+			t.Run(name+"="+tt.value, func(t *testing.T) {
+				env := map[string]string{
+					"CROWNS_DISCORD_TOKEN":          "token",
+					"CROWNS_DISCORD_GUILD_ID":       "1",
+					"CROWNS_DISCORD_KEY_CHANNEL_ID": "2",
+					name:                            tt.value,
+				}
+				loadConfigExpecting(t, env, tt.problem)
+			})
+		}
+	}
+}
