@@ -11,9 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
@@ -42,12 +40,15 @@ type cli struct {
 	stdout  io.Writer
 	stderr  io.Writer
 	clock   models.Clock
+	// hurry ends at a second stop signal (nil: never): a shutdown under
+	// way stops waiting for the requests in flight.
+	hurry context.Context
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], cli{getenv: os.Getenv, environ: os.Environ, stdout: os.Stdout, stderr: os.Stderr, clock: models.SystemClock{}})
-	stop()
+	ctx, hurry, release := stopSignals()
+	code := run(ctx, os.Args[1:], cli{getenv: os.Getenv, environ: os.Environ, stdout: os.Stdout, stderr: os.Stderr, clock: models.SystemClock{}, hurry: hurry})
+	release()
 	os.Exit(code)
 }
 
@@ -56,6 +57,9 @@ func main() {
 func run(ctx context.Context, args []string, env cli) int {
 	if env.clock == nil {
 		env.clock = models.SystemClock{}
+	}
+	if env.hurry == nil {
+		env.hurry = context.Background()
 	}
 	if len(args) == 0 {
 		return runServe(ctx, env, nil)

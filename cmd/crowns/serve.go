@@ -23,7 +23,8 @@ import (
 const serveUsageText = `Usage: crowns [serve]
 
 Runs the roles selected by CROWNS_ROLES — the API, the Discord key desk, the
-snapshot scheduler — until SIGINT or SIGTERM, then shuts down in order. It
+snapshot scheduler — until SIGINT or SIGTERM, then shuts down in order (a
+second signal stops waiting for requests in flight, a third ends it). It
 takes no flags: configuration comes from the environment, validated at start
 (every problem listed, exit 2) and logged once with secrets masked.
 
@@ -79,7 +80,7 @@ func runServe(ctx context.Context, env cli, args []string) int {
 		return startFailureCode(err)
 	}
 	failed := node.wait(ctx)
-	node.shutdown(cfg, log)
+	node.shutdown(env.hurry, cfg, log)
 	if failed != nil {
 		log.Error("stopped after a failure", "error", failed)
 		return exitFailure
@@ -128,7 +129,7 @@ func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger, acces
 	n.background = cancel
 	defer func() {
 		if err != nil {
-			n.shutdown(cfg, log)
+			n.shutdown(env.hurry, cfg, log)
 		}
 	}()
 	if err = n.bindListeners(cfg); err != nil {
@@ -352,10 +353,15 @@ func (n *node) wait(ctx context.Context) error {
 // the API stops taking requests and drains those in flight, the metrics
 // server stops (a listener bound but not yet served is closed), background
 // work finishes its current writes (and flushes key use), the sandbox
-// stops, the database closes.
-func (n *node) shutdown(cfg config, log *slog.Logger) {
-	ctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+// stops, the database closes. When hurry ends (a second stop signal) the
+// API stops waiting for the requests in flight, as at the timeout.
+func (n *node) shutdown(hurry context.Context, cfg config, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(hurry, cfg.ShutdownTimeout)
 	defer cancel()
+	hurried := context.AfterFunc(hurry, func() {
+		log.Warn("second stop signal: no longer waiting for requests in flight; a third ends the process at once")
+	})
+	defer hurried()
 	if n.api != nil {
 		log.Info("draining API requests")
 		if err := n.api.Shutdown(ctx); err != nil {

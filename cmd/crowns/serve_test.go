@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,7 +24,9 @@ type servingNode struct {
 	stdout *watchedBuffer
 	stderr *watchedBuffer
 	cancel context.CancelFunc
-	exit   chan int
+	// hurry is the second stop signal.
+	hurry context.CancelFunc
+	exit  chan int
 }
 
 // startServe runs `crowns serve` with env and waits until the API listens.
@@ -59,6 +62,8 @@ func startServeUntil(t *testing.T, env map[string]string, clock models.Clock, li
 	if clock != nil {
 		command.clock = clock
 	}
+	command.hurry, n.hurry = context.WithCancel(context.Background())
+	t.Cleanup(n.hurry)
 	go func() { n.exit <- run(ctx, []string{"serve"}, command) }()
 	select {
 	case <-n.stderr.seen:
@@ -272,6 +277,65 @@ func TestServeDrainsRequestsInFlightOnShutdown(t *testing.T) {
 	}
 	if _, err := http.Get(n.url("/healthz")); err == nil {
 		t.Fatal("the API still answers after shutdown")
+	}
+}
+
+// TestServeSecondStopSignalCutsTheDrain: a second stop signal while a
+// request is being drained ends serve without waiting for that request
+// (exit 0, a line saying so), where the first alone waits for its answer.
+func TestServeSecondStopSignalCutsTheDrain(t *testing.T) {
+	arrived, release := make(chan struct{}), make(chan struct{})
+	var first sync.Once // the client tries a search again when its first try times out
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/clans" { // the catalog refresh's lists answer at once
+			first.Do(func() { close(arrived) })
+			<-release
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"items":[],"paging":{"cursors":{}}}`))
+	}))
+	defer upstream.Close()
+	defer close(release)
+	env := map[string]string{
+		"CROWNS_DATA_DIR":         t.TempDir(),
+		"CROWNS_UPSTREAM_URL":     upstream.URL + "/v1",
+		"CROWNS_UPSTREAM_TOKEN":   "token",
+		"CROWNS_SHUTDOWN_TIMEOUT": "1m",
+	}
+	key := issueKeyWithCLI(t, env)
+	n := startServe(t, env)
+
+	answered := make(chan int, 1)
+	go func() {
+		req, err := http.NewRequest(http.MethodGet, n.url("/clan/search?name=royal"), nil)
+		if err != nil {
+			answered <- 0
+			return
+		}
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			answered <- 0
+			return
+		}
+		_ = resp.Body.Close()
+		answered <- resp.StatusCode
+	}()
+	<-arrived
+	n.cancel() // the first stop signal: the request is drained
+	n.cancel = nil
+	waitForLog(t, n.stderr, "draining API requests")
+	n.hurry() // the second, while the upstream still holds the request
+	select {
+	case code := <-n.exit:
+		if code != exitOK {
+			t.Fatalf("serve exited with %d:\n%s", code, n.stderr.String())
+		}
+	case status := <-answered:
+		t.Fatalf("the request in flight was answered (%d) before serve ended: the second stop signal did not cut the drain", status)
+	}
+	if !strings.Contains(n.stderr.String(), "second stop signal") {
+		t.Fatalf("no line says the second stop signal cut the drain:\n%s", n.stderr.String())
 	}
 }
 
