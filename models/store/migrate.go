@@ -54,9 +54,11 @@ func (s *Store) Migrate(ctx context.Context) ([]string, error) {
 		have := make(map[int]bool, len(done))
 		for _, m := range done {
 			have[m.Version] = true
-			if m.Version > latest {
-				return fmt.Errorf("database schema is at version %d (%s), newer than this binary knows (%d): run a newer release", m.Version, m.Name, latest)
-			}
+		}
+		// done is in version order: its last is the schema's version.
+		if len(done) > 0 && done[len(done)-1].Version > latest {
+			newest := done[len(done)-1]
+			return fmt.Errorf("database schema is at version %d (%s), newer than this binary knows (%d): run a newer release", newest.Version, newest.Name, latest)
 		}
 		for _, m := range all {
 			if have[m.version] {

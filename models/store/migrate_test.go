@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 
@@ -90,14 +91,23 @@ func TestConcurrentMigrationsApplyEachVersionOnce(t *testing.T) {
 	}
 }
 
+// TestMigrateRefusesNewerSchema: a database migrated by a newer release is
+// refused, naming the version it is at: its newest migration, not the
+// first this binary does not know.
 func TestMigrateRefusesNewerSchema(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		ctx := context.Background()
-		if err := storetest.SQL(t, db).WithContext(ctx).Exec(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, CURRENT_TIMESTAMP)`, 999999, "from_the_future").Error; err != nil {
-			t.Fatal(err)
+		for version, name := range map[int]string{999998: "next_release", 999999: "from_the_future"} {
+			if err := storetest.SQL(t, db).WithContext(ctx).Exec(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, CURRENT_TIMESTAMP)`, version, name).Error; err != nil {
+				t.Fatal(err)
+			}
 		}
-		if _, err := db.Migrate(ctx); err == nil {
+		_, err := db.Migrate(ctx)
+		if err == nil {
 			t.Fatal("Migrate accepted a schema newer than the binary")
+		}
+		if !strings.Contains(err.Error(), "database schema is at version 999999 (from_the_future), newer than this binary knows") {
+			t.Fatalf("Migrate refused with %q, want it to name the schema's version, 999999 (from_the_future)", err)
 		}
 	})
 }
