@@ -277,6 +277,10 @@ func readConfig(getenv func(string) string, serving bool) (config, error) {
 			r.fail("%s must be base64 of at least 32 bytes (try: openssl rand -base64 32)", secretName(cfg))
 		}
 	}
+	// The bot runs only with a token: serving the bot alone without one
+	// would run nothing. The operator commands run no role.
+	r.check(!serving || !cfg.Roles.Bot || cfg.Roles.API || cfg.Roles.Scheduler || cfg.DiscordToken != "",
+		"CROWNS_ROLES selects the bot alone, which runs only with CROWNS_DISCORD_TOKEN: without it this process would run no role")
 	if cfg.DiscordToken != "" && cfg.Roles.Bot {
 		r.check(cfg.DiscordGuildID != "", "CROWNS_DISCORD_GUILD_ID is required when CROWNS_DISCORD_TOKEN is set")
 		r.check(cfg.DiscordKeyChannelID != "", "CROWNS_DISCORD_KEY_CHANNEL_ID is required when CROWNS_DISCORD_TOKEN is set")

@@ -33,7 +33,8 @@ func TestConfigReadsRoles(t *testing.T) {
 	}
 }
 
-// TestServeRejectsAnUnknownRole: a bad CROWNS_ROLES stops serve before it
+// TestServeRejectsAnUnknownRole: a bad CROWNS_ROLES, or one that runs
+// nothing (the bot alone without a Discord token), stops serve before it
 // touches anything, with exit 2 and one line that names the variable.
 func TestServeRejectsAnUnknownRole(t *testing.T) {
 	tests := []struct {
@@ -43,15 +44,19 @@ func TestServeRejectsAnUnknownRole(t *testing.T) {
 		{"api,cron", `CROWNS_ROLES lists unknown role "cron" (known: api, bot, scheduler)`},
 		{"web", `CROWNS_ROLES lists unknown role "web" (known: api, bot, scheduler)`},
 		{",", "CROWNS_ROLES selects no role (known: api, bot, scheduler)"},
+		{"bot", "CROWNS_ROLES selects the bot alone, which runs only with CROWNS_DISCORD_TOKEN: without it this process would run no role"},
 	}
 	for _, tt := range tests {
 		dataDir := filepath.Join(t.TempDir(), "data")
 		var stdout, stderr bytes.Buffer
-		code := run(context.Background(), []string{"serve"}, testCLI(&stdout, &stderr, map[string]string{
+		// A serve that wrongly starts ends (and fails) rather than hanging.
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		code := run(ctx, []string{"serve"}, testCLI(&stdout, &stderr, map[string]string{
 			"CROWNS_ROLES":    tt.value,
 			"CROWNS_DATA_DIR": dataDir,
 			"CROWNS_ADDR":     freeAddr(t),
 		}))
+		cancel()
 		want := "crowns: invalid configuration: " + tt.reason + "\n"
 		if code != exitUsage || stderr.String() != want || stdout.Len() != 0 {
 			t.Errorf("CROWNS_ROLES=%q: exit %d, stdout %q, stderr %q; want exit %d and stderr %q", tt.value, code, stdout.String(), stderr.String(), exitUsage, want)
