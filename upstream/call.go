@@ -37,7 +37,9 @@ type answer struct {
 }
 
 // get performs req, retrying transient failures within the call's
-// deadline, and decodes a 200 body into out; the call metrics count it.
+// deadline, and decodes a 200 body into out, every NUL in its strings
+// replaced (models.MakeJSONStorable: this is where game text enters
+// Crowns); the call metrics count it.
 func (c *Client) get(ctx context.Context, req request, out any) error {
 	if c.metrics == nil {
 		_, err := c.call(ctx, req, out)
@@ -63,6 +65,7 @@ func (c *Client) call(ctx context.Context, req request, out any) (callOutcome, e
 		got := c.attempt(ctx, target, token, c.maxAttempts-attempt+1)
 		attrs := []any{"path", req.path, "status", got.status, "attempt", attempt, "elapsed", c.clock.Now().Sub(started)}
 		if got.err == nil && got.status == http.StatusOK {
+			models.MakeJSONStorable(got.body)
 			if err := json.Unmarshal(got.body, out); err != nil {
 				c.log.Error("game API answered with a body that does not decode", append(attrs, "error", err)...)
 				return outcomeUnavailable, models.Unavailable("upstream", retryDefault, fmt.Errorf("decode %s: %w", req.path, err))

@@ -99,7 +99,7 @@ var errNotHistory = errors.New("not a history answer: want the JSON object, keye
 // within it, written as history answers write them (YYYY-MM-DD-HH-mm,
 // UTC); each value a snapshot of the clan's members, as many as its
 // memberCount says, their tags valid (stored as Crowns stores them:
-// upper-case, without #).
+// upper-case, without #), a NUL in a name replaced as the game API's are.
 func parseHistory(in io.Reader, span historySpan) ([]models.HistorySnapshot, error) {
 	raw, err := io.ReadAll(in)
 	if err != nil {
@@ -108,6 +108,7 @@ func parseHistory(in io.Reader, span historySpan) ([]models.HistorySnapshot, err
 	if len(raw) > maxHistoryFile {
 		return nil, fmt.Errorf("larger than %d MiB", maxHistoryFile>>20)
 	}
+	models.MakeJSONStorable(raw)
 	var bySlot map[string]*models.HistorySnapshot
 	if err := json.Unmarshal(raw, &bySlot); err != nil {
 		return nil, errNotHistory
