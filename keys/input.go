@@ -7,7 +7,9 @@ import (
 	"github.com/crownsdev/crowns/models"
 )
 
-// Bounds of the free text the Service stores.
+// Bounds of the free text the Service stores; a NUL in it is stored as
+// U+FFFD (models.StorableText), which every transition applies after
+// these checks.
 const (
 	maxDisplayNameLength = 100
 	maxActorLength       = 100

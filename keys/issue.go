@@ -82,6 +82,7 @@ func (s *Service) keyRequest(ctx context.Context, dev Developer, actor string, d
 	if err := checkDeveloper(dev, actor); err != nil {
 		return Issued{}, err
 	}
+	dev.DisplayName, actor = models.StorableText(dev.DisplayName), models.StorableText(actor)
 	var issued Issued
 	who := subject{discordUserID: dev.DiscordUserID, displayName: dev.DisplayName, createIfMissing: true}
 	err := s.transition(ctx, who, func(c *change) error {
