@@ -46,6 +46,10 @@ func TestVerifyAnswersRepeatsFromTheCache(t *testing.T) {
 			{"unknown key, first time: one lookup", unknown, models.ErrUnknownKey, 1},
 			{"unknown key again: cached", unknown, models.ErrUnknownKey, 0},
 			{"wrong checksum after the valid key: still refused", badChecksum, models.ErrUnknownKey, 0},
+			// The cache names a key by what follows its prefix: another
+			// prefix before the valid key's characters is still malformed.
+			{"other prefix after the valid key: still refused", "crx_" + issued.Key[len(keys.Prefix):], models.ErrUnknownKey, 0},
+			{"upper-case prefix after the valid key: still refused", "CRW_" + issued.Key[len(keys.Prefix):], models.ErrUnknownKey, 0},
 		}
 		for _, tt := range tests {
 			before := statements.Load()
@@ -215,5 +219,38 @@ func TestVerifyCachedAnswersOnlyFromMemory(t *testing.T) {
 				t.Fatalf("a refused key after the TTL: %v, want ErrNotCached alone", err)
 			}
 		}
+	})
+}
+
+// TestAKeyOfABlacklistedDeveloperIsForbidden: a key the database still
+// holds as current (active or disabled) is forbidden once its developer
+// is blacklisted, whatever its own row says (a row written by another
+// process or an older version, or moved by hand).
+func TestAKeyOfABlacklistedDeveloperIsForbidden(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		ctx := context.Background()
+		clock := models.NewManualClock(testStart)
+		service := newService(t, db, clock)
+		active := issue(t, service, "100")
+		disabled := issue(t, service, "200")
+		if err := service.Disable(ctx, "200", "bot", "left"); err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range []string{"100", "200"} {
+			err := db.KeyTransition(ctx, func(tx models.KeyTransaction) error {
+				developer, err := tx.Developer(id)
+				if err != nil {
+					return err
+				}
+				developer.Blacklisted, developer.BlacklistReason, developer.BlacklistedBy = true, "spam", "moderator"
+				return tx.UpdateDeveloper(&developer)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		clock.Advance(testTTL) // past the cached verdicts, if any
+		expectVerify(t, service, active.Key, models.ErrKeyBlacklisted, "")
+		expectVerify(t, service, disabled.Key, models.ErrKeyBlacklisted, "")
 	})
 }
