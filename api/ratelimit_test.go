@@ -2,7 +2,6 @@ package api_test
 
 import (
 	"net/http"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -19,14 +18,21 @@ func TestRateLimitPerKey(t *testing.T) {
 	other := h.issue("11")
 	const path = "/clan/2CCCP/history" // answers 417 without the upstream: cheap
 
-	for i, wantRemaining := range []string{"2", "1", "0"} {
+	// A token comes back every 500 ms: the bucket is full again 500 ms
+	// per token spent later, in whole seconds rounded up.
+	for i, want := range []struct{ remaining, rateLimit string }{
+		{"2", `"default";r=2;t=1`},
+		{"1", `"default";r=1;t=1`},
+		{"0", `"default";r=0;t=2`},
+	} {
 		resp := h.get(path, "auth", key)
 		if resp.StatusCode != http.StatusExpectationFailed {
 			t.Fatalf("request %d: status %d", i, resp.StatusCode)
 		}
 		expectHeader(t, resp, "x-ratelimit-limit", "2")
-		expectHeader(t, resp, "x-ratelimit-remaining", wantRemaining)
+		expectHeader(t, resp, "x-ratelimit-remaining", want.remaining)
 		expectHeader(t, resp, "RateLimit-Policy", `"default";q=2;w=1`)
+		expectHeader(t, resp, "RateLimit", want.rateLimit)
 	}
 	limited := h.get(path, "auth", key)
 	expectHeader(t, limited, "x-ratelimit-remaining", "0")
@@ -70,17 +76,32 @@ func TestRateLimitHeadersOnEveryAuthenticatedAnswer(t *testing.T) {
 }
 
 func TestRetryAfterRoundsUp(t *testing.T) {
-	h := newHarness(t, harnessOptions{config: func(c *api.Config) {
-		c.RateLimitPerSecond = 0.25
-		c.RateLimitBurst = 1
-	}})
-	key := h.issue("13")
-	h.get("/clan/2CCCP/history", "auth", key)
-	h.clock.Advance(1500 * time.Millisecond)
-	limited := h.get("/clan/2CCCP/history", "auth", key)
-	expectHeader(t, limited, "x-ratelimit-retry-after", strconv.Itoa(2500))
-	expectHeader(t, limited, "Retry-After", "3")
-	expectError(t, limited, http.StatusTooManyRequests, "Rate limit exceeded")
+	tests := []struct {
+		name         string
+		rate         float64
+		advance      time.Duration
+		milliseconds string
+		seconds      string
+	}{
+		{"whole milliseconds, half a second", 0.25, 1500 * time.Millisecond, "2500", "3"},
+		{"under half a second", 0.25, 1600 * time.Millisecond, "2400", "3"},
+		{"a fraction of a millisecond", 3, 0, "334", "1"}, // a token every 333.333333 ms
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, harnessOptions{config: func(c *api.Config) {
+				c.RateLimitPerSecond = tt.rate
+				c.RateLimitBurst = 1
+			}})
+			key := h.issue("13")
+			h.get("/clan/2CCCP/history", "auth", key)
+			h.clock.Advance(tt.advance)
+			limited := h.get("/clan/2CCCP/history", "auth", key)
+			expectHeader(t, limited, "x-ratelimit-retry-after", tt.milliseconds)
+			expectHeader(t, limited, "Retry-After", tt.seconds)
+			expectError(t, limited, http.StatusTooManyRequests, "Rate limit exceeded")
+		})
+	}
 }
 
 func expectHeader(t *testing.T, resp *http.Response, name, want string) {

@@ -136,8 +136,13 @@ func TestAuthStatsIsFreeAndAnswersARateLimitedKey(t *testing.T) {
 	if resp := h.get("/clan/2CCCP/history", "auth", key); resp.StatusCode != http.StatusTooManyRequests {
 		t.Fatalf("the key is not rate-limited: %d", resp.StatusCode)
 	}
-	if _, resp := h.stats(key); resp.Header.Get("x-ratelimit-remaining") != "0" {
+	_, resp := h.stats(key)
+	if resp.Header.Get("x-ratelimit-remaining") != "0" {
 		t.Errorf("rate-limited key's stats: x-ratelimit-remaining = %q, want 0", resp.Header.Get("x-ratelimit-remaining"))
+	}
+	// Two tokens spent at one moment: the bucket is full in 2 s.
+	if got, want := resp.Header.Get("RateLimit"), `"default";r=0;t=2`; got != want {
+		t.Errorf("rate-limited key's stats: RateLimit = %q, want %q", got, want)
 	}
 }
 
