@@ -289,3 +289,58 @@ func TestOldUsageIsDeleted(t *testing.T) {
 		}
 	})
 }
+
+// TestUsageIsCountedPerHourRouteAndStatusClass: each request is counted
+// in the cell of its key, UTC hour and route, as rate-limited (429), a
+// client error (other 4xx) or a server error (5xx); counts kept after a
+// failed flush add up with those made before the next one.
+func TestUsageIsCountedPerHourRouteAndStatusClass(t *testing.T) {
+	db := &capturingUsageStore{Store: storetest.Open(t, store.DialectSQLite), failures: 1}
+	clock := models.NewManualClock(testStart)
+	service, err := keys.NewService(db, keys.Config{Secret: testSecret, Clock: clock, FlushInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice := issue(t, service, "1")
+	const history, battles = "/clan/:tag/history", "/player/:tag/battles"
+	for _, request := range []struct {
+		route  string
+		status int
+		after  time.Duration
+	}{
+		{history, http.StatusOK, 0},
+		{history, http.StatusNotModified, 20 * time.Minute},
+		{history, http.StatusBadRequest, 30 * time.Minute},
+		{history, http.StatusExpectationFailed, 40 * time.Minute},
+		{history, http.StatusTooManyRequests, 45 * time.Minute},
+		{history, http.StatusInternalServerError, 50 * time.Minute},
+		{history, http.StatusServiceUnavailable, time.Hour - time.Second},
+		{battles, http.StatusOK, 10 * time.Minute},
+		{history, http.StatusOK, time.Hour},
+	} {
+		service.Count(alice.KeyID, request.route, request.status, testStart.Add(request.after))
+	}
+	if err := service.Flush(t.Context()); err == nil {
+		t.Fatal("the first flush met no failure")
+	}
+	service.Count(alice.KeyID, history, http.StatusInternalServerError, testStart.Add(15*time.Minute))
+	if err := service.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	cell := func(hour time.Time, route string) string { return hour.UTC().Format(time.RFC3339) + " " + route }
+	want := map[string]models.KeyUsageCount{
+		cell(testStart, history):                {Requests: 8, RateLimited: 1, ClientErrors: 2, ServerErrors: 3},
+		cell(testStart, battles):                {Requests: 1},
+		cell(testStart.Add(time.Hour), history): {Requests: 1},
+	}
+	got := map[string]models.KeyUsageCount{}
+	for c, count := range db.written {
+		if c.KeyID != alice.KeyID {
+			t.Errorf("a cell of key %d, want only alice's %d", c.KeyID, alice.KeyID)
+		}
+		got[cell(c.Hour, c.Route)] = count
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("cells written:\n%v\nwant\n%v", got, want)
+	}
+}
