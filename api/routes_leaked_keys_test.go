@@ -492,3 +492,50 @@ func TestLargeLeakReportToAnAbsoluteTargetIsRead(t *testing.T) {
 	}
 	expectError(t, h.get("/clan/search?name=royal", "auth", key), http.StatusUnauthorized, "Unauthorized; unknown token")
 }
+
+// TestLeakReportOfADisabledKeyRevokesIt: a key disabled because its owner
+// left the community server is still theirs: reported leaked, it is
+// revoked (a true positive), so that the owner coming back gets a new key
+// instead of the leaked one re-enabled. A blacklisted key is no live key:
+// a false positive, and nothing changes.
+func TestLeakReportOfADisabledKeyRevokesIt(t *testing.T) {
+	github := newLeakSigner(t, "github-key-1")
+	h := newLeakHarness(t, github)
+	disabled, blacklisted := h.issue("1"), h.issue("2")
+	if err := h.keys.Disable(t.Context(), "1", "bot", "left the server"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.keys.Blacklist(t.Context(), "2", "spam", "moderator"); err != nil {
+		t.Fatal(err)
+	}
+	before, err := h.keys.Events(t.Context(), 0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := reportOf(t, disabled, blacklisted)
+	verdicts := verdictsOf(t, h.postReport(body, github.signed(t, body)...))
+	want := []verdict{
+		{disabled, "crowns_developer_key", "true_positive"},
+		{blacklisted, "crowns_developer_key", "false_positive"},
+	}
+	if fmt.Sprint(verdicts) != fmt.Sprint(want) {
+		t.Fatalf("verdicts %v, want %v", verdicts, want)
+	}
+	events, err := h.keys.Events(t.Context(), 0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events) != len(before)+1 {
+		t.Fatalf("%d events recorded, want the one revocation", len(events)-len(before))
+	}
+	if last := events[len(events)-1]; last.Action != models.KeyActionRevoked || last.Actor != keys.ActorLeakReport || last.DiscordUserID != "1" {
+		t.Errorf("last key event %+v, want the leak revocation of the disabled key", last)
+	}
+	back := h.issue("1")
+	if back == disabled {
+		t.Fatal("the owner came back to the leaked key, re-enabled")
+	}
+	expectError(t, h.get("/clan/search?name=royal", "auth", disabled), http.StatusUnauthorized, "Unauthorized; unknown token")
+	expectStatus(t, h.get("/clan/search?name=royal", "auth", back), http.StatusOK)
+	expectError(t, h.get("/clan/search?name=royal", "auth", blacklisted), http.StatusForbidden, "Forbidden; key blacklisted")
+}
