@@ -205,6 +205,18 @@ func expectError(t *testing.T, resp *http.Response, status int, text string) err
 	if body != want {
 		t.Fatalf("error body = %+v, want %+v", body, want)
 	}
+	// Exactly the contract's fields: eventId on a 500 only.
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		t.Fatalf("error body %q is not an object: %v", raw, err)
+	}
+	wantFields := 4
+	if status == http.StatusInternalServerError {
+		wantFields = 5
+	}
+	if _, hasEventID := fields["eventId"]; len(fields) != wantFields || hasEventID != (wantFields == 5) {
+		t.Fatalf("error body %s: want the fields error, statusCode, statusText, info, and eventId on a 500 only", raw)
+	}
 	return body
 }
 

@@ -223,6 +223,16 @@ func TestAnswersOfTheHTTPServerCarryARequestID(t *testing.T) {
 			t.Fatalf("GET of the leak reports with a body over the limit: %d, Allow %q; want 405, POST", resp.StatusCode, resp.Header.Get("Allow"))
 		}
 	})
+	t.Run("body too large for a method the route takes", func(t *testing.T) {
+		// GET and HEAD are the routes' methods: the body is what is wrong.
+		for _, method := range []string{"GET", "HEAD"} {
+			conn, reader := dial(t)
+			resp := rawExchange(t, conn, reader, tooLargeBodyOf(method, "/clan/search?name=royal", ""))
+			if readBody(t, resp); resp.StatusCode != http.StatusRequestEntityTooLarge || resp.Header.Get("Allow") != "" {
+				t.Fatalf("%s with a body over the limit: %d, Allow %q; want 413 without Allow", method, resp.StatusCode, resp.Header.Get("Allow"))
+			}
+		}
+	})
 	t.Run("body too large on a long path", func(t *testing.T) {
 		conn, reader := dial(t)
 		id := refuse(t, conn, reader, tooLargeBodyOf("GET", "/"+strings.Repeat("a", 4000), ""), http.StatusRequestEntityTooLarge)
