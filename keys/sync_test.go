@@ -129,3 +129,43 @@ func TestSyncSkipsTheServicesOwnChanges(t *testing.T) {
 		}
 	})
 }
+
+// TestASyncReadsEveryEventSinceTheLast: more events than one read of the
+// feed takes (a busy moment of another process, a long pause) are all
+// read by one Sync, so that a change among the last of them is seen at
+// once rather than trusted past it.
+func TestASyncReadsEveryEventSinceTheLast(t *testing.T) {
+	db := storetest.Open(t, store.DialectSQLite)
+	ctx := context.Background()
+	clock := models.NewManualClock(testStart)
+	api, bot := newService(t, db, clock), newService(t, db, clock)
+	issued := issue(t, bot, "100")
+	busy := issue(t, bot, "200")
+	syncService(t, api)
+	expectVerify(t, api, issued.Key, nil, "100")
+	// Another process records a thousand events of another developer,
+	// then revokes the key of the first.
+	err := db.KeyTransition(ctx, func(tx models.KeyTransaction) error {
+		developer, err := tx.Developer("200")
+		if err != nil {
+			return err
+		}
+		for range 1000 {
+			event := models.KeyEvent{DeveloperID: developer.ID, DiscordUserID: "200", KeyID: &busy.KeyID,
+				Action: models.KeyActionReenabled, Actor: "bot", CreatedAt: clock.Now()}
+			if err := tx.CreateKeyEvent(&event); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bot.Revoke(ctx, "100", "cli", ""); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Second)
+	syncService(t, api)
+	expectVerify(t, api, issued.Key, models.ErrUnknownKey, "")
+}
