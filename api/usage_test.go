@@ -167,3 +167,30 @@ func (h *harness) regenerate(discordUserID string) string {
 	}
 	return issued.Key
 }
+
+// TestAuthStatsCoversTheLast30UTCDays: the stats of a key are those of
+// the 30 UTC days ending today, today included.
+func TestAuthStatsCoversTheLast30UTCDays(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	issued, err := h.keys.IssueOrRemind(t.Context(), keys.Developer{DiscordUserID: "24", DisplayName: "dev 24"}, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := h.clock.Now() // 2026-11-02 10:30 UTC
+	today := time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC)
+	for _, at := range []time.Time{
+		today.AddDate(0, 0, -29),                   // the first day of the 30
+		today.AddDate(0, 0, -29).Add(-time.Second), // the day before it
+		now,
+	} {
+		h.keys.Count(issued.KeyID, "/clan/:tag/history", http.StatusOK, at)
+	}
+	h.flush()
+	stats, _ := h.stats(issued.Key)
+	if want := map[string]int64{"2026-10-04": 1, "2026-11-02": 1}; !reflect.DeepEqual(stats.RequestCount, want) {
+		t.Errorf("requestCount = %v, want %v", stats.RequestCount, want)
+	}
+	if want := map[string]int64{"/clan/:tag/history": 2}; !reflect.DeepEqual(stats.Routes, want) {
+		t.Errorf("routes = %v, want %v", stats.Routes, want)
+	}
+}
