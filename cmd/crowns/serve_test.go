@@ -278,6 +278,18 @@ func TestServeDrainsRequestsInFlightOnShutdown(t *testing.T) {
 	if _, err := http.Get(n.url("/healthz")); err == nil {
 		t.Fatal("the API still answers after shutdown")
 	}
+	// The request drained at shutdown is counted in the key's usage: the
+	// last flush comes after the last request.
+	stdout, stderr := newWatchedBuffer(""), newWatchedBuffer("")
+	if code := run(context.Background(), []string{"keys", "stats", "--discord-user", "42", "--json"}, testCLI(stdout, stderr, env)); code != exitOK {
+		t.Fatalf("keys stats: exit %d: %s", code, stderr.String())
+	}
+	var stats struct {
+		Routes map[string]int64 `json:"routes"`
+	}
+	if err := json.Unmarshal([]byte(stdout.String()), &stats); err != nil || stats.Routes["/clan/search"] != 1 {
+		t.Fatalf("usage after shutdown: %s (%v), want the drained /clan/search counted once", stdout.String(), err)
+	}
 }
 
 // TestServeSecondStopSignalCutsTheDrain: a second stop signal while a
