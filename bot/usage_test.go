@@ -2,6 +2,7 @@ package bot_test
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -26,7 +27,7 @@ func (d *desk) use(userID, route string, count models.KeyUsageCount, hoursAgo in
 		d.t.Fatal(err)
 	}
 	slot := models.KeyUsageCell{KeyID: info.CurrentKeyID, Hour: d.clock.Now().Add(-time.Duration(hoursAgo) * time.Hour), Route: route}
-	if err := d.db.AddKeyUsage(ctx, map[models.KeyUsageCell]models.KeyUsageCount{slot: count}); err != nil {
+	if err := d.db.AddKeyUsage(ctx, models.KeyUsageBatch{ID: rand.Text(), At: d.clock.Now(), Counts: map[models.KeyUsageCell]models.KeyUsageCount{slot: count}}); err != nil {
 		d.t.Fatal(err)
 	}
 }

@@ -31,11 +31,14 @@ type Store interface {
 	DeveloperInfo(ctx context.Context, discordUserID string) (models.DeveloperInfo, error)
 	DeveloperInfos(ctx context.Context) ([]models.DeveloperInfo, error)
 	DevelopersWithActiveKeys(ctx context.Context) ([]string, error)
-	// AddKeyUsage adds counts to the stored usage of their hours, so that
-	// replicas' counts sum; DeleteKeyUsageBefore drops usage older than a
-	// time.
-	AddKeyUsage(ctx context.Context, counts map[models.KeyUsageCell]models.KeyUsageCount) error
+	// AddKeyUsage adds a batch's counts to the stored usage of their
+	// hours, so that replicas' counts sum, at most once: a batch whose id
+	// is recorded already is not added again. DeleteKeyUsageBefore drops
+	// usage older than a time, DeleteKeyUsageBatchesBefore the ids of
+	// batches first tried before a time.
+	AddKeyUsage(ctx context.Context, batch models.KeyUsageBatch) error
 	DeleteKeyUsageBefore(ctx context.Context, before time.Time) (int64, error)
+	DeleteKeyUsageBatchesBefore(ctx context.Context, before time.Time) (int64, error)
 	// KeyUsageReport, TopKeyUsage and KeyUsageWindows read the stored
 	// usage.
 	KeyUsageReport(ctx context.Context, keyID int64, since time.Time) (models.KeyUsageReport, error)

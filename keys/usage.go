@@ -93,7 +93,9 @@ func (l *usageLog) pending(idleBefore int64) []pendingUse {
 // Flush writes the request counts made since the previous flush (see
 // Count), then the latest use of every key verified since then, in
 // batched statements. After a failure the same counts and uses are tried
-// again by the next Flush.
+// again by the next Flush, the counts as the same batch (see
+// flushUsage), so counts the database committed before the failure are
+// not added twice.
 func (s *Service) Flush(ctx context.Context) error {
 	s.flushing.Lock()
 	defer s.flushing.Unlock()
@@ -120,7 +122,8 @@ func (s *Service) Flush(ctx context.Context) error {
 
 // Run reads the key-event feed at once and every SyncInterval (see Sync),
 // and flushes request counts and last-use times every FlushInterval
-// (deleting usage past models.KeyUsageRetention once an hour), until ctx
+// (deleting usage past models.KeyUsageRetention, and usage batch ids past
+// models.KeyUsageBatchRetention, once an hour), until ctx
 // ends; then it
 // flushes once more, trying again for a few seconds (finalFlushTimeout)
 // while the database fails, so a graceful shutdown loses nothing.

@@ -2,6 +2,7 @@ package keys
 
 import (
 	"context"
+	"crypto/rand"
 	"net/http"
 	"slices"
 	"sync"
@@ -38,10 +39,15 @@ type usageCell struct {
 // map for an empty one, so counting never waits for the database.
 type usageCounts struct {
 	shards [usageShards]usageShard
-	// unsent holds the counts of a failed flush, tried again by the next
-	// one, at most maxUnsent cells; only Flush touches it (under
-	// Service.flushing).
-	unsent    map[models.KeyUsageCell]models.KeyUsageCount
+	// waiting holds the counts taken from the shards and not yet tried:
+	// those of flushes that met a failed batch, summed. failed is the
+	// batch whose write failed: it may have been written all the same
+	// (the connection cut after the commit), so it is tried again as it
+	// is, under its id, before waiting becomes the next batch, never
+	// merged with it. Together they hold at most maxUnsent cells. Only
+	// Flush touches them (under Service.flushing).
+	waiting   map[models.KeyUsageCell]models.KeyUsageCount
+	failed    *models.KeyUsageBatch
 	maxUnsent int
 	// retainedAt is when Run last deleted old usage.
 	retainedAt time.Time
@@ -53,7 +59,7 @@ type usageShard struct {
 }
 
 func newUsageCounts() *usageCounts {
-	u := &usageCounts{unsent: make(map[models.KeyUsageCell]models.KeyUsageCount), maxUnsent: maxUnsentUsageCells}
+	u := &usageCounts{waiting: make(map[models.KeyUsageCell]models.KeyUsageCount), maxUnsent: maxUnsentUsageCells}
 	for i := range u.shards {
 		u.shards[i].counts = make(map[usageCell]*models.KeyUsageCount)
 	}
@@ -88,8 +94,8 @@ func (s *Service) Count(keyID int64, route string, status int, at time.Time) {
 }
 
 // take swaps out the counts made since the last call and adds them to the
-// unsent ones, which it returns.
-func (u *usageCounts) take() map[models.KeyUsageCell]models.KeyUsageCount {
+// waiting ones.
+func (u *usageCounts) take() {
 	for i := range u.shards {
 		sh := &u.shards[i]
 		sh.mu.Lock()
@@ -102,38 +108,63 @@ func (u *usageCounts) take() map[models.KeyUsageCell]models.KeyUsageCount {
 		sh.mu.Unlock()
 		for cell, c := range counts {
 			key := models.KeyUsageCell{KeyID: cell.keyID, Hour: time.Unix(cell.hour, 0).UTC(), Route: cell.route}
-			sum := u.unsent[key]
+			sum := u.waiting[key]
 			sum.Add(*c)
-			u.unsent[key] = sum
+			u.waiting[key] = sum
 		}
 	}
-	return u.unsent
+}
+
+// unsent returns the maps of counts not yet written: the failed batch's,
+// if any, and the waiting ones.
+func (u *usageCounts) unsent() []map[models.KeyUsageCell]models.KeyUsageCount {
+	if u.failed == nil {
+		return []map[models.KeyUsageCell]models.KeyUsageCount{u.waiting}
+	}
+	return []map[models.KeyUsageCell]models.KeyUsageCount{u.failed.Counts, u.waiting}
 }
 
 // trimUnsent drops the counts of the oldest hours while more than
-// maxUnsent cells wait, and returns the requests and cells dropped.
+// maxUnsent cells wait, and returns the requests and cells dropped. Cells
+// dropped from the failed batch leave its id as it is: if the batch was
+// written after all, it is not written again; if not, what is left of it
+// is.
 func (u *usageCounts) trimUnsent() (requests int64, cells int) {
-	if len(u.unsent) <= u.maxUnsent {
+	unsent := u.unsent()
+	size := func() (n int) {
+		for _, m := range unsent {
+			n += len(m)
+		}
+		return n
+	}
+	if size() <= u.maxUnsent {
 		return 0, 0
 	}
 	var hours []time.Time
-	for cell := range u.unsent {
-		if !slices.ContainsFunc(hours, cell.Hour.Equal) {
-			hours = append(hours, cell.Hour)
+	for _, m := range unsent {
+		for cell := range m {
+			if !slices.ContainsFunc(hours, cell.Hour.Equal) {
+				hours = append(hours, cell.Hour)
+			}
 		}
 	}
 	slices.SortFunc(hours, time.Time.Compare)
 	for _, hour := range hours {
-		if len(u.unsent) <= u.maxUnsent {
+		if size() <= u.maxUnsent {
 			break
 		}
-		for cell, c := range u.unsent {
-			if cell.Hour.Equal(hour) {
-				requests += c.Requests
-				cells++
-				delete(u.unsent, cell)
+		for _, m := range unsent {
+			for cell, c := range m {
+				if cell.Hour.Equal(hour) {
+					requests += c.Requests
+					cells++
+					delete(m, cell)
+				}
 			}
 		}
+	}
+	if u.failed != nil && len(u.failed.Counts) == 0 {
+		u.failed = nil
 	}
 	return requests, cells
 }
@@ -143,33 +174,46 @@ func (u *usageCounts) trimUnsent() (requests int64, cells int) {
 // Service.flushing) may call it.
 func (u *usageCounts) unsentTotals() (requests int64, keys int) {
 	seen := make(map[int64]struct{})
-	for cell, c := range u.unsent {
-		requests += c.Requests
-		seen[cell.KeyID] = struct{}{}
+	for _, m := range u.unsent() {
+		for cell, c := range m {
+			requests += c.Requests
+			seen[cell.KeyID] = struct{}{}
+		}
 	}
 	return requests, len(seen)
 }
 
-// flushUsage writes the counts made since the last successful flush; on
-// failure they stay for the next one, within maxUnsentUsageCells (what is
-// dropped past it is logged).
+// flushUsage writes the counts made since the last successful flush, each
+// count at most once: first the batch whose write failed, if any, as it
+// is (see models.KeyUsageBatch), then the counts waiting as a new batch
+// with a new random id. On failure the counts stay for the next call,
+// within maxUnsentUsageCells (what is dropped past it is logged).
 func (s *Service) flushUsage(ctx context.Context) error {
-	pending := s.counts.take()
+	s.counts.take()
 	if requests, cells := s.counts.trimUnsent(); cells > 0 {
 		s.log.ErrorContext(ctx, "key usage waiting for the database over its bound: the oldest hours' counts are dropped",
 			"requests", requests, "cells", cells, "bound", s.counts.maxUnsent)
 	}
-	if len(pending) == 0 {
+	if s.counts.failed != nil {
+		if err := s.db.AddKeyUsage(ctx, *s.counts.failed); err != nil {
+			return err
+		}
+		s.counts.failed = nil
+	}
+	if len(s.counts.waiting) == 0 {
 		return nil
 	}
-	if err := s.db.AddKeyUsage(ctx, pending); err != nil {
+	s.counts.failed = &models.KeyUsageBatch{ID: rand.Text(), At: s.clock.Now(), Counts: s.counts.waiting}
+	s.counts.waiting = make(map[models.KeyUsageCell]models.KeyUsageCount)
+	if err := s.db.AddKeyUsage(ctx, *s.counts.failed); err != nil {
 		return err
 	}
-	s.counts.unsent = make(map[models.KeyUsageCell]models.KeyUsageCount)
+	s.counts.failed = nil
 	return nil
 }
 
-// retainUsage deletes usage older than models.KeyUsageRetention, at most
+// retainUsage deletes usage older than models.KeyUsageRetention, and the
+// ids of usage batches older than models.KeyUsageBatchRetention, at most
 // once every usageRetentionEvery; a failed delete is tried again at the
 // next call.
 func (s *Service) retainUsage(ctx context.Context) error {
@@ -180,6 +224,9 @@ func (s *Service) retainUsage(ctx context.Context) error {
 		return nil
 	}
 	if _, err := s.db.DeleteKeyUsageBefore(ctx, now.Add(-models.KeyUsageRetention)); err != nil {
+		return err
+	}
+	if _, err := s.db.DeleteKeyUsageBatchesBefore(ctx, now.Add(-models.KeyUsageBatchRetention)); err != nil {
 		return err
 	}
 	s.counts.retainedAt = now

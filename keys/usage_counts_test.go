@@ -132,14 +132,14 @@ type failingUsageStore struct {
 	err      error
 }
 
-func (f *failingUsageStore) AddKeyUsage(ctx context.Context, counts map[models.KeyUsageCell]models.KeyUsageCount) error {
+func (f *failingUsageStore) AddKeyUsage(ctx context.Context, batch models.KeyUsageBatch) error {
 	if f.failures.Add(-1) >= 0 {
 		if f.err != nil {
 			return f.err
 		}
 		return models.Unavailable("database", time.Second, syscall.ECONNREFUSED)
 	}
-	return f.Store.AddKeyUsage(ctx, counts)
+	return f.Store.AddKeyUsage(ctx, batch)
 }
 
 // TestTheFlushAtStopIsTriedAgain: when the database fails as Run stops
@@ -181,12 +181,12 @@ type capturingUsageStore struct {
 	written  map[models.KeyUsageCell]models.KeyUsageCount
 }
 
-func (c *capturingUsageStore) AddKeyUsage(_ context.Context, counts map[models.KeyUsageCell]models.KeyUsageCount) error {
+func (c *capturingUsageStore) AddKeyUsage(_ context.Context, batch models.KeyUsageBatch) error {
 	if c.failures > 0 {
 		c.failures--
 		return models.Unavailable("database", time.Second, syscall.ECONNREFUSED)
 	}
-	c.written = maps.Clone(counts)
+	c.written = maps.Clone(batch.Counts)
 	return nil
 }
 

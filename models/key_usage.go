@@ -9,6 +9,25 @@ import (
 // KeyUsageRetention is how long per-hour key usage is kept.
 const KeyUsageRetention = 30 * 24 * time.Hour
 
+// KeyUsageBatchRetention is how long the id of a written KeyUsageBatch is
+// kept: a batch tried again within it is never added twice. A process
+// tries a failed batch again at each flush (every few seconds), so a
+// batch still unsent a day after it was first tried is one the database
+// kept refusing while it answered; if that batch had in fact been written
+// before, its counts would be added a second time.
+const KeyUsageBatchRetention = 24 * time.Hour
+
+// KeyUsageBatch is one flush's counts, written all at once or not at
+// all, and at most once: ID names it, so that a batch tried again after a
+// failure whose outcome is unknown is added only if it was not before.
+// At is when it was first tried, by which its ID is deleted after
+// KeyUsageBatchRetention.
+type KeyUsageBatch struct {
+	ID     string
+	At     time.Time
+	Counts map[KeyUsageCell]KeyUsageCount
+}
+
 // KeyUsageCount is what was counted of one key's requests to one route in
 // one UTC hour: every answered request, and among them the refused ones
 // (429) and the other errors (4xx and 5xx).

@@ -24,10 +24,10 @@ func TestKeysStatsPrintsTheCurrentKeysUsage(t *testing.T) {
 		t.Fatal(err)
 	}
 	today := time.Now().UTC().Truncate(time.Hour)
-	err = db.AddKeyUsage(ctx, map[models.KeyUsageCell]models.KeyUsageCount{
+	err = db.AddKeyUsage(ctx, models.KeyUsageBatch{ID: "stats-test", At: today, Counts: map[models.KeyUsageCell]models.KeyUsageCount{
 		{KeyID: info.CurrentKeyID, Hour: today, Route: "/clan/search"}:         {Requests: 9, RateLimited: 4},
 		{KeyID: info.CurrentKeyID, Hour: today, Route: "/player/:tag/battles"}: {Requests: 2, ServerErrors: 1},
-	})
+	}})
 	_ = db.Close()
 	if err != nil {
 		t.Fatal(err)

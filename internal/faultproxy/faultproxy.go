@@ -1,14 +1,17 @@
 // Package faultproxy is a small TCP proxy for tests that puts faults
 // between a client and a real server (PostgreSQL): it can cut every open
-// connection, refuse new ones, and stall the bytes in flight. It exists
+// connection, refuse new ones, stall the bytes in flight, and cut a
+// connection between a commit and its answer. It exists
 // so that tests of the database's failures use the real driver against
 // the real database, with nothing mocked.
 package faultproxy
 
 import (
+	"bytes"
 	"context"
 	"net"
 	"sync"
+	"sync/atomic"
 )
 
 // Proxy forwards the connections it accepts on Addr to a target address.
@@ -23,6 +26,8 @@ type Proxy struct {
 	// resume is closed when a stall ends.
 	resume chan struct{}
 	closed bool
+	// cutAfterCommit is set by CutAfterCommit until a connection commits.
+	cutAfterCommit bool
 }
 
 // Start listens on a free loopback port and forwards to target.
@@ -76,20 +81,34 @@ func (p *Proxy) forward(client net.Conn) {
 		_ = server.Close()
 		return
 	}
+	// committed is set when the client sent the COMMIT CutAfterCommit
+	// waits for: the server's next bytes are its answer, and are not sent.
+	var committed atomic.Bool
+	toServer := func(chunk []byte) bool {
+		if p.takeCommit(chunk) {
+			committed.Store(true)
+		}
+		return true
+	}
+	toClient := func([]byte) bool { return !committed.Load() }
 	done := make(chan struct{}, 2)
-	go func() { p.copy(server, client); done <- struct{}{} }()
-	go func() { p.copy(client, server); done <- struct{}{} }()
+	go func() { p.copy(server, client, toServer); done <- struct{}{} }()
+	go func() { p.copy(client, server, toClient); done <- struct{}{} }()
 	<-done
 	p.drop(client, server)
 }
 
-// copy moves bytes from src to dst, holding each chunk while stalled.
-func (p *Proxy) copy(dst, src net.Conn) {
+// copy moves bytes from src to dst, holding each chunk while stalled,
+// until pass refuses a chunk: then it returns without sending it.
+func (p *Proxy) copy(dst, src net.Conn, pass func([]byte) bool) {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := src.Read(buf)
 		if n > 0 {
 			p.waitWhileStalled()
+			if !pass(buf[:n]) {
+				return
+			}
 			if _, werr := dst.Write(buf[:n]); werr != nil {
 				return
 			}
@@ -98,6 +117,35 @@ func (p *Proxy) copy(dst, src net.Conn) {
 			return
 		}
 	}
+}
+
+// commitQuery is the PostgreSQL protocol's simple query message "commit"
+// (type Q, length 11, the text and its terminating zero), which pgx sends
+// to commit a transaction.
+var commitQuery = []byte("Q\x00\x00\x00\x0bcommit\x00")
+
+// takeCommit tells whether chunk, sent by a client to the server, is a
+// COMMIT the proxy was armed for by CutAfterCommit, and disarms it.
+func (p *Proxy) takeCommit(chunk []byte) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.cutAfterCommit || !bytes.Contains(bytes.ToLower(chunk), bytes.ToLower(commitQuery)) {
+		return false
+	}
+	p.cutAfterCommit = false
+	return true
+}
+
+// CutAfterCommit cuts the next connection that commits a transaction
+// between the commit and its answer: the COMMIT reaches the server, the
+// server's answer (sent once the transaction is committed) is not
+// forwarded, and the connection is closed both ways. The client cannot
+// tell whether its transaction was committed; it was. Only one
+// connection is cut; call it again to cut another.
+func (p *Proxy) CutAfterCommit() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cutAfterCommit = true
 }
 
 func (p *Proxy) waitWhileStalled() {

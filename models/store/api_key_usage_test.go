@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"testing"
@@ -108,8 +109,8 @@ func TestMarkKeysUsedWritesLatestUseAndNeverMovesBack(t *testing.T) {
 
 // TestAddKeyUsageAddsAllOrNothing: counts spread over several statements
 // are added in one transaction; when one statement fails (a key that does
-// not exist) none is added, so that the caller, which keeps the counts
-// for the next flush, does not count them twice.
+// not exist) none is added and the batch's id is not kept, so that the
+// caller, which tries the batch again, has it written then.
 func TestAddKeyUsageAddsAllOrNothing(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		ctx := context.Background()
@@ -122,7 +123,7 @@ func TestAddKeyUsageAddsAllOrNothing(t *testing.T) {
 		// Sorted last: the last statement fails.
 		withMissingKey := maps.Clone(counts)
 		withMissingKey[models.KeyUsageCell{KeyID: ids[0] + 1000, Hour: start, Route: "/clan/search"}] = models.KeyUsageCount{Requests: 1}
-		if err := db.AddKeyUsage(ctx, withMissingKey); err == nil {
+		if err := db.AddKeyUsage(ctx, models.KeyUsageBatch{ID: "flush-1", At: start, Counts: withMissingKey}); err == nil {
 			t.Fatal("usage of a key that does not exist was added")
 		}
 		report, err := db.KeyUsageReport(ctx, ids[0], start)
@@ -132,11 +133,57 @@ func TestAddKeyUsageAddsAllOrNothing(t *testing.T) {
 		if got := report.Total().Requests; got != 0 {
 			t.Fatalf("a failed flush added %d requests, want none", got)
 		}
-		if err := db.AddKeyUsage(ctx, counts); err != nil {
+		if err := db.AddKeyUsage(ctx, models.KeyUsageBatch{ID: "flush-1", At: start, Counts: counts}); err != nil {
 			t.Fatal(err)
 		}
 		if report, err = db.KeyUsageReport(ctx, ids[0], start); err != nil || report.Total().Requests != 450 {
 			t.Fatalf("after the retry: %d requests (%v), want 450", report.Total().Requests, err)
+		}
+	})
+}
+
+// TestAddKeyUsageAddsABatchOnce: a batch written already (its caller
+// heard a failure: the connection cut after the commit) adds nothing when
+// tried again, and the call succeeds; another batch of the same counts
+// adds them. Batch ids first tried before a time are deleted, and their
+// count returned.
+func TestAddKeyUsageAddsABatchOnce(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		ctx := context.Background()
+		start := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
+		_, ids := insertDeveloperWithKeys(t, db, "72", start, models.KeyActive)
+		counts := map[models.KeyUsageCell]models.KeyUsageCount{
+			{KeyID: ids[0], Hour: start, Route: "/clan/search"}: {Requests: 4, RateLimited: 1},
+		}
+		for _, batch := range []models.KeyUsageBatch{
+			{ID: "old", At: start, Counts: counts},
+			{ID: "old", At: start, Counts: counts},
+			{ID: "new", At: start.Add(time.Hour), Counts: counts},
+		} {
+			if err := db.AddKeyUsage(ctx, batch); err != nil {
+				t.Fatalf("add batch %s: %v", batch.ID, err)
+			}
+		}
+		report, err := db.KeyUsageReport(ctx, ids[0], start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := report.Total(), (models.KeyUsageCount{Requests: 8, RateLimited: 2}); got != want {
+			t.Fatalf("stored %+v, want %+v: each batch once", got, want)
+		}
+		if err := db.AddKeyUsage(ctx, models.KeyUsageBatch{At: start, Counts: counts}); !errors.Is(err, models.ErrInvalid) {
+			t.Errorf("a batch without an id: %v, want ErrInvalid", err)
+		}
+		deleted, err := db.DeleteKeyUsageBatchesBefore(ctx, start.Add(time.Hour))
+		if err != nil || deleted != 1 {
+			t.Fatalf("deleted %d batch ids (%v), want 1: the old one", deleted, err)
+		}
+		var left []string
+		if err := storetest.SQL(t, db).Raw(`SELECT id FROM key_usage_batches`).Scan(&left).Error; err != nil {
+			t.Fatal(err)
+		}
+		if len(left) != 1 || left[0] != "new" {
+			t.Errorf("batch ids kept %v, want [new]", left)
 		}
 	})
 }
@@ -174,7 +221,7 @@ func TestKeyUsageWindowsSumsRecentAndBaselinePerKey(t *testing.T) {
 			slot(revoked[0], at, "/clan/search"):                                  {Requests: 5000},
 			slot(bannedKeys[0], at, "/clan/search"):                               {Requests: 5000},
 		}
-		if err := db.AddKeyUsage(ctx, counts); err != nil {
+		if err := db.AddKeyUsage(ctx, models.KeyUsageBatch{ID: "flush-1", At: at, Counts: counts}); err != nil {
 			t.Fatal(err)
 		}
 		got, err := db.KeyUsageWindows(ctx, since, recentFrom)

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -19,12 +20,21 @@ import (
 // (BenchmarkAddKeyUsage).
 const keyUsageRowsPerStatement = 50
 
-// AddKeyUsage adds counts to the stored usage, in one transaction of
-// upserts of keyUsageRowsPerStatement rows: each row's numbers are added
-// to the stored row of the same key, hour and route, so the counts of
-// several processes sum. Hours are truncated to the UTC hour. On failure
-// nothing is added, so that the caller may add the same counts again.
-func (s *Store) AddKeyUsage(ctx context.Context, counts map[models.KeyUsageCell]models.KeyUsageCount) error {
+// AddKeyUsage adds a batch's counts to the stored usage, at most once,
+// in one transaction that records the batch's id in key_usage_batches
+// then upserts keyUsageRowsPerStatement rows a statement: each row's
+// numbers are added to the stored row of the same key, hour and route, so
+// the counts of several processes sum. Hours are truncated to the UTC
+// hour. A batch whose id is recorded already was written by an earlier
+// call (one that failed after its commit, the connection cut before the
+// answer came back): nothing is added again and the call succeeds. So
+// after any failure the caller tries the same batch again, with its id
+// and its counts unchanged, until a call succeeds.
+func (s *Store) AddKeyUsage(ctx context.Context, batch models.KeyUsageBatch) error {
+	if batch.ID == "" {
+		return fmt.Errorf("%w: a key usage batch without an id", models.ErrInvalid)
+	}
+	counts := batch.Counts
 	cells := make([]models.KeyUsageCell, 0, len(counts))
 	for cell := range counts {
 		cells = append(cells, cell)
@@ -40,11 +50,19 @@ func (s *Store) AddKeyUsage(ctx context.Context, counts map[models.KeyUsageCell]
 		return strings.Compare(a.Route, b.Route)
 	})
 	err := s.session(ctx).Transaction(func(tx *gorm.DB) error {
-		for batch := range slices.Chunk(cells, keyUsageRowsPerStatement) {
+		recorded := tx.Exec(`INSERT INTO key_usage_batches (id, written_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING`,
+			batch.ID, batch.At.Unix())
+		if recorded.Error != nil {
+			return recorded.Error
+		}
+		if recorded.RowsAffected == 0 {
+			return nil // written by an earlier call
+		}
+		for rows := range slices.Chunk(cells, keyUsageRowsPerStatement) {
 			var stmt strings.Builder
 			stmt.WriteString(`INSERT INTO key_usage (key_id, hour, route, requests, rate_limited, client_errors, server_errors) VALUES `)
-			args := make([]any, 0, 7*len(batch))
-			for i, cell := range batch {
+			args := make([]any, 0, 7*len(rows))
+			for i, cell := range rows {
 				if i > 0 {
 					stmt.WriteString(", ")
 				}
@@ -193,5 +211,12 @@ func (s *Store) KeyUsageWindows(ctx context.Context, since, recentFrom time.Time
 // before, and returns how many rows went.
 func (s *Store) DeleteKeyUsageBefore(ctx context.Context, before time.Time) (int64, error) {
 	result := s.session(ctx).Exec(`DELETE FROM key_usage WHERE hour < ?`, before.Truncate(time.Hour).Unix())
+	return result.RowsAffected, s.translate(result.Error)
+}
+
+// DeleteKeyUsageBatchesBefore deletes the ids of the usage batches first
+// tried before before (see AddKeyUsage), and returns how many went.
+func (s *Store) DeleteKeyUsageBatchesBefore(ctx context.Context, before time.Time) (int64, error) {
+	result := s.session(ctx).Exec(`DELETE FROM key_usage_batches WHERE written_at < ?`, before.Unix())
 	return result.RowsAffected, s.translate(result.Error)
 }

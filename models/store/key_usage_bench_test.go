@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 
@@ -24,8 +25,11 @@ func BenchmarkAddKeyUsage(b *testing.B) {
 	for k := range 10000 {
 		counts[models.KeyUsageCell{KeyID: int64(k + 1), Hour: hour, Route: "/player/:tag/battles"}] = models.KeyUsageCount{Requests: 3}
 	}
+	batches := 0
 	for b.Loop() {
-		if err := db.AddKeyUsage(context.Background(), counts); err != nil {
+		batches++
+		batch := models.KeyUsageBatch{ID: strconv.Itoa(batches), At: hour, Counts: counts}
+		if err := db.AddKeyUsage(context.Background(), batch); err != nil {
 			b.Fatal(err)
 		}
 	}

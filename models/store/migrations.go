@@ -18,5 +18,6 @@ func migrations() []migration {
 		{version: 14, name: "replicas", statements: replicasSchema},
 		{version: 15, name: "leak_notice_cursor", statements: leakNoticeCursorSchema},
 		{version: 16, name: "usage_alerts", statements: usageAlertsSchema},
+		{version: 17, name: "key_usage_batches", statements: keyUsageBatchesSchema},
 	}
 }
