@@ -21,7 +21,9 @@ var testStart = time.Date(2025, 6, 1, 10, 0, 0, 0, time.UTC)
 
 const testTTL = 5 * time.Second
 
-func newService(t testing.TB, db *store.Store, clock models.Clock) *keys.Service {
+// newService builds a service over db (a *store.Store, or a fake wrapping
+// one) on clock.
+func newService(t testing.TB, db keys.Store, clock models.Clock) *keys.Service {
 	t.Helper()
 	service, err := keys.NewService(db, keys.Config{Secret: testSecret, Clock: clock, CacheTTL: testTTL})
 	if err != nil {

@@ -46,10 +46,7 @@ func TestUsageWrittenBeforeAFailedFlushIsNotCountedTwice(t *testing.T) {
 		ctx := context.Background()
 		unheard := &unheardCommitStore{Store: db, failures: 1}
 		clock := models.NewManualClock(testStart)
-		service, err := keys.NewService(unheard, keys.Config{Secret: testSecret, Clock: clock, FlushInterval: time.Hour})
-		if err != nil {
-			t.Fatal(err)
-		}
+		service := newService(t, unheard, clock)
 		alice := issue(t, service, "1")
 		for range 7 {
 			service.Count(alice.KeyID, "/clan/search", http.StatusOK, clock.Now())
