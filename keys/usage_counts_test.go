@@ -174,7 +174,8 @@ func TestTheFlushAtStopIsTriedAgain(t *testing.T) {
 }
 
 // capturingUsageStore fails its first writes of usage as an unreachable
-// database does, then keeps what it is given instead of writing it.
+// database does, then keeps the sum of what it is given instead of
+// writing it.
 type capturingUsageStore struct {
 	keys.Store
 	failures int
@@ -186,7 +187,16 @@ func (c *capturingUsageStore) AddKeyUsage(_ context.Context, batch models.KeyUsa
 		c.failures--
 		return models.Unavailable("database", time.Second, syscall.ECONNREFUSED)
 	}
-	c.written = maps.Clone(batch.Counts)
+	// A flush may write two batches (one that failed, then the newer
+	// counts): the cells written add up.
+	if c.written == nil {
+		c.written = make(map[models.KeyUsageCell]models.KeyUsageCount)
+	}
+	for cell, count := range batch.Counts {
+		sum := c.written[cell]
+		sum.Add(count)
+		c.written[cell] = sum
+	}
 	return nil
 }
 
