@@ -58,6 +58,9 @@ func TestErrorMapping(t *testing.T) {
 		{"502 retried", errorAnswer(502, "", "<html>bad gateway</html>"), 0, models.ErrUnavailable, 10 * time.Second, 3, "status=502"},
 		{"200 that does not decode", errorAnswer(200, "", `{"tag": "#C2Q8", "members": "many"`), 0, models.ErrUnavailable, 10 * time.Second, 1, "does not decode"},
 		{"unexpected 418", errorAnswer(418, "", ``), 0, models.ErrUnavailable, 10 * time.Second, 1, "unexpected status"},
+		{"429 with a Retry-After of centuries", errorAnswer(429, "99999999999", `{"reason":"requestThrottled"}`), 300 * time.Millisecond, models.ErrUnavailable, time.Hour, 1, "status=429"},
+		{"429 with a Retry-After of a year", errorAnswer(429, "31536000", `{"reason":"requestThrottled"}`), 300 * time.Millisecond, models.ErrUnavailable, time.Hour, 1, "status=429"},
+		{"429 with a negative Retry-After", errorAnswer(429, "-30", `{"reason":"requestThrottled"}`), 0, models.ErrUnavailable, 10 * time.Second, 3, "status=429"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -15,18 +15,23 @@ func retryPolicy(first time.Duration) backoff.Policy {
 	return backoff.Policy{First: first, Max: 20 * first}
 }
 
-// parseRetryAfter reads a Retry-After header in seconds or as an HTTP date;
-// 0 when absent, malformed or in the past.
+// maxRetryAfter bounds the wait a Retry-After header may advise: a longer
+// one (a year, or more seconds than a Duration holds) is read as this, so
+// that neither our callers' Retry-After nor a retry is told to wait longer.
+const maxRetryAfter = time.Hour
+
+// parseRetryAfter reads a Retry-After header in seconds or as an HTTP date,
+// at most maxRetryAfter; 0 when absent, malformed or in the past.
 func (c *Client) parseRetryAfter(header string) time.Duration {
 	header = strings.TrimSpace(header)
 	if header == "" {
 		return 0
 	}
-	if seconds, err := strconv.Atoi(header); err == nil {
-		return max(time.Duration(seconds)*time.Second, 0)
+	if seconds, err := strconv.ParseInt(header, 10, 64); err == nil {
+		return time.Duration(min(max(seconds, 0), int64(maxRetryAfter/time.Second))) * time.Second
 	}
 	if at, err := http.ParseTime(header); err == nil {
-		return max(at.Sub(c.clock.Now()), 0)
+		return min(max(at.Sub(c.clock.Now()), 0), maxRetryAfter)
 	}
 	return 0
 }
