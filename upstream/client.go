@@ -127,10 +127,13 @@ func (c *Client) Catalog() *catalog.Catalog { return c.current.Load() }
 
 // defaultHTTPClient bounds connecting and TLS, keeps a pool of idle
 // connections as large as the concurrency, and leaves the overall bound to
-// each call's context.
+// each call's context. It follows no redirect: the game API sends none,
+// and a followed one would carry the Bearer token to wherever it points
+// on the same host (another port, plain http); the redirect is answered
+// as an unexpected status.
 func defaultHTTPClient(concurrency int) *http.Client {
 	dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
-	return &http.Client{Transport: &http.Transport{
+	return &http.Client{CheckRedirect: refuseRedirect, Transport: &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
 		DialContext:           dialer.DialContext,
 		ForceAttemptHTTP2:     true,
@@ -141,3 +144,7 @@ func defaultHTTPClient(concurrency int) *http.Client {
 		ExpectContinueTimeout: time.Second,
 	}}
 }
+
+// refuseRedirect is the CheckRedirect of the default HTTP client: the
+// redirect itself is the answer.
+func refuseRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }

@@ -290,3 +290,27 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		}
 	}
 }
+
+// A redirect is an unexpected answer, never followed: the token goes to
+// the configured address only, even on the same host.
+func TestRedirectIsNotFollowed(t *testing.T) {
+	elsewhere, reached := countingUpstream(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+		if r.Header.Get("Authorization") != "" {
+			t.Errorf("the token was sent to the redirect's target")
+		}
+		answerFile(t, "clan.json")(w, r)
+	})
+	base, _ := countingUpstream(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+		http.Redirect(w, r, strings.TrimSuffix(elsewhere, "/v1")+r.URL.RequestURI(), http.StatusFound)
+	})
+	client, logs := newClient(t, base, upstream.Config{})
+	if _, err := client.Clan(context.Background(), "C2Q8"); !errors.Is(err, models.ErrUnavailable) {
+		t.Fatalf("error %v, want unavailable", err)
+	}
+	if n := reached.Load(); n != 0 {
+		t.Errorf("the redirect's target got %d requests", n)
+	}
+	if !strings.Contains(logs.String(), "status=302") {
+		t.Errorf("log lacks the status:\n%s", logs.String())
+	}
+}
