@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/crownsdev/crowns/internal/backoff"
@@ -19,13 +20,27 @@ import (
 const maxBody = 16 << 20
 
 // request is one logical call: a path below the base URL (already
-// escaped), its query, the caller-safe message of a 400, and the
-// endpoint it is counted under.
+// escaped), its query, the caller-safe message of a 400, the endpoint it
+// is counted under, and, for a lookup by tag, the tag the decoded answer
+// must carry (see sameTag).
 type request struct {
 	path     string
 	query    url.Values
 	invalid  string
 	endpoint endpoint
+	answers  func() error
+}
+
+// sameTag checks that an answer decoded into *answered is the one of the
+// tag asked: an answer of another clan or tournament (or of none) is not
+// taken, nor stored under the tag asked.
+func sameTag(asked string, answered *string) func() error {
+	return func() error {
+		if !strings.EqualFold(bareTag(*answered), asked) {
+			return fmt.Errorf("answer of another tag: asked %q, answered %q", asked, *answered)
+		}
+		return nil
+	}
 }
 
 // answer is what one attempt got: a status and body, or a transport error.
@@ -69,6 +84,12 @@ func (c *Client) call(ctx context.Context, req request, out any) (callOutcome, e
 			if err := json.Unmarshal(got.body, out); err != nil {
 				c.log.Error("game API answered with a body that does not decode", append(attrs, "error", err)...)
 				return outcomeUnavailable, models.Unavailable("upstream", retryDefault, fmt.Errorf("decode %s: %w", req.path, err))
+			}
+			if req.answers != nil {
+				if err := req.answers(); err != nil {
+					c.log.Error("game API answered with another tag than the one asked", append(attrs, "error", err)...)
+					return outcomeUnavailable, models.Unavailable("upstream", retryDefault, fmt.Errorf("%s: %w", req.path, err))
+				}
 			}
 			c.log.Debug("game API call", attrs...)
 			return outcomeOK, nil

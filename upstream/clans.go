@@ -78,7 +78,7 @@ func (c *Client) searchResult(clan official.Clan) legacy.ClanSearchResult {
 // Clan returns a clan with its member list (GET /clans/%23TAG).
 func (c *Client) Clan(ctx context.Context, tag string) (models.ClanDetails, error) {
 	var clan official.Clan
-	if err := c.get(ctx, request{path: "/clans/" + tagPath(tag), endpoint: endpointClan}, &clan); err != nil {
+	if err := c.get(ctx, request{path: "/clans/" + tagPath(tag), endpoint: endpointClan, answers: sameTag(tag, &clan.Tag)}, &clan); err != nil {
 		return models.ClanDetails{}, err
 	}
 	return clanDetailsOf(c.Catalog(), clan), nil

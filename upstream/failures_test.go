@@ -61,6 +61,8 @@ func TestErrorMapping(t *testing.T) {
 		{"429 with a Retry-After of centuries", errorAnswer(429, "99999999999", `{"reason":"requestThrottled"}`), 300 * time.Millisecond, models.ErrUnavailable, time.Hour, 1, "status=429"},
 		{"429 with a Retry-After of a year", errorAnswer(429, "31536000", `{"reason":"requestThrottled"}`), 300 * time.Millisecond, models.ErrUnavailable, time.Hour, 1, "status=429"},
 		{"429 with a negative Retry-After", errorAnswer(429, "-30", `{"reason":"requestThrottled"}`), 0, models.ErrUnavailable, 10 * time.Second, 3, "status=429"},
+		{"200 for another clan", errorAnswer(200, "", `{"tag": "#9Y9Y", "name": "Someone Else", "memberList": []}`), 0, models.ErrUnavailable, 10 * time.Second, 1, "another tag"},
+		{"200 without a tag", errorAnswer(200, "", `{"tag": null, "memberList": null}`), 0, models.ErrUnavailable, 10 * time.Second, 1, "another tag"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -288,6 +290,18 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		if _, err := upstream.New(cfg); err == nil {
 			t.Errorf("New(%+v) accepted a bad config", cfg)
 		}
+	}
+}
+
+// An answer is the one of the tournament asked for, or none.
+func TestTournamentOfAnotherTagIsUnavailable(t *testing.T) {
+	base, _ := countingUpstream(t, errorAnswer(200, "", `{"tag": "#9Y9Y", "name": "Someone Else's Cup", "membersList": []}`))
+	client, logs := newClient(t, base, upstream.Config{})
+	if _, err := client.Tournament(context.Background(), "T2Q8"); !errors.Is(err, models.ErrUnavailable) {
+		t.Fatalf("error %v, want unavailable", err)
+	}
+	if out := logs.String(); !strings.Contains(out, "another tag") || !strings.Contains(out, "path=/tournaments/%23T2Q8") {
+		t.Errorf("log lacks the mismatch or the path:\n%s", out)
 	}
 }
 

@@ -16,7 +16,7 @@ const invalidTournamentSearchMessage = "invalid tournament search: the game API 
 // Tournament returns a tournament with its members (GET /tournaments/%23TAG).
 func (c *Client) Tournament(ctx context.Context, tag string) (models.TournamentDetails, error) {
 	var t official.Tournament
-	if err := c.get(ctx, request{path: "/tournaments/" + tagPath(tag), endpoint: endpointTournament}, &t); err != nil {
+	if err := c.get(ctx, request{path: "/tournaments/" + tagPath(tag), endpoint: endpointTournament, answers: sameTag(tag, &t.Tag)}, &t); err != nil {
 		return models.TournamentDetails{}, err
 	}
 	details := tournamentHeader(t.TournamentHeader)
