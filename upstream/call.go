@@ -16,8 +16,14 @@ import (
 )
 
 // maxBody bounds what one answer may weigh; the largest real answers (a
-// battle log, a full tournament) are a few hundred kilobytes.
-const maxBody = 16 << 20
+// battle log, a tournament of 1000 players) are about 250 kilobytes. As
+// many answers as the concurrency allows are held at once, so the bound is
+// kept near ten times that rather than anything a process can spare.
+const maxBody = 2 << 20
+
+// errAnswerTooLarge is the failure of an answer over maxBody: it is refused
+// whole, never decoded cut short.
+var errAnswerTooLarge = fmt.Errorf("answer larger than %d bytes", maxBody)
 
 // request is one logical call: a path below the base URL (already
 // escaped), its query, the caller-safe message of a 400, the endpoint it
@@ -144,9 +150,12 @@ func (c *Client) attempt(ctx context.Context, target, token string, attemptsLeft
 		return answer{err: err}
 	}
 	defer func() { _ = resp.Body.Close() }()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
 	if err != nil {
 		return answer{status: resp.StatusCode, err: err}
+	}
+	if len(body) > maxBody {
+		return answer{status: resp.StatusCode, err: errAnswerTooLarge}
 	}
 	return answer{status: resp.StatusCode, body: body, retryAfter: c.parseRetryAfter(resp.Header.Get("Retry-After"))}
 }

@@ -47,6 +47,13 @@ type failure struct {
 
 // judge turns a failed attempt into the project's errors.
 func (c *Client) judge(got answer, req request) failure {
+	if errors.Is(got.err, errAnswerTooLarge) {
+		return failure{
+			err:     models.Unavailable("upstream", retryDefault, fmt.Errorf("GET %s: %w", req.path, got.err)),
+			level:   slog.LevelError,
+			message: "game API answered with a body over the bound",
+		}
+	}
 	if got.err != nil {
 		return failure{
 			err:       models.Unavailable("upstream", retryDefault, fmt.Errorf("GET %s: %w", req.path, got.err)),

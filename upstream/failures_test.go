@@ -1,6 +1,7 @@
 package upstream_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net"
@@ -326,5 +327,25 @@ func TestRedirectIsNotFollowed(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "status=302") {
 		t.Errorf("log lacks the status:\n%s", logs.String())
+	}
+}
+
+// An answer over the bound is refused whole, even when it would decode,
+// and not asked again.
+func TestOversizedAnswerIsRefused(t *testing.T) {
+	base, calls := countingUpstream(t, func(w http.ResponseWriter, _ *http.Request, _ int) {
+		_, _ = w.Write([]byte(`{"tag": "#C2Q8", "name": "Padded"`))
+		_, _ = w.Write(bytes.Repeat([]byte(" "), 3<<20))
+		_, _ = w.Write([]byte(`}`))
+	})
+	client, logs := newClient(t, base, upstream.Config{})
+	if _, err := client.Clan(context.Background(), "C2Q8"); !errors.Is(err, models.ErrUnavailable) {
+		t.Fatalf("error %v, want unavailable", err)
+	}
+	if n := calls.Load(); n != 1 {
+		t.Errorf("%d requests, want 1", n)
+	}
+	if !strings.Contains(logs.String(), "larger than") {
+		t.Errorf("log lacks the reason:\n%s", logs.String())
 	}
 }
