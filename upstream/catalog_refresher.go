@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"sync"
 	"time"
@@ -80,19 +79,12 @@ func NewCatalogRefresher(client *Client, db CatalogStore, cfg CatalogRefresherCo
 	r := &CatalogRefresher{
 		client:     client,
 		db:         db,
-		clock:      cfg.Clock,
-		log:        cfg.Logger,
+		clock:      cmp.Or[models.Clock](cfg.Clock, models.SystemClock{}),
+		log:        cmp.Or(cfg.Logger, slog.New(slog.DiscardHandler)).With("component", "catalog-refresher"),
 		checkEvery: cmp.Or(cfg.CheckEvery, defaultCatalogCheckEvery),
 		cards:      catalogList[official.Item]{kind: "cards", path: "/cards", valid: func(i official.Item) bool { return i.ID > 0 && i.Name != "" }},
 		locations:  catalogList[official.Location]{kind: "locations", path: "/locations", valid: func(l official.Location) bool { return l.ID > 0 && l.Name != "" }},
 	}
-	if r.clock == nil {
-		r.clock = models.SystemClock{}
-	}
-	if r.log == nil {
-		r.log = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	r.log = r.log.With("component", "catalog-refresher")
 	return r, nil
 }
 

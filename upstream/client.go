@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -100,8 +99,8 @@ func New(cfg Config) (*Client, error) {
 		maxAttempts: cmp.Or(cfg.MaxAttempts, DefaultMaxAttempts),
 		retry:       retryPolicy(cmp.Or(cfg.Backoff, DefaultBackoff)),
 		http:        cfg.HTTPClient,
-		log:         cfg.Logger,
-		clock:       cfg.Clock,
+		log:         cmp.Or(cfg.Logger, slog.New(slog.DiscardHandler)),
+		clock:       cmp.Or[models.Clock](cfg.Clock, models.SystemClock{}),
 		inFlight:    make(chan struct{}, cmp.Or(cfg.Concurrency, DefaultConcurrency)),
 		builtIn:     cat,
 	}
@@ -111,12 +110,6 @@ func New(cfg Config) (*Client, error) {
 	}
 	if c.http == nil {
 		c.http = defaultHTTPClient(cap(c.inFlight))
-	}
-	if c.log == nil {
-		c.log = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	if c.clock == nil {
-		c.clock = models.SystemClock{}
 	}
 	return c, nil
 }
