@@ -264,8 +264,8 @@ func (w *World) teammate(d *draw, p playerProfile) playerProfile {
 		return w.someone(d, p.number)
 	}
 	count := w.clans[p.clan].memberCount
-	slot := (p.number%maxMembers + d.between(1, count-1)) % count
-	return w.member(p.clan, slot)
+	position := (p.number%maxMembers + d.between(1, count-1)) % count
+	return w.member(p.clan, position)
 }
 
 // someone is a player of the world other than the one numbered not.

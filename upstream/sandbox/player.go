@@ -22,8 +22,9 @@ type playerProfile struct {
 	deck         [8]int
 }
 
-// memberNumber is the player number of a clan's member slot.
-func memberNumber(clan, slot int) int { return clan*maxMembers + slot }
+// memberNumber is the player number of the member at position in a
+// clan's member list (0 for its leader).
+func memberNumber(clan, position int) int { return clan*maxMembers + position }
 
 // clanlessNumber is the player number of the k-th clanless player.
 func (w *World) clanlessNumber(k int) int { return len(w.clans)*maxMembers + k }
@@ -35,14 +36,16 @@ func (w *World) playerNumber(tag string) (int, bool) {
 	if !ok {
 		return 0, false
 	}
-	if clan, slot := n/maxMembers, n%maxMembers; clan < len(w.clans) {
-		return n, slot < w.clans[clan].memberCount
+	if clan, position := n/maxMembers, n%maxMembers; clan < len(w.clans) {
+		return n, position < w.clans[clan].memberCount
 	}
 	return n, n < w.clanlessNumber(w.clanless)
 }
 
-// member is the player in a clan's member slot.
-func (w *World) member(clan, slot int) playerProfile { return w.player(memberNumber(clan, slot)) }
+// member is the player at position in a clan's member list.
+func (w *World) member(clan, position int) playerProfile {
+	return w.player(memberNumber(clan, position))
+}
 
 // player derives a player from its number (which playerNumber checked).
 func (w *World) player(n int) playerProfile {
@@ -70,15 +73,15 @@ func (w *World) player(n int) playerProfile {
 	return p
 }
 
-// roleOf gives the first slot the leadership, the next tenth of the clan
-// co-leaders, the next quarter elders.
-func roleOf(slot, memberCount int) string {
+// roleOf gives the first position of the member list the leadership, the
+// next tenth of the clan co-leaders, the next quarter elders.
+func roleOf(position, memberCount int) string {
 	switch {
-	case slot == 0:
+	case position == 0:
 		return "leader"
-	case slot <= memberCount/10:
+	case position <= memberCount/10:
 		return "coLeader"
-	case slot <= memberCount/10+memberCount/4:
+	case position <= memberCount/10+memberCount/4:
 		return "elder"
 	default:
 		return "member"

@@ -159,8 +159,8 @@ func (w *World) tournamentAt(t tournamentProfile, now time.Time) official.Tourna
 // after the tournament's first one, so that players do not repeat.
 func (w *World) tournamentPlayer(t tournamentProfile, i int) playerProfile {
 	clan := (t.firstClan + i) % len(w.clans)
-	slot := int(hashOf(w.seed, saltTournamentMember, uint64(t.number), uint64(i), 1) % uint64(w.clans[clan].memberCount))
-	return w.member(clan, slot)
+	position := int(hashOf(w.seed, saltTournamentMember, uint64(t.number), uint64(i), 1) % uint64(w.clans[clan].memberCount))
+	return w.member(clan, position)
 }
 
 // recentTournaments are the tournaments that exist at now and ended less
