@@ -155,14 +155,19 @@ type Config struct {
 	// LeakReportKeys verify the signatures of leaked-key reports (POST
 	// /security/leaked-keys); without keys every report answers 401.
 	LeakReportKeys LeakReportKeys
-	Clock          models.Clock
-	Logger         *slog.Logger
+	// Clock tells the time (nil: the system clock); Logger receives the
+	// server's logs (nil: discarded).
+	Clock  models.Clock
+	Logger *slog.Logger
 }
 
 // Dependencies are the parts of other roles the API calls.
 type Dependencies struct {
-	Keys   KeyVerifier
-	Game   GameData
+	// Keys verifies the key of each keyed request.
+	Keys KeyVerifier
+	// Game answers the routes backed by the game API.
+	Game GameData
+	// Health tells /readyz whether the database answers.
 	Health HealthChecker
 	// Tracker and History serve clan tracking and history.
 	Tracker ClanTracker
