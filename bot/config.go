@@ -27,6 +27,8 @@ type Config struct {
 	LogChannelID string
 	// Prefix starts text commands, like "!key get" (default "!key").
 	Prefix string
+	// Clock tells the time (nil: the system clock); Logger receives the
+	// bot's logs (nil: discarded).
 	Clock  models.Clock
 	Logger *slog.Logger
 	// HTTPClient carries the session's REST requests; nil keeps
