@@ -92,8 +92,10 @@ type Config struct {
 	// JobRetention is how long finished jobs (done or missed, the record of
 	// a missed slot) are kept.
 	JobRetention time.Duration
-	Clock        models.Clock
-	Logger       *slog.Logger
+	// Clock tells the time (nil: the system clock); Logger receives the
+	// scheduler's logs (nil: discarded).
+	Clock  models.Clock
+	Logger *slog.Logger
 	// Metrics, when set, is where the scheduler's metrics are registered
 	// (crowns_scheduler_slots_total, crowns_scheduler_snapshot_lag_seconds);
 	// nil records none.

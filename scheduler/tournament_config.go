@@ -72,7 +72,9 @@ type TournamentRefresherConfig struct {
 	// PruneEvery is how often the retention pass runs, by one replica.
 	PruneEvery time.Duration
 	// Owner names this replica in leases; default host-pid-random.
-	Owner  string
+	Owner string
+	// Clock tells the time (nil: the system clock); Logger receives the
+	// refresher's logs (nil: discarded).
 	Clock  models.Clock
 	Logger *slog.Logger
 	// Metrics, when set, is where the refresher's metrics are registered

@@ -15,8 +15,10 @@ type TrackerConfig struct {
 	// TrackAddress is the address a clan description must contain for a
 	// developer's track request to succeed.
 	TrackAddress string
-	Clock        models.Clock
-	Logger       *slog.Logger
+	// Clock tells the time (nil: the system clock); Logger receives the
+	// tracker's logs (nil: discarded).
+	Clock  models.Clock
+	Logger *slog.Logger
 }
 
 // Tracker starts tracking clans: on a developer's request after checking
