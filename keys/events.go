@@ -11,16 +11,20 @@ import (
 // Event is a committed transition, as delivered to Subscribe listeners.
 type Event struct {
 	// ID is the event's row in key_events.
-	ID            int64
-	Action        models.KeyAction
+	ID int64
+	// Action is the transition (issued, regenerated, disabled...).
+	Action models.KeyAction
+	// DiscordUserID is the developer whose key it concerns.
 	DiscordUserID string
 	// KeyID is the key concerned (for a regeneration, the new key); 0 when
 	// the developer had none.
 	KeyID int64
 	// Actor is who caused it, like "discord:123" or "cli".
-	Actor  string
+	Actor string
+	// Reason is the actor's stated reason; empty when none was given.
 	Reason string
-	At     time.Time
+	// At is when the transition happened: its row's creation time.
+	At time.Time
 }
 
 // Default and bound of the number of events Events returns.

@@ -35,6 +35,7 @@ type FormatError struct {
 	Reason string
 }
 
+// Error says why the key is malformed, without the key.
 func (e *FormatError) Error() string { return "malformed key: " + e.Reason }
 
 // Is makes errors.Is(err, models.ErrUnknownKey) true: a malformed key is

@@ -18,6 +18,7 @@ type Developer struct {
 // Issued is the answer to a key request. Key is the plaintext: hand it to
 // its owner and forget it; never log it.
 type Issued struct {
+	// Key is the plaintext key; KeyID its row.
 	Key   string
 	KeyID int64
 	// Created is true for a key made by this request.

@@ -13,6 +13,8 @@ import (
 
 // Identity is who a verified key belongs to.
 type Identity struct {
+	// KeyID is the verified key's row; DeveloperID its owner's row, and
+	// DiscordUserID its owner's Discord user.
 	KeyID         int64
 	DeveloperID   int64
 	DiscordUserID string
