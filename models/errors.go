@@ -56,6 +56,7 @@ func InvalidParam(param, why string) error {
 	return &ValidationError{Message: fmt.Sprintf("invalid value for '%s': %s", param, why)}
 }
 
+// Error is the message, safe to show the caller.
 func (e *ValidationError) Error() string { return e.Message }
 
 // Is makes errors.Is(err, ErrInvalid) true.
@@ -82,6 +83,7 @@ func Unavailable(source string, retryAfter time.Duration, cause error) error {
 	return &UnavailableError{Source: source, RetryAfter: retryAfter, Cause: cause}
 }
 
+// Error names the source and, for logs, the cause.
 func (e *UnavailableError) Error() string {
 	if e.Cause == nil {
 		return e.Source + " unavailable"
@@ -101,6 +103,7 @@ type AddressMissingError struct {
 	Address string
 }
 
+// Error says which address the description should contain.
 func (e *AddressMissingError) Error() string {
 	return fmt.Sprintf("clan should have '%s' in description", e.Address)
 }
