@@ -3,24 +3,18 @@ package store
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/crownsdev/crowns/internal/backoff"
 	"github.com/crownsdev/crowns/models"
 
 	"github.com/glebarez/sqlite"
-	"github.com/jackc/pgx/v5/pgconn"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
@@ -249,180 +243,4 @@ func (s *Store) Close() error {
 		return err
 	}
 	return sqlDB.Close()
-}
-
-// Translate maps a driver or GORM error to this package's sentinels: a
-// missing record becomes ErrNotFound, a connection failure, timeout or lock
-// contention becomes an UnavailableError of source "database". Other errors
-// are returned unchanged.
-func (s *Store) Translate(err error) error { return s.translate(err) }
-
-func (s *Store) translate(err error) error {
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, gorm.ErrRecordNotFound):
-		return models.ErrNotFound
-	case errors.Is(err, models.ErrNotFound), errors.Is(err, models.ErrInvalid), errors.Is(err, models.ErrUnavailable):
-		return err
-	case isUnavailable(err):
-		return models.Unavailable("database", databaseRetryAfter, err)
-	}
-	return err
-}
-
-// Transient tells whether an error of opening or first using the
-// database may pass by itself: the server unreachable, starting up or
-// shutting down, out of connections, a statement or lock timeout. A
-// refused login (SQLSTATE class 28) or a database that does not exist
-// (3D000) is not: waiting does not mend a configuration.
-func Transient(err error) bool {
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && (strings.HasPrefix(pgErr.Code, "28") || pgErr.Code == "3D000") {
-		return false
-	}
-	return errors.Is(err, models.ErrUnavailable) || isUnavailable(err)
-}
-
-func isUnavailable(err error) bool {
-	var (
-		netErr     net.Error
-		opErr      *net.OpError
-		connectErr *pgconn.ConnectError
-		pgErr      *pgconn.PgError
-		sqliteErr  sqliteCoded
-	)
-	switch {
-	case errors.Is(err, context.DeadlineExceeded),
-		errors.Is(err, io.ErrUnexpectedEOF),
-		errors.Is(err, io.EOF),
-		errors.Is(err, driver.ErrBadConn),
-		errors.Is(err, sql.ErrConnDone),
-		errors.Is(err, syscall.ECONNRESET),
-		errors.Is(err, syscall.ECONNREFUSED),
-		errors.Is(err, syscall.ECONNABORTED),
-		errors.Is(err, syscall.EPIPE),
-		errors.As(err, &netErr),
-		errors.As(err, &opErr),
-		errors.As(err, &connectErr),
-		pgconn.Timeout(err):
-		return true
-	case errors.As(err, &pgErr):
-		return unavailableCode(pgErr.Code)
-	case errors.As(err, &sqliteErr):
-		return sqliteUnavailableCode(sqliteErr.Code())
-	}
-	msg := err.Error()
-	return fileLocked(err) || strings.Contains(msg, "sql: database is closed") ||
-		strings.Contains(msg, "conn closed") || strings.Contains(msg, "closed pool")
-}
-
-// unavailableCode tells the SQLSTATEs of a database that cannot answer
-// now, as against a query that is wrong: class 08 (connection exception),
-// class 53 (insufficient resources, 53300 too many connections among
-// them), 57P01-57P03 (admin shutdown, crash shutdown, cannot connect
-// now), 57014 (query canceled: the statement timeout) and 55P03 (lock not
-// available: the lock timeout).
-func unavailableCode(code string) bool {
-	switch code {
-	case "57P01", "57P02", "57P03", "57014", "55P03":
-		return true
-	}
-	return strings.HasPrefix(code, "08") || strings.HasPrefix(code, "53")
-}
-
-// sqliteCoded is how the SQLite driver's errors give their result code.
-type sqliteCoded interface{ Code() int }
-
-// sqliteUnavailableCode tells the SQLite result codes of a database that
-// cannot do the work now, as against a statement that is wrong: busy or
-// locked (5, 6), out of memory (7), read-only (8), interrupted (9: the
-// driver's answer to a context deadline, like PostgreSQL's 57014), an I/O
-// error (10), a full disk (13), a file that cannot be opened (14). An
-// extended code carries its primary one in its low byte.
-func sqliteUnavailableCode(code int) bool {
-	switch code & 0xff {
-	case 5, 6, 7, 8, 9, 10, 13, 14:
-		return true
-	}
-	return false
-}
-
-// IsUniqueViolation reports whether err is a unique-constraint violation on
-// either engine.
-func IsUniqueViolation(err error) bool {
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
-		return pgErr.Code == "23505"
-	}
-	if errors.Is(err, gorm.ErrDuplicatedKey) {
-		return true
-	}
-	msg := err.Error()
-	return strings.Contains(msg, "UNIQUE constraint failed") || strings.Contains(msg, "constraint failed: UNIQUE")
-}
-
-// gormLogger forwards GORM's errors and slow queries to slog, never the
-// query arguments (they may carry key digests); the failures of an
-// unavailable database go to DEBUG, since their callers log them.
-type gormLogger struct {
-	log  *slog.Logger
-	slow time.Duration
-}
-
-func newGormLogger(log *slog.Logger) logger.Interface {
-	return &gormLogger{log: log, slow: 500 * time.Millisecond}
-}
-
-func (l *gormLogger) LogMode(logger.LogLevel) logger.Interface { return l }
-
-func (l *gormLogger) Info(ctx context.Context, msg string, args ...any) {
-	l.log.DebugContext(ctx, fmt.Sprintf(msg, args...), "component", "gorm")
-}
-
-func (l *gormLogger) Warn(ctx context.Context, msg string, args ...any) {
-	l.log.WarnContext(ctx, fmt.Sprintf(msg, args...), "component", "gorm")
-}
-
-func (l *gormLogger) Error(ctx context.Context, msg string, args ...any) {
-	l.log.ErrorContext(ctx, fmt.Sprintf(msg, args...), "component", "gorm")
-}
-
-func (l *gormLogger) Trace(ctx context.Context, begin time.Time, fc func() (string, int64), err error) {
-	elapsed := time.Since(begin)
-	switch {
-	case err != nil && !errors.Is(err, gorm.ErrRecordNotFound) && !errors.Is(err, context.Canceled):
-		// Every store method returns its error, translated, to a caller
-		// that logs it with what it was doing, or answers a request with
-		// it (logged there); an unavailable database is that caller's
-		// story, retold here without context at every query of every
-		// loop, so it is only for DEBUG. Other errors (a wrong query,
-		// a constraint) keep their line here, where the SQL is known.
-		level := slog.LevelWarn
-		if isUnavailable(err) {
-			level = slog.LevelDebug
-		}
-		l.log.Log(ctx, level, "database query failed", "component", "gorm",
-			"elapsed", elapsed, "error", err)
-	case elapsed > l.slow:
-		sqlText, rows := fc()
-		l.log.WarnContext(ctx, "slow database query", "component", "gorm",
-			"elapsed", elapsed, "rows", rows, "sql", statementOnly(sqlText))
-	}
-}
-
-// statementOnly keeps the head of a logged statement, up to its first
-// WHERE, SET or VALUES: GORM renders argument values inline, and values
-// (digests, names) do not belong in logs.
-func statementOnly(sqlText string) string {
-	cut := len(sqlText)
-	for _, word := range []string{" WHERE ", " SET ", " VALUES ", " VALUES("} {
-		if i := strings.Index(strings.ToUpper(sqlText), word); i >= 0 && i < cut {
-			cut = i
-		}
-	}
-	if cut > 160 {
-		cut = 160
-	}
-	return sqlText[:cut]
 }
