@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -94,14 +95,8 @@ type Store struct {
 // Open connects to the configured database and checks that it answers. It
 // does not migrate; call Migrate for that.
 func Open(ctx context.Context, cfg DatabaseConfig) (*Store, error) {
-	log := cfg.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	clock := cfg.Clock
-	if clock == nil {
-		clock = models.SystemClock{}
-	}
+	log := cmp.Or(cfg.Logger, slog.New(slog.DiscardHandler))
+	clock := cmp.Or[models.Clock](cfg.Clock, models.SystemClock{})
 	// GORM logs a failed open itself, without context; the caller gets the
 	// error and says what failed, so opening logs nothing.
 	gormConfig := &gorm.Config{
