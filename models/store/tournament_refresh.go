@@ -13,7 +13,9 @@ import (
 // was never looked up in full (only found in search results), or when it
 // has not ended and either was not seen for claim.StaleAfter or was last
 // seen before its status was due to move on (or, as a search result
-// reported, moved on: see SaveDiscoveredTournaments). On PostgreSQL
+// reported, moved on: see SaveDiscoveredTournaments), or in that very
+// second: times are whole seconds, and a sighting in the second the
+// status is due cannot tell whether it moved. On PostgreSQL
 // concurrent claimants skip each other's locked rows (FOR UPDATE SKIP
 // LOCKED); on SQLite the single writer makes the statement atomic.
 func (s *Store) ClaimTournamentRefreshes(ctx context.Context, claim models.TournamentRefreshClaim) ([]string, error) {
@@ -28,7 +30,7 @@ func (s *Store) ClaimTournamentRefreshes(ctx context.Context, claim models.Tourn
 			SELECT tag FROM tournaments
 			WHERE (claimed_until IS NULL OR claimed_until <= ?)
 				AND (looked_up_at IS NULL OR (status <> ? AND (updated_at <= ?
-					OR (expected_change_at <= ? AND updated_at < expected_change_at))))
+					OR (expected_change_at <= ? AND updated_at <= expected_change_at))))
 			ORDER BY updated_at, tag LIMIT ?`+lock+`)
 		RETURNING tag`,
 		claim.Owner, claim.Now.Add(claim.Lease).Unix(),

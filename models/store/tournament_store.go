@@ -52,7 +52,7 @@ const markRequested = `UPDATE tournaments SET requested_at = ? WHERE tag = ? AND
 
 // markStatusMoved makes a tournament looked up in full, whose status a
 // search result at seenAt reported differently, due for a lookup at once:
-// its status is due to move on at seenAt, after its last sighting. The
+// its status is due to move on at seenAt, no earlier than its last sighting. The
 // row is otherwise left as the last lookup stored it, lease included. An
 // ended tournament stays as it is (it is never looked up again).
 const markStatusMoved = `UPDATE tournaments SET expected_change_at = ?

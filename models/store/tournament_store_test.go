@@ -676,3 +676,59 @@ func TestReleasedPeriodicTaskIsDueAgain(t *testing.T) {
 		}
 	})
 }
+
+func TestASightingInTheSecondTheStatusIsDueLeavesItDue(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		ctx := context.Background()
+		claim := func(at time.Time) []string {
+			t.Helper()
+			tags, err := db.ClaimTournamentRefreshes(ctx, models.TournamentRefreshClaim{
+				Owner: "a", Now: at, StaleAfter: time.Hour, Lease: 5 * time.Minute, Limit: 10,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return tags
+		}
+		save := func(tournament models.TournamentDetails, at time.Time) {
+			t.Helper()
+			if err := db.SaveLookedUpTournament(ctx, tournament, at); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Looked up at epoch+30m10s, in preparation, and in the same
+		// second a search reports it started: the search makes it due at
+		// once.
+		moved := testTournament("2PPJ2", models.TournamentTypeOpen, models.TournamentInPreparation, 1, 50)
+		lookedUpAt := tournamentEpoch.Add(30*time.Minute + 10*time.Second)
+		save(moved, lookedUpAt)
+		search := moved
+		search.Status = models.TournamentInProgress
+		if err := db.SaveDiscoveredTournaments(ctx, []models.TournamentDetails{search}, lookedUpAt.Add(500*time.Millisecond)); err != nil {
+			t.Fatal(err)
+		}
+		if got := claim(lookedUpAt.Add(30 * time.Second)); !slices.Equal(got, []string{"2PPJ2"}) {
+			t.Fatalf("a tick after the search, claimed %v; want 2PPJ2", got)
+		}
+		save(moved, lookedUpAt.Add(31*time.Second))
+
+		// Looked up in the very second its preparation ends (epoch+1h),
+		// before the game moved it on: that sighting cannot tell whether
+		// it started, so the next tick looks again.
+		dueStart := tournamentEpoch.Add(time.Hour)
+		preparing := testTournament("2PPJ0", models.TournamentTypeOpen, models.TournamentInPreparation, 1, 50)
+		save(preparing, dueStart.Add(400*time.Millisecond))
+		save(moved, dueStart.Add(400*time.Millisecond))
+		if got := claim(dueStart.Add(30 * time.Second)); !slices.Equal(slices.Sorted(slices.Values(got)), []string{"2PPJ0", "2PPJ2"}) {
+			t.Fatalf("a tick after the due start, claimed %v; want both", got)
+		}
+		// Once looked up after that second, neither is due before it is
+		// stale.
+		later := dueStart.Add(31 * time.Second)
+		save(preparing, later)
+		save(moved, later)
+		if got := claim(later.Add(30 * time.Second)); len(got) != 0 {
+			t.Fatalf("after the lookups, claimed %v", got)
+		}
+	})
+}
