@@ -53,7 +53,9 @@ type TournamentRefresherConfig struct {
 	// up as soon as its status is due to move on.
 	RefreshInterval time.Duration
 	// RefreshPerMinute bounds this replica's lookups of known
-	// tournaments: each tick takes at most its share of a minute.
+	// tournaments, by the clock, however close or far apart the ticks:
+	// each tick takes at most its share of a minute, and what the ticks
+	// since the last one earned.
 	RefreshPerMinute int
 	// TickInterval is how often Run ticks.
 	TickInterval time.Duration

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+	"golang.org/x/time/rate"
 
 	"github.com/crownsdev/crowns/models"
 )
@@ -45,6 +46,9 @@ type TournamentRefresher struct {
 	cfg    TournamentRefresherConfig
 	log    *slog.Logger
 	tickMu sync.Mutex // one Tick at a time
+	// budget holds RefreshPerMinute lookups a minute, by the clock, over
+	// ticks however close or far apart: at most a tick's share at once.
+	budget *rate.Limiter
 	// metrics counts lookups; nil without Config.Metrics.
 	metrics *refreshMetrics
 }
@@ -83,6 +87,7 @@ func NewTournamentRefresher(db TournamentStore, source TournamentSource, cfg Tou
 		cfg:     cfg,
 		log:     cfg.Logger.With("component", "tournament-refresher", "owner", cfg.Owner),
 		metrics: metrics,
+		budget:  rate.NewLimiter(rate.Limit(float64(cfg.RefreshPerMinute)/time.Minute.Seconds()), cfg.refreshesPerTick()),
 	}, nil
 }
 
@@ -118,18 +123,27 @@ func (r *TournamentRefresher) Tick(ctx context.Context) (TournamentTickReport, e
 	return report, r.pruneIfDue(ctx, &report)
 }
 
-// refreshDue claims due tournaments and looks them up, a few at a time.
+// refreshDue claims as many due tournaments as the lookup budget holds
+// and looks them up, a few at a time.
 func (r *TournamentRefresher) refreshDue(ctx context.Context, report *TournamentTickReport) error {
+	now := r.cfg.Clock.Now()
+	// The budget's tokens are a float: a whole lookup earned over a tick
+	// may read a hair below 1.
+	limit := int(r.budget.TokensAt(now) + 1e-6)
+	if limit < 1 {
+		return nil
+	}
 	tags, err := r.db.ClaimTournamentRefreshes(ctx, models.TournamentRefreshClaim{
 		Owner:      r.cfg.Owner,
-		Now:        r.cfg.Clock.Now(),
+		Now:        now,
 		StaleAfter: r.cfg.RefreshInterval,
 		Lease:      r.cfg.Lease,
-		Limit:      r.cfg.refreshesPerTick(),
+		Limit:      limit,
 	})
 	if err != nil {
 		return err
 	}
+	r.budget.ReserveN(now, len(tags))
 	var (
 		mu    sync.Mutex
 		group errgroup.Group

@@ -168,6 +168,40 @@ func TestRefreshesPerTickAreBounded(t *testing.T) {
 	})
 }
 
+func TestRefreshesPerMinuteHoldAcrossTicks(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		clock := models.NewManualClock(tournamentStart)
+		u := newTournamentUpstream(t, clock)
+		cfg := tournamentRefresherConfig(clock, "a", nil)
+		cfg.RefreshPerMinute, cfg.TickInterval = 10, 30*time.Second
+		refresher := newTournamentRefresher(t, db, u, cfg)
+		// The second tick comes 12s after the first (the first ran long,
+		// and the ticker's tick waited); a budget of 1 a minute is one
+		// lookup every other tick of 30s.
+		steps := []struct {
+			after time.Duration
+			want  int
+		}{
+			{0, 5}, {12 * time.Second, 2}, {18 * time.Second, 3}, {30 * time.Second, 5},
+		}
+		for i, step := range steps {
+			clock.Advance(step.after)
+			if report := tickTournaments(t, refresher); report.Refreshed != step.want {
+				t.Fatalf("10 a minute, tick %d (+%s): refreshed %d, want %d", i, step.after, report.Refreshed, step.want)
+			}
+		}
+
+		cfg.RefreshPerMinute, cfg.Owner = 1, "b"
+		slow := newTournamentRefresher(t, db, u, cfg)
+		for i, want := range []int{1, 0, 1, 0} {
+			if report := tickTournaments(t, slow); report.Refreshed != want {
+				t.Fatalf("1 a minute, tick %d: refreshed %d, want %d", i, report.Refreshed, want)
+			}
+			clock.Advance(30 * time.Second)
+		}
+	})
+}
+
 func TestTwoReplicasShareTheWork(t *testing.T) {
 	for _, engine := range storetest.Engines() {
 		t.Run(string(engine), func(t *testing.T) {
@@ -202,6 +236,7 @@ func TestTwoReplicasShareTheWork(t *testing.T) {
 				if round > 50 {
 					t.Fatal("the replicas never run out of work")
 				}
+				clock.Advance(scheduler.DefaultTournamentTickInterval)
 			}
 			if searched != 1 {
 				t.Fatalf("%d replicas searched in one period, want 1", searched)
