@@ -34,7 +34,7 @@ type Issued struct {
 // models.ErrDeveloperBlacklisted. Concurrent requests of one developer
 // all return the same key.
 func (s *Service) IssueOrRemind(ctx context.Context, dev Developer, actor string) (Issued, error) {
-	return s.keyRequest(ctx, dev, actor, func(c *change, current *models.APIKey) (Issued, error) {
+	return s.keyRequest(ctx, dev, actor, func(c *change, current *models.APIKey, actor string) (Issued, error) {
 		if current == nil {
 			key, raw, err := c.issueKey()
 			if err != nil {
@@ -60,7 +60,7 @@ func (s *Service) IssueOrRemind(ctx context.Context, dev Developer, actor string
 // unknown at once (state replaced). A blacklisted developer gets
 // models.ErrDeveloperBlacklisted.
 func (s *Service) Regenerate(ctx context.Context, dev Developer, actor string) (Issued, error) {
-	return s.keyRequest(ctx, dev, actor, func(c *change, current *models.APIKey) (Issued, error) {
+	return s.keyRequest(ctx, dev, actor, func(c *change, current *models.APIKey, actor string) (Issued, error) {
 		action, reason := models.KeyActionIssued, ""
 		if current != nil {
 			action, reason = models.KeyActionRegenerated, fmt.Sprintf("replaces key %d", current.ID)
@@ -78,8 +78,9 @@ func (s *Service) Regenerate(ctx context.Context, dev Developer, actor string) (
 
 // keyRequest runs the transition of a developer asking for a key: it
 // records an unknown developer, refuses a blacklisted one, and lets
-// decide hand out a key given the current one (nil when none).
-func (s *Service) keyRequest(ctx context.Context, dev Developer, actor string, decide func(c *change, current *models.APIKey) (Issued, error)) (Issued, error) {
+// decide hand out a key given the current one (nil when none) and the
+// actor as it is stored.
+func (s *Service) keyRequest(ctx context.Context, dev Developer, actor string, decide func(c *change, current *models.APIKey, actor string) (Issued, error)) (Issued, error) {
 	if err := checkDeveloper(dev, actor); err != nil {
 		return Issued{}, err
 	}
@@ -94,7 +95,7 @@ func (s *Service) keyRequest(ctx context.Context, dev Developer, actor string, d
 		if err != nil {
 			return err
 		}
-		issued, err = decide(c, current)
+		issued, err = decide(c, current, actor)
 		return err
 	})
 	if err != nil {
