@@ -10,12 +10,12 @@ import (
 	"runtime/debug"
 	"sync"
 
-	"github.com/crownsdev/crowns/models/store"
-
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/crownsdev/crowns/api"
+	"github.com/crownsdev/crowns/internal/logbuffer"
 	"github.com/crownsdev/crowns/keys"
+	"github.com/crownsdev/crowns/models/store"
 	"github.com/crownsdev/crowns/scheduler"
 	"github.com/crownsdev/crowns/upstream"
 )
@@ -60,7 +60,7 @@ func runServe(ctx context.Context, env cli, args []string) int {
 	if !ok {
 		return exitUsage
 	}
-	out := newBufferedLog(env.stderr)
+	out := logbuffer.New(env.stderr)
 	defer func() { _ = out.Close() }()
 	log := newBufferedLogger(out, cfg)
 	logConfiguration(out, log, cfg)
@@ -68,7 +68,7 @@ func runServe(ctx context.Context, env cli, args []string) int {
 		log.Warn("CROWNS_SHUTDOWN_TIMEOUT is shorter than a request may take: at shutdown, a request still running past it is cut off",
 			"CROWNS_SHUTDOWN_TIMEOUT", cfg.ShutdownTimeout, "requestTimeout", api.DefaultRequestTimeout)
 	}
-	node, err := startNode(ctx, cfg, env, log, out.accessLines())
+	node, err := startNode(ctx, cfg, env, log, out.AccessLines())
 	if err != nil && ctx.Err() != nil {
 		// Stopped while starting (waiting for the database, say): a stop
 		// asked for, not a failure.

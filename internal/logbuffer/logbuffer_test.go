@@ -1,11 +1,14 @@
-package main
+package logbuffer_test
 
 import (
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/crownsdev/crowns/internal/logbuffer"
 )
 
 // countingWriter records what reaches the real output, and in how many
@@ -29,10 +32,10 @@ func (w *countingWriter) read() (string, int) {
 	return w.text.String(), w.writes
 }
 
-func TestBufferedLogBatchesLinesAndNeverHoldsBackWarnings(t *testing.T) {
+func TestOutputBatchesLinesAndNeverHoldsBackWarnings(t *testing.T) {
 	real := &countingWriter{}
-	out := newBufferedLog(real)
-	log := newBufferedLogger(out, config{LogLevel: "info", LogFormat: "text"}).With("component", "test")
+	out := logbuffer.New(real)
+	log := slog.New(logbuffer.Handler(slog.NewTextHandler(out, nil), out)).With("component", "test")
 	const lines = 200
 	for i := range lines {
 		log.Info("request", "n", i)
@@ -59,16 +62,16 @@ func TestBufferedLogBatchesLinesAndNeverHoldsBackWarnings(t *testing.T) {
 	}
 }
 
-// TestBufferedLogKeepsEveryLineWholeUnderConcurrentWriters: access lines
+// TestOutputKeepsEveryLineWholeUnderConcurrentWriters: access lines
 // written at once from many goroutines land in different buffers; each
 // reaches the output whole and none is lost; log records written beside
 // them keep their order; a warning brings every line written before it
 // out with it.
-func TestBufferedLogKeepsEveryLineWholeUnderConcurrentWriters(t *testing.T) {
+func TestOutputKeepsEveryLineWholeUnderConcurrentWriters(t *testing.T) {
 	real := &countingWriter{}
-	out := newBufferedLog(real)
-	log := newBufferedLogger(out, config{LogLevel: "info", LogFormat: "json"})
-	access := out.accessLines()
+	out := logbuffer.New(real)
+	log := slog.New(logbuffer.Handler(slog.NewJSONHandler(out, nil), out))
+	access := out.AccessLines()
 	const writers, lines, records = 8, 500, 300
 	var wg sync.WaitGroup
 	for w := range writers {
