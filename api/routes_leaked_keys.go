@@ -59,6 +59,10 @@ type leakVerdict struct {
 // and the signature is of the body as sent.
 var errLeakReportEncoded = fiber.NewError(http.StatusUnsupportedMediaType)
 
+// errLeakReportMalformed answers a signed leak report whose body is not a
+// JSON array of reported tokens.
+var errLeakReportMalformed = fiber.NewError(http.StatusBadRequest)
+
 // handleLeakReport verifies a report's signature over the raw body (at
 // most maxLeakReportBody, which bounds the tokens too; a body
 // with a Content-Encoding is refused unread, see errLeakReportEncoded), then
@@ -80,7 +84,7 @@ func (s *Server) handleLeakReport(c *fiber.Ctx) error {
 	}
 	var report []leakedToken
 	if err := json.Unmarshal(body, &report); err != nil {
-		return fiber.NewError(http.StatusBadRequest)
+		return errLeakReportMalformed
 	}
 	verdicts := make([]leakVerdict, 0, len(report))
 	for _, leaked := range report {
