@@ -20,9 +20,10 @@ const metricsOff = "off"
 
 // databaseStats is what the database metrics read of the store.
 type databaseStats interface {
-	// QueryCount and BackgroundQueryCount count the statements sent, all
-	// and those of background work.
-	QueryCount() int64
+	// RequestQueryCount and BackgroundQueryCount count the statements
+	// sent, each its own counter: those of background work, and the
+	// rest.
+	RequestQueryCount() int64
 	BackgroundQueryCount() int64
 	PoolStats() sql.DBStats
 }
@@ -64,7 +65,7 @@ func databaseCollectors(db databaseStats) []prometheus.Collector {
 			func() float64 { return read(db.PoolStats()) })
 	}
 	return []prometheus.Collector{
-		statements("request", func() float64 { return float64(db.QueryCount() - db.BackgroundQueryCount()) }),
+		statements("request", func() float64 { return float64(db.RequestQueryCount()) }),
 		statements("background", func() float64 { return float64(db.BackgroundQueryCount()) }),
 		pool("connections_open", "Open connections of the database pool.", func(s sql.DBStats) float64 { return float64(s.OpenConnections) }),
 		pool("connections_in_use", "Connections of the database pool in use.", func(s sql.DBStats) float64 { return float64(s.InUse) }),

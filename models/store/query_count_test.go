@@ -13,14 +13,15 @@ import (
 func TestBackgroundStatementsAreCountedApart(t *testing.T) {
 	db := storetest.Open(t, store.DialectSQLite)
 	ctx := context.Background()
-	all, background := db.QueryCount(), db.BackgroundQueryCount()
+	all, request, background := db.QueryCount(), db.RequestQueryCount(), db.BackgroundQueryCount()
 	if _, err := db.LastKeyEventID(models.AsBackground(ctx)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.LastKeyEventID(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got, gotBackground := db.QueryCount()-all, db.BackgroundQueryCount()-background; got != 2 || gotBackground != 1 {
-		t.Fatalf("counted %d statements, %d of them background; want 2 and 1", got, gotBackground)
+	got, gotRequest, gotBackground := db.QueryCount()-all, db.RequestQueryCount()-request, db.BackgroundQueryCount()-background
+	if got != 2 || gotRequest != 1 || gotBackground != 1 {
+		t.Fatalf("counted %d statements, %d of them of requests and %d background; want 2, 1 and 1", got, gotRequest, gotBackground)
 	}
 }

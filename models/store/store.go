@@ -79,9 +79,9 @@ type Store struct {
 	players    *playerCache
 	partitions *partitionCache
 	changes    *clanChanges
-	// queries counts the statements sent (see QueryCount), and
-	// backgroundQueries those of background work.
-	queries, backgroundQueries atomic.Int64
+	// requestQueries and backgroundQueries count the statements sent
+	// (see QueryCount): those of background work apart from the rest.
+	requestQueries, backgroundQueries atomic.Int64
 	// url is the PostgreSQL connection string, for the dedicated
 	// connection of the change listener; empty on SQLite.
 	url string
