@@ -192,7 +192,8 @@ func (s *Server) handleError(c *fiber.Ctx, err error) error {
 // Requests that came and were refused, a head too large (431) or
 // malformed (400), a body too large (413), a head not whole at the read
 // timeout (408: a client that sends it a byte at a time, say),
-// also get an access line, sampled like those of other refusals; a
+// are counted in the request metrics, under route "unmatched", and get
+// an access line, sampled like those of other refusals; a
 // connection that sent nothing before its timeout (408) or broke off
 // (502) was no request and gets none. Only a 413's head was read: the
 // others' lines name neither method nor route, and only a 413 keeps the
@@ -221,6 +222,7 @@ func (s *Server) refusedUnseen(c *fiber.Ctx, status int) {
 	default:
 		return
 	}
+	s.metrics.refusedBeforeRouting(status)
 	if !s.cfg.AccessLog {
 		return
 	}

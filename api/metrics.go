@@ -70,6 +70,16 @@ func (m *requestMetrics) observe(route *routeMetrics, status int, latency time.D
 	route.counter(status).Inc()
 }
 
+// refusedBeforeRouting counts one request the HTTP server refused before
+// the app saw it (see Server.refusedUnseen), as no route matched. Its
+// latency is not observed: the server does not tell when it began to
+// read it.
+func (m *requestMetrics) refusedBeforeRouting(status int) {
+	if m != nil {
+		m.unmatched.counter(status).Inc()
+	}
+}
+
 // routeMetrics are one route's bound metrics: its histogram, and its
 // counter per status, bound on first use, so that a request costs no
 // label lookup.

@@ -10,9 +10,11 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/valyala/fasthttp"
 
 	"github.com/crownsdev/crowns/api"
+	"github.com/crownsdev/crowns/internal/metricstest"
 )
 
 func TestRequestIDs(t *testing.T) {
@@ -240,6 +242,51 @@ func TestAnswersOfTheHTTPServerCarryARequestID(t *testing.T) {
 			t.Fatalf("the access line of a request on a 4,000-byte path is %d bytes: the path is not cut", len(line))
 		}
 	})
+}
+
+// TestRequestsTheHTTPServerRefusesAreCounted: a request the HTTP server
+// refuses before any route sees it (a head too large, a malformed head, a
+// body over the limit) is an answered request like the others, counted
+// once under route "unmatched" with its status.
+func TestRequestsTheHTTPServerRefusesAreCounted(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	h := newHarness(t, harnessOptions{config: func(c *api.Config) { c.Metrics = reg }})
+	addr := serveOn(t, h)
+	withBody := func(method, path string) string {
+		const size = 17 << 10 // over the 16 KiB of every request but a leak report
+		return method + " " + path + " HTTP/1.1\r\nHost: x\r\nContent-Length: " + strconv.Itoa(size) + "\r\n\r\n" + strings.Repeat(" ", size)
+	}
+	requests := []struct {
+		request string
+		status  int
+	}{
+		{"GET /clan/search?name=royal HTTP/1.1\r\nHost: x\r\nX-Filler: " + strings.Repeat("a", 20<<10) + "\r\n\r\n", http.StatusRequestHeaderFieldsTooLarge},
+		{"GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: nine\r\n\r\n", http.StatusBadRequest},
+		{withBody("GET", "/healthz"), http.StatusRequestEntityTooLarge},
+		{withBody("FOO", "/healthz"), http.StatusMethodNotAllowed},
+	}
+	for _, r := range requests {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp := rawExchange(t, conn, bufio.NewReader(conn), r.request)
+		readBody(t, resp)
+		conn.Close()
+		if resp.StatusCode != r.status {
+			t.Fatalf("%.30q: %d, want %d", r.request, resp.StatusCode, r.status)
+		}
+	}
+	families := metricstest.Gather(t, reg)
+	for _, r := range requests {
+		labels := map[string]string{"route": "unmatched", "status": strconv.Itoa(r.status)}
+		if got := families.Value("crowns_http_requests_total", labels); got != 1 {
+			t.Errorf("crowns_http_requests_total%v = %v, want 1", labels, got)
+		}
+	}
+	if got := families.Sum("crowns_http_requests_total", nil); got != float64(len(requests)) {
+		t.Errorf("%v requests counted, want %d", got, len(requests))
+	}
 }
 
 // TestNoAccessLineForConnectionsThatSentNoRequest: the HTTP server also
