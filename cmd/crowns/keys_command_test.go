@@ -7,12 +7,15 @@ import (
 	"testing"
 
 	"github.com/crownsdev/crowns/keys"
+	"github.com/crownsdev/crowns/models"
 )
 
 // keysCLI runs crowns with the given environment and returns the exit
 // code and both streams.
 type keysCLI struct {
 	env map[string]string
+	// clock tells the commands the time (nil: the system clock).
+	clock models.Clock
 }
 
 func newKeysCLI(t *testing.T, databaseURL string) keysCLI {
@@ -26,6 +29,7 @@ func (c keysCLI) run(args ...string) (code int, stdout, stderr string) {
 		getenv: func(name string) string { return c.env[name] },
 		stdout: &out,
 		stderr: &errOut,
+		clock:  c.clock,
 	})
 	return code, out.String(), errOut.String()
 }

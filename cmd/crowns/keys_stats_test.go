@@ -13,6 +13,9 @@ import (
 
 func TestKeysStatsPrintsTheCurrentKeysUsage(t *testing.T) {
 	c := newKeysCLI(t, "")
+	// The commands' clock, not the machine's: a run across midnight UTC
+	// would otherwise look for the usage on the wrong day.
+	c.clock = models.NewManualClock(time.Date(2026, 11, 2, 23, 59, 0, 0, time.UTC))
 	c.key(t, "issue", "--discord-user", "42", "--name", "alice")
 	ctx := context.Background()
 	db, err := store.Open(ctx, store.DatabaseConfig{DataDir: c.env["CROWNS_DATA_DIR"]})
@@ -23,7 +26,7 @@ func TestKeysStatsPrintsTheCurrentKeysUsage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	today := time.Now().UTC().Truncate(time.Hour)
+	today := c.clock.Now().UTC().Truncate(time.Hour)
 	err = db.AddKeyUsage(ctx, models.KeyUsageBatch{ID: "stats-test", At: today, Counts: map[models.KeyUsageCell]models.KeyUsageCount{
 		{KeyID: info.CurrentKeyID, Hour: today, Route: "/clan/search"}:         {Requests: 9, RateLimited: 4},
 		{KeyID: info.CurrentKeyID, Hour: today, Route: "/player/:tag/battles"}: {Requests: 2, ServerErrors: 1},
