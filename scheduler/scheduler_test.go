@@ -126,6 +126,38 @@ func TestSlotsNoSchedulerRanThroughAreRecordedMissed(t *testing.T) {
 	})
 }
 
+// TestAWeeklySlotWhoseWindowEndedInADowntimeIsRecordedMissed: every
+// scheduler is down from Tuesday 09:30 until Tuesday 03:30 of the next
+// week, half an hour after the window of Monday 23:00 ended: that weekly
+// slot is recorded missed for the clan with weekly collection, as a slot
+// no scheduler planned, and not planned late.
+func TestAWeeklySlotWhoseWindowEndedInADowntimeIsRecordedMissed(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		ctx := context.Background()
+		e := newEnv(t, db, 2)
+		e.trackAll(t)
+		weeklyTag := e.world.trackable[0]
+		if _, err := e.clans.SetWeekly(ctx, weeklyTag, true); err != nil {
+			t.Fatal(err)
+		}
+		e.tick(t) // Tuesday 09:30: the schedulers' last tick before the downtime
+		monday := at("2026-03-16T23:00:00Z")
+		e.clock.Set(monday.Add(4*time.Hour + 30*time.Minute))
+		report := e.tick(t)
+		if report.Planned != 2 || report.Stored != 2 {
+			t.Fatalf("tick at Tuesday 03:30 = %+v, want only the 00:00 slot of both clans planned and stored", report)
+		}
+		clan, _ := e.clans.TrackedClan(ctx, weeklyTag)
+		status, err := e.clans.SnapshotJobStatus(ctx, clan.ID, models.SnapshotWeekly, monday)
+		if err != nil || status.State != models.JobMissed || status.LastError != models.SlotNotPlannedReason {
+			t.Fatalf("weekly job of Monday 23:00, whose window ended in the downtime = %+v, %v; want missed, not planned", status, err)
+		}
+		if got := e.history(t, weeklyTag, models.SnapshotWeekly, 7); len(got) != 0 {
+			t.Fatalf("weekly history after the downtime = %v, want none", historySlots(got))
+		}
+	})
+}
+
 func TestFailingUpstreamThroughTheWindowRecordsAMissedSlot(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		e := newEnv(t, db, 2)
