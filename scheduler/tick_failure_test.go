@@ -24,7 +24,14 @@ var errDatabaseGone = errors.New("database gone")
 // do when the database goes away in the middle of a tick.
 type faultyStore struct {
 	*store.Store
-	failClaims, failPrunes, failPlans, failMisses bool
+	failClaims, failPrunes, failPlans, failMisses, failExpires bool
+}
+
+func (f *faultyStore) ExpireSnapshotJobs(ctx context.Context, now time.Time) ([]models.MissedJob, error) {
+	if f.failExpires {
+		return nil, errDatabaseGone
+	}
+	return f.Store.ExpireSnapshotJobs(ctx, now)
 }
 
 func (f *faultyStore) MissSnapshotJob(ctx context.Context, job models.SnapshotJob, now time.Time, reason string) error {
@@ -66,8 +73,8 @@ func errorLines(logs *outagetest.Recorder) []string {
 	return lines
 }
 
-// TestTickFailsWhenTheDatabaseFailsMidTick: a tick whose claim of due
-// jobs, or whose retention pass, fails returns the error (Run logs it as
+// TestTickFailsWhenTheDatabaseFailsMidTick: a tick whose expiry of ended
+// jobs, claim of due jobs, or retention pass fails returns the error (Run logs it as
 // package outage does: once when ticks start failing, a reminder a
 // minute) rather than logging it itself at every tick, or reporting a
 // tick that did its work; the jobs it could not claim are run by the next
@@ -76,7 +83,7 @@ func TestTickFailsWhenTheDatabaseFailsMidTick(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		e := newEnv(t, db, 2)
 		e.trackAll(t)
-		faulty := &faultyStore{Store: db, failClaims: true}
+		faulty := &faultyStore{Store: db, failExpires: true}
 		logs := outagetest.New("", func() {})
 		cfg := testConfig(e.clock, "replica-f")
 		cfg.Logger = logs.Logger()
@@ -86,6 +93,10 @@ func TestTickFailsWhenTheDatabaseFailsMidTick(t *testing.T) {
 		}
 		ctx := context.Background()
 		e.clock.Set(twelveOhSeven)
+		if report, err := sched.Tick(ctx); !errors.Is(err, errDatabaseGone) || report.Stored != 0 {
+			t.Fatalf("tick whose expiry of ended jobs fails = %+v, %v; want the expiry's error", report, err)
+		}
+		faulty.failExpires, faulty.failClaims = false, true
 		for range 3 {
 			if report, err := sched.Tick(ctx); !errors.Is(err, errDatabaseGone) || report.Stored != 0 {
 				t.Fatalf("tick whose claims fail = %+v, %v; want the claim's error", report, err)
