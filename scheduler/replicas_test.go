@@ -2,6 +2,8 @@ package scheduler_test
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -158,29 +160,49 @@ func TestNewRejectsBadConfig(t *testing.T) {
 	clans := db
 	source := ClanSourceFunc(func(context.Context, string) (models.ClanDetails, error) { return models.ClanDetails{}, nil })
 	tests := []struct {
-		name string
-		edit func(*scheduler.Config)
+		name  string
+		edit  func(*scheduler.Config)
+		field string // the field the problem names
 	}{
-		{"no address", func(c *scheduler.Config) { c.TrackAddress = " " }},
-		{"lease shorter than a fetch", func(c *scheduler.Config) { c.Lease = time.Second }},
-		{"backoff bounds reversed", func(c *scheduler.Config) { c.BackoffMax = time.Second }},
-		{"negative rate", func(c *scheduler.Config) { c.SnapshotRatePerSecond = -1 }},
+		{"no address", func(c *scheduler.Config) { c.TrackAddress = " " }, "TrackAddress"},
+		{"lease shorter than a fetch", func(c *scheduler.Config) { c.Lease = time.Second }, "UpstreamTimeout"},
+		{"lease no longer than a fetch", func(c *scheduler.Config) { c.UpstreamTimeout = c.Lease }, "UpstreamTimeout"},
+		{"backoff bounds reversed", func(c *scheduler.Config) { c.BackoffMax = time.Second }, "BackoffMax"},
+		{"negative rate", func(c *scheduler.Config) { c.SnapshotRatePerSecond = -1 }, "SnapshotRatePerSecond"},
 		// 64 workers at one fetch a second: a claimed job may wait two
 		// minutes for its turn, past its lease.
-		{"claimed jobs waiting past their lease", func(c *scheduler.Config) { c.SnapshotConcurrency, c.SnapshotRatePerSecond = 64, 1 }},
+		{"claimed jobs waiting past their lease", func(c *scheduler.Config) { c.SnapshotConcurrency, c.SnapshotRatePerSecond = 64, 1 }, "SnapshotConcurrency"},
+		// 28 workers at one a second: 28 s, past (2m - 10s) / 4 = 27.5 s.
+		{"claimed jobs waiting just past the bound", func(c *scheduler.Config) {
+			c.SnapshotConcurrency, c.SnapshotRatePerSecond, c.Lease, c.UpstreamTimeout = 28, 1, 2*time.Minute, 10*time.Second
+		}, "SnapshotConcurrency"},
 	}
 	for _, tt := range tests {
 		cfg := testConfig(models.SystemClock{}, "x")
 		tt.edit(&cfg)
-		if _, err := scheduler.New(clans, source, cfg); err == nil {
-			t.Errorf("%s: New accepted the configuration", tt.name)
+		_, err := scheduler.New(clans, source, cfg)
+		var problems scheduler.ConfigProblems
+		if !errors.As(err, &problems) {
+			t.Errorf("%s: New = %v, want the configuration's problems", tt.name, err)
+			continue
+		}
+		if !slices.ContainsFunc(problems, func(p scheduler.ConfigProblem) bool { return p.Field == tt.field }) {
+			t.Errorf("%s: problems %q name no %s", tt.name, problems.Error(), tt.field)
 		}
 	}
 	if _, err := scheduler.New(clans, source, scheduler.Config{TrackAddress: "crowns.example"}); err != nil {
 		t.Errorf("defaults rejected: %v", err)
 	}
-	// 27 workers at one a second: 27 s, within (2m - 10s) / 4.
-	if _, err := scheduler.New(clans, source, scheduler.Config{TrackAddress: "crowns.example", SnapshotConcurrency: 27, SnapshotRatePerSecond: 1}); err != nil {
-		t.Errorf("27 workers at one fetch a second rejected: %v", err)
+	// 27 workers at one a second: 27 s, within (2m - 10s) / 4; 55 at two
+	// a second: 27.5 s, the bound itself.
+	for _, fits := range []struct {
+		concurrency int
+		rate        float64
+	}{{27, 1}, {55, 2}} {
+		cfg := scheduler.Config{TrackAddress: "crowns.example", SnapshotConcurrency: fits.concurrency, SnapshotRatePerSecond: fits.rate,
+			Lease: 2 * time.Minute, UpstreamTimeout: 10 * time.Second}
+		if _, err := scheduler.New(clans, source, cfg); err != nil {
+			t.Errorf("%d workers at %v fetches a second rejected: %v", fits.concurrency, fits.rate, err)
+		}
 	}
 }
