@@ -2,7 +2,9 @@ package scheduler_test
 
 import (
 	"context"
+	"errors"
 	"reflect"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -226,6 +228,51 @@ func TestRetrySucceedsWithinTheWindow(t *testing.T) {
 		history := e.history(t, tag, models.SnapshotFourHourly, 0)
 		if len(history) != 2 || !history[1].Slot.Equal(slot) {
 			t.Fatalf("history = %v, want the retried snapshot keyed by its slot 12:00", historySlots(history))
+		}
+	})
+}
+
+// TestAnUpstreamsRetryAfterWaitsAtMostBackoffMax: an upstream that says
+// to come back in an hour is asked again after BackoffMax (10 minutes),
+// not after the hour, so a long advised wait cannot eat the slot's
+// window.
+func TestAnUpstreamsRetryAfterWaitsAtMostBackoffMax(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		e := newEnv(t, db, 1)
+		e.trackAll(t)
+		tag := e.world.trackable[0]
+		var busy atomic.Bool
+		busy.Store(true)
+		source := ClanSourceFunc(func(ctx context.Context, tag string) (models.ClanDetails, error) {
+			if busy.Load() {
+				return models.ClanDetails{}, models.Unavailable("upstream", time.Hour, errors.New("in maintenance"))
+			}
+			return e.world.source.Clan(ctx, tag)
+		})
+		sched, err := scheduler.New(e.clans, source, testConfig(e.clock, "replica-r"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tick := func() scheduler.TickReport {
+			t.Helper()
+			report, err := sched.Tick(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return report
+		}
+		slot := at("2026-03-10T12:00:00Z")
+		e.clock.Set(slot.Add(time.Minute))
+		if report := tick(); report.Retried != 1 {
+			t.Fatalf("tick = %+v, want a retry", report)
+		}
+		busy.Store(false)
+		e.clock.Advance(10 * time.Minute)
+		if report := tick(); report.Stored != 1 {
+			t.Fatalf("tick BackoffMax after an advised wait of an hour = %+v, want the snapshot stored", report)
+		}
+		if got := historySlots(e.history(t, tag, models.SnapshotFourHourly, 0)); !reflect.DeepEqual(got, []string{"2026-03-10-08-00", "2026-03-10-12-00"}) {
+			t.Fatalf("history = %v, want the 08:00 and the retried 12:00 slots", got)
 		}
 	})
 }
