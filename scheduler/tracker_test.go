@@ -3,7 +3,9 @@ package scheduler_test
 import (
 	"context"
 	"errors"
+	"reflect"
 	"testing"
+	"time"
 
 	"github.com/crownsdev/crowns/models/store"
 
@@ -86,6 +88,34 @@ func TestTrackAsOperatorOverridesTheAddressCheck(t *testing.T) {
 		}
 		if _, err := e.tracker.TrackAsOperator(ctx, "9999"); !errors.Is(err, models.ErrNotFound) {
 			t.Fatalf("operator track of an unknown clan: %v, want ErrNotFound", err)
+		}
+	})
+}
+
+// TestAnUntrackedClanIsTrackedAgainOnRequest: a clan the operator
+// untracked is not "already tracked": a developer's track request fetches
+// it again and tracks it, its history served again.
+func TestAnUntrackedClanIsTrackedAgainOnRequest(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		ctx := context.Background()
+		e := newEnv(t, db, 1)
+		tag := e.world.trackable[0]
+		if err := e.tracker.TrackClan(ctx, tag, 7); err != nil {
+			t.Fatal(err)
+		}
+		if changed, err := e.clans.Untrack(ctx, tag, e.clock.Now()); err != nil || !changed {
+			t.Fatalf("Untrack = %v, %v", changed, err)
+		}
+		e.clock.Advance(4 * time.Hour) // the 12:00 slot
+		if err := e.tracker.TrackClan(ctx, tag, 8); err != nil {
+			t.Fatalf("track request after the clan was untracked: %v", err)
+		}
+		status, err := e.clans.TrackingStatus(ctx, tag)
+		if err != nil || !status.Active {
+			t.Fatalf("tracking status after the new request = %+v, %v; want active", status, err)
+		}
+		if got := historySlots(e.history(t, tag, models.SnapshotFourHourly, 0)); !reflect.DeepEqual(got, []string{"2026-03-10-08-00", "2026-03-10-12-00"}) {
+			t.Fatalf("history after tracking again = %v, want the 08:00 and 12:00 slots", got)
 		}
 	})
 }
