@@ -160,3 +160,49 @@ func TestAFailedSearchRoundIsTriedAgainAtTheNextTick(t *testing.T) {
 		}
 	})
 }
+
+// failingPrunes is a tournament store whose retention pass fails
+// failures times; calls counts the passes asked of it.
+type failingPrunes struct {
+	*store.Store
+	failures, calls int
+}
+
+func (f *failingPrunes) PruneTournaments(ctx context.Context, cutoff time.Time) (int64, error) {
+	f.calls++
+	if f.failures > 0 {
+		f.failures--
+		return 0, models.ErrUnavailable
+	}
+	return f.Store.PruneTournaments(ctx, cutoff)
+}
+
+// TestAFailedRetentionPassIsTriedAgainAtTheNextTick: a retention pass
+// that fails gives its claim back, so the next tick runs it again instead
+// of waiting for the next period (PruneEvery).
+func TestAFailedRetentionPassIsTriedAgainAtTheNextTick(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		clock := models.NewManualClock(tournamentStart)
+		u := newTournamentUpstream(t, clock)
+		cfg := tournamentRefresherConfig(clock, "a", []string{"cup"})
+		cfg.PruneEvery = time.Hour
+		prunes := &failingPrunes{Store: db, failures: 1}
+		refresher, err := scheduler.NewTournamentRefresher(prunes, u.client, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := refresher.Tick(context.Background()); !errors.Is(err, models.ErrUnavailable) {
+			t.Fatalf("tick with the retention pass failing: %v, want unavailable", err)
+		}
+		clock.Advance(30 * time.Second)
+		tickTournaments(t, refresher)
+		if prunes.calls != 2 {
+			t.Fatalf("retention passes after a failed one and a tick = %d, want 2: the pass again at the next tick", prunes.calls)
+		}
+		clock.Advance(30 * time.Second)
+		tickTournaments(t, refresher)
+		if prunes.calls != 2 {
+			t.Fatalf("retention passes a tick after one worked = %d, want still 2: the next waits for PruneEvery", prunes.calls)
+		}
+	})
+}
