@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -171,6 +172,37 @@ func TestClanHistoryCostsOneQueryInSteadyState(t *testing.T) {
 		}
 		if len(first) != 13 || !reflect.DeepEqual(first, second) {
 			t.Fatalf("reads differ or miss snapshots: %d and %d snapshots", len(first), len(second))
+		}
+	})
+}
+
+// TestClanHistoryOfMoreThanAChunkOfPlayers: a history imported at once
+// whose members are more (tag, name) pairs than one statement of the
+// player dictionary takes (500) is stored whole, and read back whole by
+// a process whose dictionary cache is empty.
+func TestClanHistoryOfMoreThanAChunkOfPlayers(t *testing.T) {
+	storetest.EachEngineTwins(t, func(t *testing.T, db, otherProcess *store.Store) {
+		ctx := context.Background()
+		clanID := trackFixture(t, db, "2CCCP", trackedAt).Clan.ID // the 08:00 slot
+		var imported []models.HistorySnapshot
+		for i := range 12 { // 12 snapshots of 50 members, each renamed: 600 new pairs
+			clan := clanFixture("2CCCP", 50, i)
+			for j := range clan.Members {
+				clan.Members[j].Name = fmt.Sprintf("Mémber %d, snapshot %d", j, i)
+			}
+			imported = append(imported, models.SnapshotOf(clan, at("2026-03-08T00:00:00Z").Add(time.Duration(i)*4*time.Hour)))
+		}
+		if stored, err := db.SaveSnapshots(ctx, clanID, models.SnapshotFourHourly, imported); err != nil || stored != len(imported) {
+			t.Fatalf("import of %d snapshots: %d stored, %v", len(imported), stored, err)
+		}
+		from, to := models.HistoryWindow(trackedAt, 7)
+		history, err := otherProcess.ClanHistory(ctx, "2CCCP", models.SnapshotFourHourly, from, to)
+		if err != nil {
+			t.Fatalf("history read with an empty dictionary cache: %v", err)
+		}
+		want := append(imported, models.SnapshotOf(clanFixture("2CCCP", 50, 0), at("2026-03-10T08:00:00Z")))
+		if !reflect.DeepEqual(history, want) {
+			t.Fatalf("history differs from what was stored: slots %v, want %v", historyKeys(history), historyKeys(want))
 		}
 	})
 }
