@@ -90,6 +90,35 @@ func TestPruneHistory(t *testing.T) {
 	})
 }
 
+// TestPruneHistoryDeletesPastOneBatch: a backlog of more old snapshots of
+// one clan than one retention statement deletes (1000) goes in one pass,
+// batch after batch, not a batch a pass.
+func TestPruneHistoryDeletesPastOneBatch(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		ctx := context.Background()
+		id := trackFixture(t, db, "2CCCP", trackedAt).Clan.ID
+		const backlog = 1001
+		var old []models.HistorySnapshot
+		for i := range backlog { // a minute apart on one day: one partition, which the cutoff straddles
+			old = append(old, models.SnapshotOf(clanFixture("2CCCP", 1, i), at("2025-02-10T00:00:00Z").Add(time.Duration(i)*time.Minute)))
+		}
+		if stored, err := db.SaveSnapshots(ctx, id, models.SnapshotFourHourly, old); err != nil || stored != backlog {
+			t.Fatalf("stored %d old snapshots, %v; want %d", stored, err, backlog)
+		}
+		report, err := db.PruneHistory(ctx, at("2025-02-15T00:00:00Z"), at("2025-02-15T00:00:00Z"))
+		if err != nil || report.DeletedSnapshots != backlog {
+			t.Fatalf("pass = %+v, %v; want the %d old snapshots deleted", report, err, backlog)
+		}
+		history, err := db.ClanHistory(ctx, "2CCCP", models.SnapshotFourHourly, at("2025-01-01T00:00:00Z"), trackedAt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := historyKeys(history); !reflect.DeepEqual(got, []string{"2026-03-10-08-00"}) {
+			t.Fatalf("history after one pass: %d slots, want only the tracked one", len(got))
+		}
+	})
+}
+
 func TestEnsureSnapshotPartitionsConcurrently(t *testing.T) {
 	db := storetest.Open(t, store.DialectPostgres)
 	ctx := context.Background()
