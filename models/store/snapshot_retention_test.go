@@ -119,6 +119,29 @@ func TestPruneHistoryDeletesPastOneBatch(t *testing.T) {
 	})
 }
 
+// TestPruneHistoryDeletesJobsByTheirOwnCutoff: finished jobs go by the
+// jobs' cutoff, however far back the snapshots' one is.
+func TestPruneHistoryDeletesJobsByTheirOwnCutoff(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		ctx := context.Background()
+		id := trackFixture(t, db, "2CCCP", trackedAt).Clan.ID
+		slot := at("2026-01-15T04:00:00Z")
+		if _, err := db.PlanSnapshotJobs(ctx, models.SnapshotFourHourly, slot, slot); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.ExpireSnapshotJobs(ctx, slot.AddDate(0, 0, 1)); err != nil {
+			t.Fatal(err)
+		}
+		report, err := db.PruneHistory(ctx, at("2025-01-01T00:00:00Z"), at("2026-02-01T00:00:00Z"))
+		if err != nil || report.DeletedJobs != 1 {
+			t.Fatalf("pass = %+v, %v; want the missed job of January 2026 deleted", report, err)
+		}
+		if _, err := db.SnapshotJobStatus(ctx, id, models.SnapshotFourHourly, slot); !errors.Is(err, models.ErrNotFound) {
+			t.Fatalf("finished job before the jobs' cutoff kept: %v", err)
+		}
+	})
+}
+
 func TestEnsureSnapshotPartitionsConcurrently(t *testing.T) {
 	db := storetest.Open(t, store.DialectPostgres)
 	ctx := context.Background()
