@@ -166,6 +166,34 @@ func TestExpireRecordsMissedSlots(t *testing.T) {
 	})
 }
 
+// TestAJobLeasedAsItsWindowEndsIsLeftToItsClaimant: a job claimed a
+// second before its deadline is not recorded missed at the deadline
+// while its lease holds: its fetch, started within the window, is stored.
+func TestAJobLeasedAsItsWindowEndsIsLeftToItsClaimant(t *testing.T) {
+	eachClanStore(t, func(t *testing.T, ctx context.Context, clans *store.Store) {
+		id := trackFixture(t, clans, "2CCCP", trackedAt).Clan.ID
+		slot := at("2026-03-10T12:00:00Z")
+		if _, err := clans.PlanSnapshotJobs(ctx, models.SnapshotFourHourly, slot, slot); err != nil {
+			t.Fatal(err)
+		}
+		deadline := slot.Add(4 * time.Hour)
+		job, ok := claim(t, clans, "a", deadline.Add(-time.Second))
+		if !ok {
+			t.Fatal("nothing to claim a second before the deadline")
+		}
+		if missed, err := clans.ExpireSnapshotJobs(ctx, deadline); err != nil || len(missed) != 0 {
+			t.Fatalf("expired at the deadline = %+v, %v; want the leased job left to its claimant", missed, err)
+		}
+		stored, err := clans.CompleteSnapshotJob(ctx, job, clanFixture("2CCCP", 50, 1), true, deadline.Add(30*time.Second))
+		if err != nil || !stored {
+			t.Fatalf("complete within the lease, after the deadline = %v, %v; want stored", stored, err)
+		}
+		if state := jobState(t, clans, id, models.SnapshotFourHourly, slot); state.State != models.JobDone {
+			t.Fatalf("job = %+v, want done", state)
+		}
+	})
+}
+
 func TestJobsOfUntrackedClansAreNotClaimed(t *testing.T) {
 	eachClanStore(t, func(t *testing.T, ctx context.Context, clans *store.Store) {
 		trackFixture(t, clans, "2CCCP", trackedAt)
