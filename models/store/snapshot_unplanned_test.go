@@ -78,6 +78,43 @@ func TestUnplannedSlotsAreRecordedSlotBySlot(t *testing.T) {
 	})
 }
 
+// TestUnplannedSlotsOlderThanTheJobRetentionAreNotRecorded: after a
+// downtime longer than the retention of finished jobs, only the slots
+// from the oldest kept on are recorded missed: records of older ones
+// would be pruned at once.
+func TestUnplannedSlotsOlderThanTheJobRetentionAreNotRecorded(t *testing.T) {
+	eachClanStore(t, func(t *testing.T, ctx context.Context, clans *store.Store) {
+		id := trackFixture(t, clans, "2CCCP", trackedAt).Clan.ID
+		kind := models.SnapshotFourHourly
+		const jobRetention = 24 * time.Hour
+		record := func(now time.Time) ([]models.UnplannedSlot, error) {
+			slot := kind.SlotAt(now)
+			return clans.RecordUnplannedSlots(ctx, kind, slot, slot.Add(kind.Period()), now.Add(-jobRetention), now)
+		}
+		if recorded, err := record(trackedAt); err != nil || len(recorded) != 0 {
+			t.Fatalf("first call = %v, %v; want the mark set and nothing recorded", recorded, err)
+		}
+		// Down two days, from the 10th 09:30 to the 12th 09:30: the slots
+		// from the 11th 12:00 (the first after the 11th 09:30) to the 12th
+		// 04:00 are recorded.
+		recorded, err := record(at("2026-03-12T09:30:00Z"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var slots []string
+		for _, u := range recorded {
+			slots = append(slots, models.HistoryKey(u.Slot))
+		}
+		want := []string{"2026-03-11-12-00", "2026-03-11-16-00", "2026-03-11-20-00", "2026-03-12-00-00", "2026-03-12-04-00"}
+		if !reflect.DeepEqual(slots, want) {
+			t.Fatalf("slots recorded missed = %v, want %v", slots, want)
+		}
+		if _, err := clans.SnapshotJobStatus(ctx, id, kind, at("2026-03-11T08:00:00Z")); !errors.Is(err, models.ErrNotFound) {
+			t.Fatalf("a slot older than the job retention: %v, want no record", err)
+		}
+	})
+}
+
 // mustExec runs a statement on a test's own connection.
 func mustExec(t *testing.T, db *gorm.DB, statement string) {
 	t.Helper()
