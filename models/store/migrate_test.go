@@ -111,3 +111,34 @@ func TestMigrateRefusesNewerSchema(t *testing.T) {
 		}
 	})
 }
+
+// TestAFailedMigrationFailsMigrate: a migration the database refuses (a
+// table in its way) fails Migrate, naming it, and is not recorded
+// applied: the process does not start on half a schema, and the next
+// Migrate applies it.
+func TestAFailedMigrationFailsMigrate(t *testing.T) {
+	for _, engine := range storetest.Engines() {
+		t.Run(string(engine), func(t *testing.T) {
+			ctx := context.Background()
+			db, err := store.Open(ctx, storetest.Config(t, engine))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if err := storetest.SQL(t, db).WithContext(ctx).Exec(`CREATE TABLE developers (id INTEGER)`).Error; err != nil {
+				t.Fatal(err)
+			}
+			applied, err := db.Migrate(ctx)
+			if err == nil || !strings.Contains(err.Error(), "migration 0001") {
+				t.Fatalf("Migrate with a table in the way of 0001 = %v, %v; want the migration's error", applied, err)
+			}
+			if err := storetest.SQL(t, db).WithContext(ctx).Exec(`DROP TABLE developers`).Error; err != nil {
+				t.Fatal(err)
+			}
+			applied, err = db.Migrate(ctx)
+			if err != nil || len(applied) == 0 || applied[0] != "0001_developer_keys" {
+				t.Fatalf("Migrate once the table is out of the way = %v, %v; want every migration from 0001 applied", applied, err)
+			}
+		})
+	}
+}
