@@ -349,3 +349,24 @@ func TestOversizedAnswerIsRefused(t *testing.T) {
 		t.Errorf("log lacks the reason:\n%s", logs.String())
 	}
 }
+
+// TestAHangingAttemptLeavesTimeForTheNext: each attempt gets its share of
+// the time left (the time left over the attempts left), so two attempts
+// that hang do not take the whole call: the third one answers in time.
+func TestAHangingAttemptLeavesTimeForTheNext(t *testing.T) {
+	base, calls := countingUpstream(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		if n <= 2 {
+			<-r.Context().Done()
+			return
+		}
+		answerFile(t, "clan.json")(w, r)
+	})
+	client, _ := newClient(t, base, upstream.Config{Timeout: 900 * time.Millisecond, MaxAttempts: 3})
+	clan, err := client.Clan(context.Background(), "C2Q8")
+	if err != nil || clan.Name != "Test Clan" {
+		t.Fatalf("clan %q, error %v; want the third attempt's answer", clan.Name, err)
+	}
+	if n := calls.Load(); n != 3 {
+		t.Errorf("%d attempts, want 3", n)
+	}
+}
