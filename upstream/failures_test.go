@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -368,5 +369,49 @@ func TestAHangingAttemptLeavesTimeForTheNext(t *testing.T) {
 	}
 	if n := calls.Load(); n != 3 {
 		t.Errorf("%d attempts, want 3", n)
+	}
+}
+
+// cancelOnRetry is a log handler that ends a call's context as the call
+// logs that it waits to retry.
+type cancelOnRetry struct{ cancel context.CancelFunc }
+
+func (h cancelOnRetry) Enabled(context.Context, slog.Level) bool { return true }
+func (h cancelOnRetry) Handle(_ context.Context, r slog.Record) error {
+	if strings.Contains(r.Message, "retrying") {
+		h.cancel()
+	}
+	return nil
+}
+func (h cancelOnRetry) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h cancelOnRetry) WithGroup(string) slog.Handler      { return h }
+
+// TestACallEndedDuringItsWaitToRetryReturnsAtOnce: a caller that gives up
+// (a client gone, a scheduler stopping) while the call waits to try again
+// gets the failure at once, not after the wait the upstream advised.
+func TestACallEndedDuringItsWaitToRetryReturnsAtOnce(t *testing.T) {
+	base, calls := countingUpstream(t, errorAnswer(http.StatusServiceUnavailable, "30", `{"reason":"inMaintenance"}`))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	client, err := upstream.New(upstream.Config{BaseURL: base, Token: testToken, Timeout: time.Minute,
+		Logger: slog.New(cancelOnRetry{cancel: cancel})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := client.Clan(ctx, "C2Q8")
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, models.ErrUnavailable) {
+			t.Fatalf("error %v, want unavailable", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call ended by its caller still waited out the 30 s the upstream advised")
+	}
+	if n := calls.Load(); n != 1 {
+		t.Errorf("%d attempts, want 1", n)
 	}
 }
