@@ -121,6 +121,37 @@ func TestSameSeedAndTimeAnswerTheSameBytes(t *testing.T) {
 	}
 }
 
+// TestEverySeedsTagsLeadBackToTheirEntities: whatever the seed (crowns
+// sandbox --seed), each clan, player and tournament tag the world lists
+// is its own: a lookup by it answers that entity, and no two share a tag.
+func TestEverySeedsTagsLeadBackToTheirEntities(t *testing.T) {
+	for seed := int64(1); seed <= 30; seed++ {
+		f := newFixture(t, sandbox.Config{Seed: seed, Clans: 40})
+		seen := map[string]bool{}
+		for _, tag := range f.world.ClanTags() {
+			if seen[tag] {
+				t.Fatalf("seed %d: two clans share the tag %s", seed, tag)
+			}
+			seen[tag] = true
+		}
+		for _, tag := range f.world.ClanTags()[:5] {
+			if clan := decode[official.Clan](t, f, clanPath(tag)); clan.Tag != "#"+tag {
+				t.Fatalf("seed %d: clan %s answered as %q", seed, tag, clan.Tag)
+			}
+		}
+		for _, tag := range f.world.PlayerTags()[:5] {
+			if status, _ := f.get(t, playerPath(tag)); status != http.StatusOK {
+				t.Fatalf("seed %d: player %s answered %d", seed, tag, status)
+			}
+		}
+		for _, tag := range f.world.TournamentTags()[:5] {
+			if status, _ := f.get(t, "/tournaments/%23"+tag); status != http.StatusOK {
+				t.Fatalf("seed %d: tournament %s answered %d", seed, tag, status)
+			}
+		}
+	}
+}
+
 func TestClanStatsEvolveWithTheClock(t *testing.T) {
 	f := newFixture(t, sandbox.Config{})
 	tag := busiestClan(t, f)
