@@ -152,6 +152,25 @@ func TestEverySeedsTagsLeadBackToTheirEntities(t *testing.T) {
 	}
 }
 
+// TestAPlayersProfileFollowsTheInjectedClock: the world is a function of
+// its seed and of the clock it was given, the player profile included:
+// moved days on, the clock changes the profile; moved back, it answers
+// the first bytes again.
+func TestAPlayersProfileFollowsTheInjectedClock(t *testing.T) {
+	f := newFixture(t, sandbox.Config{})
+	path := playerPath(f.world.PlayerTags()[2])
+	_, before := f.get(t, path)
+	f.clock.Advance(72 * time.Hour)
+	_, later := f.get(t, path)
+	if bytes.Equal(before, later) {
+		t.Fatal("the profile did not change in three days of the world's clock")
+	}
+	f.clock.Set(start)
+	if _, again := f.get(t, path); !bytes.Equal(before, again) {
+		t.Fatal("the profile at the same clock time differs")
+	}
+}
+
 func TestClanStatsEvolveWithTheClock(t *testing.T) {
 	f := newFixture(t, sandbox.Config{})
 	tag := busiestClan(t, f)
