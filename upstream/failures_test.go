@@ -418,3 +418,29 @@ func TestACallEndedDuringItsWaitToRetryReturnsAtOnce(t *testing.T) {
 		t.Errorf("%d attempts, want 1", n)
 	}
 }
+
+// TestAnAdvisedWaitPastTheDeadlineEndsTheCallAtOnce: when the wait the
+// upstream advises ends after the call's deadline, the call fails at once
+// (its caller answers 503 with the advice) rather than waiting for the
+// deadline to try nothing more.
+func TestAnAdvisedWaitPastTheDeadlineEndsTheCallAtOnce(t *testing.T) {
+	base, calls := countingUpstream(t, errorAnswer(http.StatusTooManyRequests, "120", `{"reason":"requestThrottled"}`))
+	client, _ := newClient(t, base, upstream.Config{Timeout: time.Minute})
+	done := make(chan error, 1)
+	go func() {
+		_, err := client.Clan(context.Background(), "C2Q8")
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		var unavailable *models.UnavailableError
+		if !errors.As(err, &unavailable) || unavailable.RetryAfter != 2*time.Minute {
+			t.Fatalf("error %v, want unavailable with the advised 2 minutes", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call waited on for its deadline (a minute) though the advised wait (2 minutes) ends after it")
+	}
+	if n := calls.Load(); n != 1 {
+		t.Errorf("%d attempts, want 1", n)
+	}
+}
