@@ -257,7 +257,8 @@ func awaitLog(t *testing.T, d *desk, text string) {
 // Discord user id (the local developer "0" of the first start, someone
 // outside Discord given a key by crowns keys issue) are never members of
 // the server; a reconciliation leaves their keys working, while a real
-// member who left loses theirs.
+// member who left loses theirs, whose id has as few digits as a real one
+// may (17).
 func TestReconcileLeavesHandMadeDevelopersAlone(t *testing.T) {
 	d := newDesk(t, deskOptions{})
 	handMade := map[string]string{}
@@ -269,14 +270,16 @@ func TestReconcileLeavesHandMadeDevelopersAlone(t *testing.T) {
 		handMade[id] = issued.Key
 	}
 	gone := d.getKey(developerID)
+	// One of Discord's first users: a real id of 17 digits, the fewest.
+	goneEarly := d.getKey("80351110224678912")
 	d.discord.SetMembers(otherDevID)
 
 	report, err := d.bot.Reconcile(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if report.DevelopersChecked != 1 || report.Disabled != 1 {
-		t.Errorf("report = %+v, want 1 developer checked and 1 disabled", report)
+	if report.DevelopersChecked != 2 || report.Disabled != 2 {
+		t.Errorf("report = %+v, want 2 developers checked and 2 disabled", report)
 	}
 	for id, key := range handMade {
 		if _, err := d.keys.VerifyAt(t.Context(), key, d.clock.Now()); err != nil {
@@ -284,4 +287,5 @@ func TestReconcileLeavesHandMadeDevelopersAlone(t *testing.T) {
 		}
 	}
 	d.assertVerdict(gone, models.ErrKeyDisabled)
+	d.assertVerdict(goneEarly, models.ErrKeyDisabled)
 }
