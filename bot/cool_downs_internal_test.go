@@ -22,3 +22,21 @@ func TestACoolDownGivenBackLateKeepsTheLaterUse(t *testing.T) {
 		t.Fatalf("after an older use was given back, the later one holds %s, want 29s", wait)
 	}
 }
+
+// Forgetting expired uses forgets only those: another member's use, or
+// the same member's use of another group, still in its period, holds.
+func TestForgettingExpiredUsesKeepsTheOthersCoolDowns(t *testing.T) {
+	c := newCoolDowns(30 * time.Second)
+	first := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
+	c.take(keyChanges, "1", first)
+	c.take(statsRequests, "1", first)
+	if wait := c.take(keyChanges, "2", first.Add(10*time.Second)); wait != 0 {
+		t.Fatalf("another member's first use waits %s", wait)
+	}
+	if wait := c.take(keyChanges, "1", first.Add(11*time.Second)); wait != 19*time.Second {
+		t.Fatalf("member 1's key change 11 s after theirs, another member's use between, waits %s, want 19s", wait)
+	}
+	if wait := c.take(statsRequests, "1", first.Add(12*time.Second)); wait != 18*time.Second {
+		t.Fatalf("member 1's stats 12 s after theirs waits %s, want 18s", wait)
+	}
+}
