@@ -40,3 +40,14 @@ func TestForgettingExpiredUsesKeepsTheOthersCoolDowns(t *testing.T) {
 		t.Fatalf("member 1's stats 12 s after theirs waits %s, want 18s", wait)
 	}
 }
+
+// A clock put back (before a member's last use) holds them no longer
+// than a period: the use goes through.
+func TestACoolDownAfterTheClockWentBackHoldsNoLongerThanItsPeriod(t *testing.T) {
+	c := newCoolDowns(30 * time.Second)
+	first := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
+	c.take(keyChanges, "1", first)
+	if wait := c.take(keyChanges, "1", first.Add(-time.Minute)); wait != 0 {
+		t.Fatalf("a use a minute before the last one, the clock put back, waits %s, want none", wait)
+	}
+}
