@@ -176,9 +176,16 @@ func (d *desk) handle(handler func(context.Context)) {
 // interaction (its token finds the answer).
 func (d *desk) slash(userID, channelID string, permissions int64, command, sub string, options ...*discordgo.ApplicationCommandInteractionDataOption) *discordgo.Interaction {
 	d.t.Helper()
+	return d.slashIn(guildID, userID, channelID, permissions, command, sub, options...)
+}
+
+// slashIn is slash run in the server guild, which may be another than
+// the community server.
+func (d *desk) slashIn(guild, userID, channelID string, permissions int64, command, sub string, options ...*discordgo.ApplicationCommandInteractionDataOption) *discordgo.Interaction {
+	d.t.Helper()
 	i := &discordgo.Interaction{
 		ID: d.id(), AppID: discordtest.DefaultApplicationID, Type: discordgo.InteractionApplicationCommand,
-		GuildID: guildID, ChannelID: channelID, Token: "token-" + d.id(),
+		GuildID: guild, ChannelID: channelID, Token: "token-" + d.id(),
 		Member: &discordgo.Member{User: &discordgo.User{ID: userID, Username: "user" + userID}, Permissions: permissions},
 		Data: discordgo.ApplicationCommandInteractionData{ID: d.id(), Name: command, Options: []*discordgo.ApplicationCommandInteractionDataOption{
 			{Name: sub, Type: discordgo.ApplicationCommandOptionSubCommand, Options: options},

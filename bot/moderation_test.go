@@ -63,6 +63,27 @@ func TestModeratorCommandsRefuseOtherMembers(t *testing.T) {
 	}
 }
 
+// TestCommandsFromAnotherServerAreRefused: the bot answers its commands in
+// its community server only: an administrator of another server it is in
+// moderates nothing here, and a member there gets no key.
+func TestCommandsFromAnotherServerAreRefused(t *testing.T) {
+	const otherGuildID = "700000000000000999"
+	d := newDesk(t, deskOptions{})
+	key := d.getKey(developerID)
+	blacklist := d.slashIn(otherGuildID, moderatorID, otherChannelID, discordgo.PermissionAdministrator, "keyadmin", "blacklist",
+		userOption(developerID), stringOption("reason", "spam"))
+	if answer := d.answerText(blacklist); !strings.Contains(answer, "only works in its community server") {
+		t.Fatalf("/keyadmin blacklist from another server answered %q, want it refused", answer)
+	}
+	d.assertVerdict(key, nil)
+	if answer := d.answerText(d.slashIn(otherGuildID, otherDevID, keyChannelID, 0, "key", "get")); !strings.Contains(answer, "only works in its community server") {
+		t.Fatalf("/key get from another server answered %q, want it refused", answer)
+	}
+	if dms := d.discord.RequestsTo("POST", "/users/@me/channels"); len(dms) != 1 {
+		t.Fatalf("%d direct message channels opened, want only the first developer's", len(dms))
+	}
+}
+
 func TestBlacklistForbidsTheKeyAndAnyNewOne(t *testing.T) {
 	d := newDesk(t, deskOptions{logChannel: logChannelID})
 	key := d.getKey(developerID)
