@@ -21,6 +21,7 @@ func TestSecretFromAFile(t *testing.T) {
 		return path
 	}
 	good, short, empty := write("good", secret+"\n"), write("short", "c2hvcnQ=\n"), write("empty", " \n")
+	oneShort := write("31 bytes", "dGhpcnR5LW9uZS1ieXRlcy1vZi1zZWNyZXQtMTIzNA==\n") // a byte short of 32
 	tests := []struct {
 		name    string
 		env     map[string]string
@@ -31,6 +32,7 @@ func TestSecretFromAFile(t *testing.T) {
 		{"missing file", map[string]string{"CROWNS_SECRET_FILE": filepath.Join(dir, "nope")}, "CROWNS_SECRET_FILE: cannot read the secret"},
 		{"empty file", map[string]string{"CROWNS_SECRET_FILE": empty}, "CROWNS_SECRET_FILE: " + empty + " is empty"},
 		{"too short", map[string]string{"CROWNS_SECRET_FILE": short}, "CROWNS_SECRET_FILE must be base64 of at least 32 bytes"},
+		{"a byte short", map[string]string{"CROWNS_SECRET_FILE": oneShort}, "CROWNS_SECRET_FILE must be base64 of at least 32 bytes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
