@@ -16,6 +16,8 @@ func TestSnapshotFetchSettings(t *testing.T) {
 		{"rate too high", map[string]string{"CROWNS_SNAPSHOT_RATE_PER_SECOND": "1001"}, 0, 0, "CROWNS_SNAPSHOT_RATE_PER_SECOND must be greater than 0 and at most 1000"},
 		{"rate not a number", map[string]string{"CROWNS_SNAPSHOT_RATE_PER_SECOND": "fast"}, 0, 0, `CROWNS_SNAPSHOT_RATE_PER_SECOND must be a number, got "fast"`},
 		{"concurrency zero", map[string]string{"CROWNS_SNAPSHOT_CONCURRENCY": "0"}, 0, 0, `CROWNS_SNAPSHOT_CONCURRENCY must be a whole number from 1 to 256, got "0"`},
+		{"concurrency past its bound", map[string]string{"CROWNS_SNAPSHOT_CONCURRENCY": "257", "CROWNS_UPSTREAM_CONCURRENCY": "1024"}, 0, 0,
+			`CROWNS_SNAPSHOT_CONCURRENCY must be a whole number from 1 to 256, got "257"`},
 		{"concurrency above the upstream's", map[string]string{"CROWNS_SNAPSHOT_CONCURRENCY": "20", "CROWNS_UPSTREAM_CONCURRENCY": "16"}, 0, 0,
 			"CROWNS_SNAPSHOT_CONCURRENCY must not exceed CROWNS_UPSTREAM_CONCURRENCY"},
 		{"claimed jobs would wait past their lease", map[string]string{"CROWNS_SNAPSHOT_CONCURRENCY": "16", "CROWNS_SNAPSHOT_RATE_PER_SECOND": "0.5"}, 0, 0,
