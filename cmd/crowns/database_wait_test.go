@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crownsdev/crowns/internal/backoff"
 	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/models/store/storetest"
 )
@@ -89,5 +90,44 @@ func TestADatabaseThatDoesNotExistFailsAtOnce(t *testing.T) {
 	}
 	if strings.Contains(stderr.String(), "trying again") {
 		t.Fatalf("a missing database was tried again:\n%s", stderr.String())
+	}
+}
+
+// TestAStopEndsTheWaitForTheDatabaseAtOnce: a stop while the start waits
+// to try the database again ends the wait at once, however long the wait.
+func TestAStopEndsTheWaitForTheDatabaseAtOnce(t *testing.T) {
+	dbConfig, proxy := storetest.PostgresBehindProxy(t, nil)
+	proxy.Refuse()
+	saved := databaseStartRetry
+	databaseStartRetry = backoff.Policy{First: time.Minute, Max: time.Minute}
+	t.Cleanup(func() { databaseStartRetry = saved })
+	stderr := newWatchedBuffer("database unreachable at start; trying again")
+	cfg, log, ok := setup(testCLI(stderr, stderr, useDatabase(map[string]string{"CROWNS_DATA_DIR": t.TempDir()}, dbConfig.URL)), loadServeConfig)
+	if !ok {
+		t.Fatalf("configuration: %s", stderr.String())
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	done := make(chan error, 1)
+	go func() {
+		db, _, err := openDatabaseWhenUp(ctx, cfg, log, models.SystemClock{}, 5*time.Minute)
+		if db != nil {
+			_ = db.Close()
+		}
+		done <- err
+	}()
+	select {
+	case <-stderr.seen:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("no failed try was logged:\n%s", stderr.String())
+	}
+	stop()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("opened a database behind a proxy that refuses every connection")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the stop did not end the wait of at least 30 s before the next try")
 	}
 }
