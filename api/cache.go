@@ -40,6 +40,9 @@ type responseCache struct {
 	// stored.
 	generations [generationStripes]atomic.Uint64
 	all         atomic.Uint64
+	// requests ends when the server cuts the requests still running at
+	// shutdown: answers being produced then stop too (see fetchPlace).
+	requests context.Context
 }
 
 // cachePlace says where an answer is kept: its key, its group ("" for
@@ -65,7 +68,8 @@ func newResponseCache(ttl time.Duration, budget int64, clock models.Clock) *resp
 	for n < maxCacheShards && int64(2*n)*shardBudget <= budget {
 		n *= 2
 	}
-	c := &responseCache{ttl: ttl, budget: budget, clock: clock, seed: maphash.MakeSeed(), shards: make([]cacheShard, n)}
+	c := &responseCache{ttl: ttl, budget: budget, clock: clock, seed: maphash.MakeSeed(), shards: make([]cacheShard, n),
+		requests: context.Background()}
 	for i := range c.shards {
 		c.shards[i].init(budget / int64(n))
 	}
@@ -219,12 +223,13 @@ func (c *responseCache) fetch(ctx context.Context, now time.Time, key string, ti
 }
 
 // fetchPlace returns the answer cached in place if it is fresh at now (the
-// request's time), or produces it once for
-// all concurrent callers and caches it. produce runs with a context
-// detached from any one caller's cancellation but bounded by timeout, so
-// one impatient client does not fail the others. Callers that arrive
-// after the place's group was dropped do not join a call that started
-// before. hit tells whether the answer came from the cache.
+// request's time), or produces it once for all concurrent callers and
+// caches it. produce runs with a context detached from any one caller's
+// cancellation but bounded by timeout, so one impatient client does not
+// fail the others, and ended when the server cuts its requests at
+// shutdown. Callers that arrive after the place's group was dropped do not
+// join a call that started before. hit tells whether the answer came from
+// the cache.
 func (c *responseCache) fetchPlace(ctx context.Context, now time.Time, place cachePlace, timeout time.Duration, produce func(ctx context.Context) (*cachedAnswer, error)) (answer *cachedAnswer, hit bool, err error) {
 	if answer, ok := c.getString(place.key, now); ok {
 		return answer, true, nil
@@ -242,6 +247,7 @@ func (c *responseCache) fetchPlace(ctx context.Context, now time.Time, place cac
 	result := c.flight.DoChan(flightKey, func() (any, error) {
 		produceCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 		defer cancel()
+		defer context.AfterFunc(c.requests, cancel)()
 		answer, err := produce(produceCtx)
 		if err != nil {
 			return nil, err

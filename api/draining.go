@@ -13,8 +13,14 @@ import (
 // be told to close, short enough not to hold a shutdown back.
 const DefaultDrainGrace = time.Second
 
-// drainPoll is how often drain looks whether every connection has closed.
+// drainPoll is how often drain looks whether every connection has closed,
+// and cut whether every handler has returned.
 const drainPoll = 10 * time.Millisecond
+
+// cutGrace bounds cut's wait for the handlers of the requests it cut:
+// their I/O takes the request's context, so they return at once; one that
+// does not is left running rather than hold the shutdown back.
+const cutGrace = 5 * time.Second
 
 // closeWhileDraining answers with Connection: close once Shutdown has
 // begun, so that the client closes the connection after this answer
@@ -22,9 +28,31 @@ const drainPoll = 10 * time.Millisecond
 // unread: the server closes each connection after its answer.
 func (s *Server) closeWhileDraining(next fasthttp.RequestHandler) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
+		s.running.Add(1)
+		defer s.running.Add(-1)
 		next(ctx)
 		if s.draining.Load() {
 			ctx.SetConnectionClose()
+		}
+	}
+}
+
+// cut ends the context of the requests still running, which Shutdown no
+// longer waits for (its context ended first), so that their game and
+// database calls end at once and they are answered 503, and waits for
+// their handlers to return, at most cutGrace.
+func (s *Server) cut() {
+	s.cutRequests()
+	deadline := time.NewTimer(cutGrace)
+	defer deadline.Stop()
+	poll := time.NewTicker(drainPoll)
+	defer poll.Stop()
+	for s.running.Load() > 0 {
+		select {
+		case <-deadline.C:
+			s.log.Warn("requests still running after their context was cut at shutdown; not waiting for them", "requests", s.running.Load(), "waited", cutGrace)
+			return
+		case <-poll.C:
 		}
 	}
 }

@@ -108,7 +108,8 @@ func classify(err error) (answer errorAnswer, ok bool) {
 		return errorAnswer{status: http.StatusNotImplemented, text: textNotImplemented}, true
 	case errors.As(err, &unavailable):
 		return errorAnswer{status: http.StatusServiceUnavailable, text: textUnavailable, retryAfter: orDefault(unavailable.RetryAfter)}, true
-	case errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+		// Canceled: the request was cut at shutdown (see Server.cut).
 		return errorAnswer{status: http.StatusServiceUnavailable, text: textUnavailable, retryAfter: defaultRetryAfter}, true
 	case errors.As(err, &fiberErr):
 		return fiberAnswer(fiberErr), true

@@ -234,17 +234,18 @@ func (s *Server) endRequest(c *fiber.Ctx, st *requestState) {
 }
 
 // requestCtx is the request's context: done at the request's deadline
-// (RequestTimeout after its start) or when it ends. It is made on first
-// use, as most requests never need one (VerifyCached, cache hits), so
-// that only a request that does I/O arms a timer; every I/O of a request
-// takes it, never c.UserContext.
+// (RequestTimeout after its start), when it ends, or when Shutdown cuts
+// the requests still running. It is made on first use, as most requests
+// never need one (VerifyCached, cache hits), so that only a request that
+// does I/O arms a timer; every I/O of a request takes it, never
+// c.UserContext.
 func (s *Server) requestCtx(c *fiber.Ctx) context.Context {
 	st := stateOf(c)
 	if st == nil {
 		return c.UserContext()
 	}
 	if st.ctx == nil {
-		st.ctx, st.cancelCtx = context.WithDeadline(context.Background(), st.start.Add(s.cfg.RequestTimeout))
+		st.ctx, st.cancelCtx = context.WithDeadline(s.requests, st.start.Add(s.cfg.RequestTimeout))
 	}
 	return st.ctx
 }
@@ -259,7 +260,7 @@ func (s *Server) databaseCtx(c *fiber.Ctx) context.Context {
 		return c.UserContext()
 	}
 	if st.dbCtx == nil {
-		st.dbCtx, st.cancelDB = context.WithDeadline(context.Background(), st.start.Add(s.cfg.DatabaseTimeout))
+		st.dbCtx, st.cancelDB = context.WithDeadline(s.requests, st.start.Add(s.cfg.DatabaseTimeout))
 	}
 	return st.dbCtx
 }

@@ -22,6 +22,7 @@ func TestRequestCtxIsMadeOnFirstUseAndEndsWithTheRequest(t *testing.T) {
 	s := &Server{
 		cfg: Config{RequestTimeout: timeout}, log: slog.New(slog.DiscardHandler),
 		clock: models.SystemClock{}, systemClock: true, requestIDs: newRequestIDs(), headers: newHeaderNames(),
+		requests: context.Background(),
 	}
 	var (
 		made     []context.Context

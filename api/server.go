@@ -234,6 +234,13 @@ type Server struct {
 	// draining is set when Shutdown begins: every answer then says
 	// Connection: close (see closeWhileDraining).
 	draining atomic.Bool
+	// requests is the parent of every request's context (see
+	// requestCtx); cutRequests ends it, once Shutdown no longer waits for
+	// the requests still running. running counts the requests whose
+	// handler has not returned.
+	requests    context.Context
+	cutRequests context.CancelFunc
+	running     atomic.Int64
 }
 
 // New builds the API server; it does not listen yet.
@@ -278,6 +285,8 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 		replicaID:   newReplicaID(),
 	}
 	_, s.systemClock = cfg.Clock.(models.SystemClock)
+	s.requests, s.cutRequests = context.WithCancel(context.Background())
+	s.cache.requests = s.requests
 	if cfg.AccessLines != nil {
 		s.accessLog = accesslog.New(cfg.AccessLines, cfg.LogFormat == "json")
 	}
@@ -344,11 +353,15 @@ func (s *Server) Serve(ln net.Listener) error {
 // Shutdown stops taking requests and waits for those in flight, at most
 // until ctx ends. It first drains the open connections (see drain), so
 // that a keep-alive client is told to close its connection rather than
-// have it closed under its next request.
+// have it closed under its next request. Requests still running when ctx
+// ends are cut (see cut): Shutdown returns once their handlers have, so
+// nothing a request does (its usage counted, a database read) comes after
+// it.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.unsubscribe()
 	s.drain(ctx)
 	err := s.app.ShutdownWithContext(ctx)
+	s.cut()
 	if s.tournamentSaves != nil {
 		s.tournamentSaves.close()
 	}

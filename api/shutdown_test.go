@@ -185,3 +185,68 @@ func TestShutdownClosesAConnectionStillIdleAfterTheGrace(t *testing.T) {
 		t.Fatalf("serve: %v", err)
 	}
 }
+
+// stalledSearch is game data whose clan search waits until its context
+// ends.
+type stalledSearch struct{ arrived chan struct{} }
+
+func (g stalledSearch) SearchClans(ctx context.Context, _ legacy.ClanSearchQuery) (legacy.ClanSearchPage, error) {
+	close(g.arrived)
+	<-ctx.Done()
+	return legacy.ClanSearchPage{}, ctx.Err()
+}
+
+func (stalledSearch) PlayerBattles(context.Context, string) ([]legacy.Battle, error) {
+	return nil, models.ErrNotFound
+}
+
+// TestShutdownCutsTheRequestsStillRunningWhenItsTimeIsUp: when Shutdown's
+// context ends (the shutdown timeout, a second stop signal) with a request
+// still running, that request's context ends too, so its game call stops
+// at once rather than at the request's own deadline, and Shutdown returns
+// only once its handler has: the request is answered 503, and counted in
+// its key's usage by then, so the last flush, which comes after Shutdown,
+// writes it.
+func TestShutdownCutsTheRequestsStillRunningWhenItsTimeIsUp(t *testing.T) {
+	game := stalledSearch{arrived: make(chan struct{})}
+	h := newHarness(t, harnessOptions{game: game, config: func(c *api.Config) { c.RequestTimeout = time.Hour }})
+	key := h.issue("1")
+	address, served := serveForShutdown(t, h)
+	conn, err := net.Dial("tcp", address)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Write([]byte("GET /clan/search?name=royal HTTP/1.1\r\nHost: crowns\r\nauth: " + key + "\r\n\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	<-game.arrived
+
+	timeUp, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := h.server.Shutdown(timeUp); !errors.Is(err, context.Canceled) {
+		t.Fatalf("shutdown whose time was up with a request running: %v, want context.Canceled", err)
+	}
+	ctx := context.Background()
+	if err := h.keys.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	usage, err := h.keys.DeveloperUsage(ctx, "1", 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if usage.Routes["/clan/search"] != 1 {
+		t.Fatalf("usage written by the flush after Shutdown: %v, want the cut /clan/search counted once", usage.Routes)
+	}
+	if err := conn.SetReadDeadline(time.Now().Add(10 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("the cut request's answer: %v", err)
+	}
+	expectError(t, resp, http.StatusServiceUnavailable, "Temporarily unavailable")
+	if err := <-served; err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+}

@@ -354,7 +354,8 @@ func (n *node) wait(ctx context.Context) error {
 // server stops (a listener bound but not yet served is closed), background
 // work finishes its current writes (and flushes key use), the sandbox
 // stops, the database closes. When hurry ends (a second stop signal) the
-// API stops waiting for the requests in flight, as at the timeout.
+// API stops waiting for the requests in flight and cuts them, as at the
+// timeout.
 func (n *node) shutdown(hurry context.Context, cfg config, log *slog.Logger) {
 	ctx, cancel := context.WithTimeout(hurry, cfg.ShutdownTimeout)
 	defer cancel()
