@@ -104,6 +104,10 @@ func Open(ctx context.Context, cfg DatabaseConfig) (*Store, error) {
 		SkipDefaultTransaction: true,
 		PrepareStmt:            false,
 		NowFunc:                func() time.Time { return clock.Now().UTC() },
+		// GORM's own ping at open takes no context: a server that does
+		// not answer would hold a stop signal back until the URL's
+		// connect timeout. Open pings with ctx below instead.
+		DisableAutomaticPing: true,
 	}
 	var dialect Dialect
 	db, err := openPatiently(ctx, func() (*gorm.DB, error) {
