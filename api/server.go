@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -241,6 +242,11 @@ type Server struct {
 	requests    context.Context
 	cutRequests context.CancelFunc
 	running     atomic.Int64
+	// serving guards listener, the one Serve was given, and stopped, set
+	// by Shutdown (see Serve).
+	serving  sync.Mutex
+	listener net.Listener
+	stopped  bool
 }
 
 // New builds the API server; it does not listen yet.
@@ -345,8 +351,17 @@ func fiberConfig(errorHandler fiber.ErrorHandler) fiber.Config {
 func (s *Server) App() *fiber.App { return s.app }
 
 // Serve answers requests on ln until Shutdown, each client address
-// holding at most Config.MaxConnsPerAddress connections.
+// holding at most Config.MaxConnsPerAddress connections. After Shutdown it
+// closes ln and returns at once.
 func (s *Server) Serve(ln net.Listener) error {
+	s.serving.Lock()
+	if s.stopped {
+		s.serving.Unlock()
+		_ = ln.Close()
+		return nil
+	}
+	s.listener = ln
+	s.serving.Unlock()
 	return s.app.Listener(s.connections.listener(ln))
 }
 
@@ -361,11 +376,25 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.unsubscribe()
 	s.drain(ctx)
 	err := s.app.ShutdownWithContext(ctx)
+	s.closeListener()
 	s.cut()
 	if s.tournamentSaves != nil {
 		s.tournamentSaves.close()
 	}
 	return err
+}
+
+// closeListener closes the listener Serve was given, and has a later
+// Serve return at once: the HTTP server closes only the listeners it has
+// begun to serve, and a Serve called just before Shutdown may not have
+// begun yet (it would serve on after Shutdown returned).
+func (s *Server) closeListener() {
+	s.serving.Lock()
+	defer s.serving.Unlock()
+	s.stopped = true
+	if s.listener != nil {
+		_ = s.listener.Close()
+	}
 }
 
 // routes registers the contract's routes. Health routes, the OpenAPI

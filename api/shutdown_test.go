@@ -250,3 +250,32 @@ func TestShutdownCutsTheRequestsStillRunningWhenItsTimeIsUp(t *testing.T) {
 		t.Fatalf("serve: %v", err)
 	}
 }
+
+// TestShutdownRightAfterServeBeganStopsIt: a stop signal as the server
+// starts (Shutdown called before Serve has taken its listener in hand)
+// stops it all the same: Serve returns and the listener is closed, rather
+// than Serve serving on after Shutdown returned.
+func TestShutdownRightAfterServeBeganStopsIt(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- h.server.Serve(ln) }()
+	if err := h.server.Shutdown(context.Background()); err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Fatalf("serve: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve still serves after Shutdown returned")
+	}
+	if conn, err := net.Dial("tcp", ln.Addr().String()); err == nil {
+		conn.Close()
+		t.Fatal("the listener still takes connections after Shutdown and Serve returned")
+	}
+}
