@@ -105,10 +105,18 @@ func holdsSchemas(pointer, key string, inSchema bool) bool {
 	return false
 }
 
-// checkSchema reports keys of a schema that are no keyword; the values of
-// properties are schemas, walked on.
+// checkSchema reports keys of a schema that are no keyword, and required
+// names it does not describe (generated clients leave those out of their
+// types); the values of properties are schemas, walked on.
 func (w *documentWalk) checkSchema(schema map[string]any, pointer string) {
 	w.schemas++
+	properties, _ := schema["properties"].(map[string]any)
+	required, _ := schema["required"].([]any)
+	for _, name := range required {
+		if _, ok := properties[fmt.Sprint(name)]; !ok {
+			w.t.Errorf("%s: required %q is not among its properties", pointer, name)
+		}
+	}
 	for key, value := range schema {
 		if !slices.Contains(schemaKeywords, key) {
 			w.t.Errorf("%s: %q is no schema keyword", pointer, key)
