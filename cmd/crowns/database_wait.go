@@ -11,37 +11,44 @@ import (
 	"github.com/crownsdev/crowns/models/store"
 )
 
-// databaseStartPatience bounds how long crowns serve waits at start for a
-// PostgreSQL server that cannot be reached yet (still starting, restarting,
-// out of connections): a deployment whose database comes up a little after
-// Crowns starts serving, without a crash loop.
-const databaseStartPatience = time.Minute
+// databaseStartWait is how crowns serve waits at start for a PostgreSQL
+// server that cannot be reached yet (still starting, restarting, out of
+// connections): a deployment whose database comes up a little after Crowns
+// starts serving, without a crash loop.
+type databaseStartWait struct {
+	// patience bounds the whole wait.
+	patience time.Duration
+	// retry is the pause between tries.
+	retry backoff.Policy
+}
 
-// databaseStartRetry is the pause between tries of an unreachable database
-// at start.
-var databaseStartRetry = backoff.Policy{First: time.Second, Max: 10 * time.Second}
+// defaultDatabaseStartWait is the wait crowns serve uses: tries for a
+// minute, at most 10 s apart.
+func defaultDatabaseStartWait() databaseStartWait {
+	return databaseStartWait{patience: time.Minute, retry: backoff.Policy{First: time.Second, Max: 10 * time.Second}}
+}
 
 // openDatabaseWhenUp is openDatabase, tried again while a PostgreSQL
-// database cannot be reached, for at most patience or until ctx ends (a
-// stop signal). Each failed try is logged with when the next one is. A
+// database cannot be reached, for at most wait.patience or until ctx ends
+// (a stop signal). Each failed try is logged with when the next one is. A
 // refused login, a database that does not exist, a secret that differs or
 // anything else that waiting cannot mend fails at once, as does the
 // embedded SQLite file.
-func openDatabaseWhenUp(ctx context.Context, cfg config, log *slog.Logger, clock models.Clock, patience time.Duration) (*store.Store, []byte, error) {
+func openDatabaseWhenUp(ctx context.Context, cfg config, log *slog.Logger, clock models.Clock, wait databaseStartWait) (*store.Store, []byte, error) {
 	start := time.Now()
 	for failures := 1; ; failures++ {
 		db, secret, err := openDatabase(ctx, cfg, log, clock)
 		if err == nil || cfg.DatabaseURL == "" || !store.Transient(err) {
 			return db, secret, err
 		}
-		wait := databaseStartRetry.Delay(failures)
+		pause := wait.retry.Delay(failures)
 		waited := time.Since(start)
-		if waited+wait > patience {
+		if waited+pause > wait.patience {
 			return nil, nil, fmt.Errorf("%w (gave up after trying for %s)", err, waited.Round(time.Second))
 		}
 		log.Warn("database unreachable at start; trying again", "error", err, "attempt", failures,
-			"retryIn", wait.Round(time.Millisecond), "givingUpIn", (patience - waited).Round(time.Second))
-		if !backoff.Wait(ctx, wait) {
+			"retryIn", pause.Round(time.Millisecond), "givingUpIn", (wait.patience - waited).Round(time.Second))
+		if !backoff.Wait(ctx, pause) {
 			return nil, nil, err
 		}
 	}

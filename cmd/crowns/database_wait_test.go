@@ -57,7 +57,7 @@ func TestOpeningGivesUpOnADatabaseThatStaysDown(t *testing.T) {
 	if !ok {
 		t.Fatalf("configuration: %s", stderr.String())
 	}
-	db, _, err := openDatabaseWhenUp(context.Background(), cfg, log, models.SystemClock{}, 3*time.Second)
+	db, _, err := openDatabaseWhenUp(context.Background(), cfg, log, models.SystemClock{}, databaseStartWait{patience: 3 * time.Second, retry: defaultDatabaseStartWait().retry})
 	if err == nil {
 		_ = db.Close()
 		t.Fatal("opened a database behind a proxy that refuses every connection")
@@ -83,7 +83,7 @@ func TestADatabaseThatDoesNotExistFailsAtOnce(t *testing.T) {
 	if !ok {
 		t.Fatalf("configuration: %s", stderr.String())
 	}
-	db, _, err := openDatabaseWhenUp(context.Background(), cfg, log, models.SystemClock{}, time.Minute)
+	db, _, err := openDatabaseWhenUp(context.Background(), cfg, log, models.SystemClock{}, defaultDatabaseStartWait())
 	if err == nil {
 		_ = db.Close()
 		t.Fatal("opened a database that does not exist")
@@ -98,9 +98,6 @@ func TestADatabaseThatDoesNotExistFailsAtOnce(t *testing.T) {
 func TestAStopEndsTheWaitForTheDatabaseAtOnce(t *testing.T) {
 	dbConfig, proxy := storetest.PostgresBehindProxy(t, nil)
 	proxy.Refuse()
-	saved := databaseStartRetry
-	databaseStartRetry = backoff.Policy{First: time.Minute, Max: time.Minute}
-	t.Cleanup(func() { databaseStartRetry = saved })
 	stderr := newWatchedBuffer("database unreachable at start; trying again")
 	cfg, log, ok := setup(testCLI(stderr, stderr, useDatabase(map[string]string{"CROWNS_DATA_DIR": t.TempDir()}, dbConfig.URL)), loadServeConfig)
 	if !ok {
@@ -110,7 +107,8 @@ func TestAStopEndsTheWaitForTheDatabaseAtOnce(t *testing.T) {
 	defer stop()
 	done := make(chan error, 1)
 	go func() {
-		db, _, err := openDatabaseWhenUp(ctx, cfg, log, models.SystemClock{}, 5*time.Minute)
+		db, _, err := openDatabaseWhenUp(ctx, cfg, log, models.SystemClock{},
+			databaseStartWait{patience: 5 * time.Minute, retry: backoff.Policy{First: time.Minute, Max: time.Minute}})
 		if db != nil {
 			_ = db.Close()
 		}

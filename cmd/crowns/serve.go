@@ -136,7 +136,7 @@ func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger, acces
 		return n, err
 	}
 	var secret []byte
-	if n.db, secret, err = openDatabaseWhenUp(ctx, cfg, log, env.clock, databaseStartPatience); err != nil {
+	if n.db, secret, err = openDatabaseWhenUp(ctx, cfg, log, env.clock, defaultDatabaseStartWait()); err != nil {
 		return n, err
 	}
 	if err = n.startMetrics(log); err != nil {
