@@ -365,7 +365,7 @@ func TestAHangingAttemptLeavesTimeForTheNext(t *testing.T) {
 		}
 		answerFile(t, "clan.json")(w, r)
 	})
-	client, _ := newClient(t, base, upstream.Config{Timeout: 900 * time.Millisecond, MaxAttempts: 3})
+	client, _ := newClient(t, base, upstream.Config{Timeout: 3 * time.Second, MaxAttempts: 3})
 	clan, err := client.Clan(context.Background(), "C2Q8")
 	if err != nil || clan.Name != "Test Clan" {
 		t.Fatalf("clan %q, error %v; want the third attempt's answer", clan.Name, err)
