@@ -280,15 +280,8 @@ func TestServeDrainsRequestsInFlightOnShutdown(t *testing.T) {
 	}
 	// The request drained at shutdown is counted in the key's usage: the
 	// last flush comes after the last request.
-	stdout, stderr := newWatchedBuffer(""), newWatchedBuffer("")
-	if code := run(context.Background(), []string{"keys", "stats", "--discord-user", "42", "--json"}, testCLI(stdout, stderr, env)); code != exitOK {
-		t.Fatalf("keys stats: exit %d: %s", code, stderr.String())
-	}
-	var stats struct {
-		Routes map[string]int64 `json:"routes"`
-	}
-	if err := json.Unmarshal([]byte(stdout.String()), &stats); err != nil || stats.Routes["/clan/search"] != 1 {
-		t.Fatalf("usage after shutdown: %s (%v), want the drained /clan/search counted once", stdout.String(), err)
+	if n := clanSearchesCounted(t, env); n != 1 {
+		t.Fatalf("usage after shutdown: %d searches, want the drained /clan/search counted once", n)
 	}
 }
 
@@ -351,15 +344,8 @@ func TestServeSecondStopSignalCutsTheDrain(t *testing.T) {
 	if !strings.Contains(n.stderr.String(), "second stop signal") {
 		t.Fatalf("no line says the second stop signal cut the drain:\n%s", n.stderr.String())
 	}
-	stdout, stderr := newWatchedBuffer(""), newWatchedBuffer("")
-	if code := run(context.Background(), []string{"keys", "stats", "--discord-user", "42", "--json"}, testCLI(stdout, stderr, env)); code != exitOK {
-		t.Fatalf("keys stats: exit %d: %s", code, stderr.String())
-	}
-	var stats struct {
-		Routes map[string]int64 `json:"routes"`
-	}
-	if err := json.Unmarshal([]byte(stdout.String()), &stats); err != nil || stats.Routes["/clan/search"] != 1 {
-		t.Fatalf("usage after shutdown: %s (%v), want the cut /clan/search counted once", stdout.String(), err)
+	if n := clanSearchesCounted(t, env); n != 1 {
+		t.Fatalf("usage after shutdown: %d searches, want the cut /clan/search counted once", n)
 	}
 	select {
 	case status := <-answered:
@@ -442,4 +428,21 @@ func lineContaining(text, s string) string {
 		}
 	}
 	return ""
+}
+
+// clanSearchesCounted is the /clan/search requests in the usage of
+// Discord user 42's key, as crowns keys stats prints them.
+func clanSearchesCounted(t *testing.T, env map[string]string) int64 {
+	t.Helper()
+	stdout, stderr := newWatchedBuffer(""), newWatchedBuffer("")
+	if code := run(context.Background(), []string{"keys", "stats", "--discord-user", "42", "--json"}, testCLI(stdout, stderr, env)); code != exitOK {
+		t.Fatalf("keys stats: exit %d: %s", code, stderr.String())
+	}
+	var stats struct {
+		Routes map[string]int64 `json:"routes"`
+	}
+	if err := json.Unmarshal([]byte(stdout.String()), &stats); err != nil {
+		t.Fatalf("keys stats --json: %v\n%s", err, stdout.String())
+	}
+	return stats.Routes["/clan/search"]
 }
