@@ -40,8 +40,9 @@ type Config struct {
 	// DirectMessageTimeout bounds sending one key by direct message
 	// (opening the channel and posting), inside the handler's budget, so
 	// a direct message Discord keeps rate-limiting (discordgo waits and
-	// retries a 429 until the request's deadline) gives up in time to
-	// answer the member (default 5s).
+	// retries a 429 until the request's deadline, and gives up at once on
+	// a wait past it: see rateLimitTransport) gives up in time to answer
+	// the member (default 5s).
 	DirectMessageTimeout time.Duration
 	// AnswerTimeout bounds the answer to a command: the slash-command
 	// answer, or the channel reply to a text command and deleting the

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bwmarrin/discordgo"
+
 	"github.com/crownsdev/crowns/bot/discordtest"
 	"github.com/crownsdev/crowns/models"
 )
@@ -91,4 +93,65 @@ func TestSustainedRateLimitOnTheNewKeysDirectMessageSaysHowToReceiveIt(t *testin
 	d.assertVerdict(old, models.ErrUnknownKey)
 	d.discord.Heal()
 	d.assertNewKeyWorks(developerID, old)
+}
+
+// Discord may ask a rate-limited bot to wait far longer than a command
+// may take (an hour, say). discordgo sleeps that out whatever the
+// request's deadline, and only then finds the deadline passed; the bot
+// gives up at once instead, and answers the member, who can ask again.
+func TestALongRateLimitDoesNotHoldTheAnswer(t *testing.T) {
+	dmSend := "/channels/" + discordtest.DMChannelID(developerID) + "/messages"
+	tests := []struct {
+		name string
+		via  string
+		rule discordtest.Rule
+		// wantAnswer is in the answer, "" when the answer itself is the
+		// request rate-limited.
+		wantAnswer string
+	}{
+		{name: "sending the direct message", via: "slash", rule: discordtest.Rule{Method: "POST", Path: dmSend},
+			wantAnswer: "try `/key get` again in a few minutes"},
+		{name: "sending the direct message, text", via: "text", rule: discordtest.Rule{Method: "POST", Path: dmSend},
+			wantAnswer: "try `!key get` again in a few minutes"},
+		{name: "opening the direct message", via: "slash", rule: discordtest.Rule{Method: "POST", Path: "/users/@me/channels"},
+			wantAnswer: "try `/key get` again in a few minutes"},
+		{name: "the answer", via: "slash", rule: discordtest.Rule{Method: "PATCH", Path: "/webhooks/*/*/messages/*"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := newDesk(t, deskOptions{handlerTimeout: 2 * time.Second, directMessageTimeout: 300 * time.Millisecond})
+			tt.rule.Failure, tt.rule.RetryAfter, tt.rule.Times = discordtest.RateLimited, time.Hour, 1
+			d.discord.Fail(tt.rule)
+			answered := make(chan *discordgo.Interaction, 1)
+			go func() {
+				if tt.via == "slash" {
+					answered <- d.slash(developerID, keyChannelID, 0, "key", "get")
+					return
+				}
+				d.say(developerID, keyChannelID, "!key get")
+				answered <- nil
+			}()
+			var i *discordgo.Interaction
+			select {
+			case i = <-answered:
+			case <-time.After(30 * time.Second):
+				t.Fatalf("the command was still waiting for Discord's hour after 30 s")
+			}
+			if tt.wantAnswer != "" {
+				var answer string
+				if i != nil {
+					answer = d.answerText(i)
+				} else if posts := d.channelPosts(keyChannelID); len(posts) > 0 {
+					answer = posts[len(posts)-1]
+				}
+				if !strings.Contains(answer, tt.wantAnswer) {
+					t.Errorf("answer = %q, want %q", answer, tt.wantAnswer)
+				}
+			}
+			if !strings.Contains(d.logs.String(), "context deadline exceeded: Discord asks to wait 1h0m0s") {
+				t.Errorf("logs lack the rate limit:\n%s", d.logs.String())
+			}
+			d.assertKeyOnlyInDirectMessages(developerID)
+		})
+	}
 }

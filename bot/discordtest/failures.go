@@ -2,6 +2,8 @@ package discordtest
 
 import (
 	"net/http"
+	"strconv"
+	"time"
 )
 
 // Failure is a way Discord refuses a request.
@@ -16,8 +18,8 @@ const (
 	Forbidden
 	// NotFound is 404 with code 10003: unknown channel.
 	NotFound
-	// RateLimited is 429 with a tiny retry-after (discordgo waits and
-	// retries by itself).
+	// RateLimited is 429 with a tiny retry-after, or the rule's
+	// RetryAfter (discordgo waits and retries by itself).
 	RateLimited
 	// ServerError is 500.
 	ServerError
@@ -47,13 +49,15 @@ func (f Failure) String() string {
 // Rule makes requests fail: those with Method whose path matches Path
 // (relative to the API prefix; a "*" segment matches any one segment, as
 // in "/channels/*/messages"). The first Skip matching requests pass; then
-// Times requests fail (every later one when Times <= 0).
+// Times requests fail (every later one when Times <= 0). RetryAfter is
+// how long a RateLimited answer asks the client to wait (1 ms when 0).
 type Rule struct {
-	Method  string
-	Path    string
-	Failure Failure
-	Skip    int
-	Times   int
+	Method     string
+	Path       string
+	Failure    Failure
+	Skip       int
+	Times      int
+	RetryAfter time.Duration
 }
 
 // Fail adds a failure rule. Rules added earlier are tried first.
@@ -73,10 +77,10 @@ func (s *Server) Heal() {
 	s.rules = nil
 }
 
-// takeFailure returns the failure of the first rule, in the order added,
-// that makes this request fail; a matching rule still skipping counts the
-// request and lets later rules decide. s.mu is held.
-func (s *Server) takeFailure(method, path string) (Failure, bool) {
+// takeFailure returns the first rule, in the order added, that makes this
+// request fail; a matching rule still skipping counts the request and lets
+// later rules decide. s.mu is held.
+func (s *Server) takeFailure(method, path string) (Rule, bool) {
 	for i, r := range s.rules {
 		if r.Method != method || !pathMatches(r.Path, path) {
 			continue
@@ -91,14 +95,15 @@ func (s *Server) takeFailure(method, path string) (Failure, bool) {
 				s.rules = append(s.rules[:i:i], s.rules[i+1:]...)
 			}
 		}
-		return r.Failure, true
+		return *r, true
 	}
-	return 0, false
+	return Rule{}, false
 }
 
-// write answers with the failure's status, headers and JSON body.
-func (f Failure) write(w http.ResponseWriter) {
-	switch f {
+// write answers with the rule's failure: its status, headers and JSON
+// body.
+func (r Rule) write(w http.ResponseWriter) {
+	switch r.Failure {
 	case DMClosed:
 		writeJSON(w, http.StatusForbidden, apiError{Message: "Cannot send messages to this user", Code: 50007})
 	case Forbidden:
@@ -106,16 +111,21 @@ func (f Failure) write(w http.ResponseWriter) {
 	case NotFound:
 		writeJSON(w, http.StatusNotFound, apiError{Message: "Unknown Channel", Code: 10003})
 	case RateLimited:
-		w.Header().Set("Retry-After", "0")
+		wait := r.RetryAfter
+		if wait <= 0 {
+			wait = time.Millisecond
+		}
+		seconds := strconv.FormatFloat(wait.Seconds(), 'f', 3, 64)
+		w.Header().Set("Retry-After", strconv.Itoa(int(wait/time.Second)))
 		w.Header().Set("X-RateLimit-Limit", "5")
 		w.Header().Set("X-RateLimit-Remaining", "0")
-		w.Header().Set("X-RateLimit-Reset-After", "0.001")
+		w.Header().Set("X-RateLimit-Reset-After", seconds)
 		w.Header().Set("X-RateLimit-Scope", "user")
 		writeJSON(w, http.StatusTooManyRequests, struct {
 			Message    string  `json:"message"`
 			RetryAfter float64 `json:"retry_after"`
 			Global     bool    `json:"global"`
-		}{Message: "You are being rate limited.", RetryAfter: 0.001, Global: false})
+		}{Message: "You are being rate limited.", RetryAfter: wait.Seconds(), Global: false})
 	case Unauthorized:
 		writeJSON(w, http.StatusUnauthorized, apiError{Message: "401: Unauthorized", Code: 0})
 	default:

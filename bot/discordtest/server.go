@@ -157,12 +157,12 @@ func (s *Server) serve(w http.ResponseWriter, req *http.Request) {
 	recorded := Request{Method: req.Method, Path: path, Query: req.URL.Query(), Body: body}
 	s.mu.Lock()
 	s.requests = append(s.requests, recorded)
-	failure, failing := s.takeFailure(req.Method, path)
+	rule, failing := s.takeFailure(req.Method, path)
 	close(s.arrived)
 	s.arrived = make(chan struct{})
 	s.mu.Unlock()
 	if failing {
-		failure.write(w)
+		rule.write(w)
 		return
 	}
 	s.route(w, recorded)
