@@ -84,3 +84,26 @@ func TestDiscordFailuresGetAPoliteAnswerAndALogLine(t *testing.T) {
 		})
 	}
 }
+
+// An answer Discord fails to take for a passing reason (a 500) is sent
+// again: it is an edit, which may be sent twice. Lost, the question of
+// /key regenerate left the member to run the command again, and that
+// confirmed it: their key was replaced without their seeing the warning.
+func TestAnAnswerDiscordFailedOnceIsSentAgain(t *testing.T) {
+	d := newDesk(t, deskOptions{})
+	old := d.getKey(developerID)
+	d.discord.Fail(discordtest.Rule{Method: "PATCH", Path: "/webhooks/*/*/messages/*", Failure: discordtest.ServerError, Times: 1})
+	i := d.slash(developerID, keyChannelID, 0, "key", "regenerate")
+	edits := d.discord.RequestsTo("PATCH", "/webhooks/"+i.AppID+"/"+i.Token+"/messages/@original")
+	if len(edits) != 2 || !strings.Contains(string(edits[1].Body), "This replaces your developer key") {
+		t.Fatalf("the answer was sent %d times, want twice, the question the second time", len(edits))
+	}
+	d.assertVerdict(old, nil)
+
+	// A refusal that will last (a 403) is not sent again.
+	d.discord.Fail(discordtest.Rule{Method: "PATCH", Path: "/webhooks/*/*/messages/*", Failure: discordtest.Forbidden, Times: 1})
+	i = d.slash(otherDevID, keyChannelID, 0, "key", "get")
+	if edits := d.discord.RequestsTo("PATCH", "/webhooks/"+i.AppID+"/"+i.Token+"/messages/@original"); len(edits) != 1 {
+		t.Errorf("an answer Discord refused with 403 was sent %d times, want once", len(edits))
+	}
+}

@@ -2,9 +2,13 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"strings"
+	"time"
 
 	"github.com/bwmarrin/discordgo"
+
+	"github.com/crownsdev/crowns/internal/backoff"
 )
 
 // HandleInteractionCreate answers slash commands and the regenerate
@@ -128,7 +132,8 @@ func (b *Bot) answerButton(ctx context.Context, i *discordgo.Interaction) {
 // editAnswer replaces the acknowledged interaction's message with the
 // answer, removing any earlier button and mentioning no one. It has its
 // own deadline (see answerContext), so it goes out even when the work
-// before it used up ctx. It tells whether Discord took the answer.
+// before it used up ctx, and it is sent again after a passing failure. It
+// tells whether Discord took the answer.
 func (b *Bot) editAnswer(ctx context.Context, i *discordgo.Interaction, a answer) bool {
 	ctx, cancel := b.answerContext(ctx)
 	defer cancel()
@@ -146,14 +151,34 @@ func (b *Bot) editAnswer(ctx context.Context, i *discordgo.Interaction, a answer
 	if embeds == nil {
 		embeds = []*discordgo.MessageEmbed{}
 	}
-	_, err := b.session.InteractionResponseEdit(i, &discordgo.WebhookEdit{
+	edit := &discordgo.WebhookEdit{
 		Content:         &a.text,
 		Components:      &components,
 		Embeds:          &embeds,
 		AllowedMentions: &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}},
-	}, discordgo.WithContext(ctx))
+	}
+	// An edit may be sent twice: a passing failure (a 5xx, the network)
+	// is tried again, so the member does not run a command again without
+	// having seen its answer (a regenerate's question, say, which the
+	// second run would confirm unseen).
+	retry := backoff.Policy{First: answerRetryDelay, Max: 2 * answerRetryDelay}
+	var err error
+	for attempt := 1; ; attempt++ {
+		_, err = b.session.InteractionResponseEdit(i, edit, discordgo.WithContext(ctx))
+		if err == nil || attempt == answerAttempts || isLastingRefusal(err) || errors.Is(err, context.DeadlineExceeded) ||
+			!backoff.Wait(ctx, retry.Delay(attempt)) {
+			break
+		}
+	}
 	if err != nil {
 		b.logDiscordFailure(ctx, "answer a slash command", err)
 	}
 	return err == nil
 }
+
+// An answer Discord failed to take for a passing reason is sent up to
+// answerAttempts times, the house backoff from answerRetryDelay between.
+const (
+	answerAttempts   = 3
+	answerRetryDelay = 200 * time.Millisecond
+)
