@@ -11,10 +11,11 @@ import (
 type answer struct {
 	text   string
 	embeds []*discordgo.MessageEmbed
-	// confirmFor, when set, adds the button by which that user confirms
-	// confirmAction (subRegenerate or subRevoke) on their key (slash
-	// commands only).
-	confirmFor, confirmAction string
+	// confirmAction, when set, is the key change (subRegenerate or
+	// subRevoke) the answer asks its member to confirm; confirmFor, when
+	// set, adds the button by which that user confirms it (slash commands
+	// only).
+	confirmAction, confirmFor string
 }
 
 // commandStyle is how a member invokes the developer commands, so answers

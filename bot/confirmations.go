@@ -86,6 +86,16 @@ func (p *pendingKeyChanges) take(userID, action string, now time.Time) (outcome 
 	return changeConfirmed, ""
 }
 
+// withdraw forgets userID's request for action while it waits for its
+// confirmation (the member never saw the question).
+func (p *pendingKeyChanges) withdraw(userID, action string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if pending, ok := p.asked[userID]; ok && pending.action == action && !pending.confirmed {
+		delete(p.asked, userID)
+	}
+}
+
 // drop forgets userID's request for action, confirmed but not carried
 // out (the change failed): its button, pressed later, must not say it
 // was done.

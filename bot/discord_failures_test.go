@@ -107,3 +107,31 @@ func TestAnAnswerDiscordFailedOnceIsSentAgain(t *testing.T) {
 		t.Errorf("an answer Discord refused with 403 was sent %d times, want once", len(edits))
 	}
 }
+
+// A question Discord did not take (the answer to a first /key regenerate
+// or revoke) confirms nothing: the member, who saw no warning, runs the
+// command again and is asked again, and their key stays as it was.
+func TestAQuestionDiscordDidNotTakeConfirmsNothing(t *testing.T) {
+	for _, via := range vias {
+		for _, command := range []string{"regenerate", "revoke"} {
+			t.Run(via+"/"+command, func(t *testing.T) {
+				d := newDesk(t, deskOptions{})
+				key := d.getKey(developerID)
+				lost := discordtest.Rule{Method: "PATCH", Path: "/webhooks/*/*/messages/*", Failure: discordtest.ServerError, Times: 3}
+				if via == "text" {
+					lost = discordtest.Rule{Method: "POST", Path: "/channels/" + keyChannelID + "/messages", Failure: discordtest.ServerError, Times: 1}
+				}
+				d.discord.Fail(lost)
+				if via == "slash" {
+					d.slash(developerID, keyChannelID, 0, "key", command)
+				} else {
+					d.say(developerID, keyChannelID, "!key "+command)
+				}
+				if answer := d.ask(via, keyChannelID, developerID, command); !strings.Contains(answer, "within 60 seconds to confirm") {
+					t.Errorf("the command run again: %q, want the question", answer)
+				}
+				d.assertVerdict(key, nil)
+			})
+		}
+	}
+}

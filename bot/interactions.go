@@ -45,7 +45,11 @@ func (b *Bot) answerCommand(ctx context.Context, i *discordgo.Interaction) {
 		return
 	}
 	a := b.commandAnswer(ctx, i)
-	b.metrics.command(slashCommandName(i), b.outcomeOf(a, b.editAnswer(ctx, i, a)))
+	delivered := b.editAnswer(ctx, i, a)
+	if i.Member != nil && i.Member.User != nil {
+		b.answered(i.Member.User.ID, a, delivered)
+	}
+	b.metrics.command(slashCommandName(i), b.outcomeOf(a, delivered))
 }
 
 // commandAnswer routes a slash command to its handler after the checks

@@ -127,11 +127,21 @@ func (b *Bot) askToConfirm(ctx context.Context, who requester, style commandStyl
 		return answer{text: textNoKeyInUse(info, style)}, false
 	}
 	b.pending.ask(who.userID, action, now)
-	ask := answer{text: question}
+	ask := answer{text: question, confirmAction: action}
 	if style.slash {
-		ask.confirmFor, ask.confirmAction = who.userID, action
+		ask.confirmFor = who.userID
 	}
 	return ask, true
+}
+
+// answered settles the answer a to the member userID, which Discord took
+// or not (delivered): a question to confirm a key change the member did
+// not see confirms nothing, so that running the command again, as they
+// will, asks again instead of making the change unseen.
+func (b *Bot) answered(userID string, a answer, delivered bool) {
+	if !delivered && a.confirmAction != "" {
+		b.pending.withdraw(userID, a.confirmAction)
+	}
 }
 
 // deliver sends the key by direct message and says in the channel how

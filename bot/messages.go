@@ -88,7 +88,9 @@ func (b *Bot) HandleMessageCreate(ctx context.Context, event *discordgo.MessageC
 	// out even when the work above used up ctx.
 	answerCtx, cancel := b.answerContext(ctx)
 	defer cancel()
-	b.metrics.command(textCommandName(command), b.outcomeOf(a, b.say(answerCtx, m, a)))
+	delivered := b.say(answerCtx, m, a)
+	b.answered(m.Author.ID, a, delivered)
+	b.metrics.command(textCommandName(command), b.outcomeOf(a, delivered))
 	if err := b.session.ChannelMessageDelete(m.ChannelID, m.ID, discordgo.WithContext(answerCtx)); err != nil {
 		b.logDiscordFailure(answerCtx, "delete a command message (the bot needs Manage Messages in the key channel)", err)
 	}
