@@ -207,7 +207,7 @@ func (b *Bot) answerBlacklistButton(ctx context.Context, i *discordgo.Interactio
 		response = &discordgo.InteractionResponse{
 			Type: discordgo.InteractionResponseModal,
 			Data: &discordgo.InteractionResponseData{
-				CustomID: blacklistModalID + target, Title: textBlacklistFormTitle,
+				CustomID: blacklistModalID + target, Title: blacklistFormTitle(target),
 				Components: []discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{
 					discordgo.TextInput{CustomID: blacklistReasonID, Label: textBlacklistFormReason, Style: discordgo.TextInputShort,
 						Required: true, MaxLength: maxReasonLength},
@@ -285,6 +285,18 @@ func formValue(rows []discordgo.MessageComponent, id string) string {
 // Texts of the alerts' button and form.
 const (
 	textBlacklistButton     = "Blacklist"
-	textBlacklistFormTitle  = "Blacklist this developer"
+	textBlacklistFormTitle  = "Blacklist developer "
 	textBlacklistFormReason = "Reason (posted in the log channel)"
 )
+
+// maxFormTitle is the most characters Discord takes in a form's title.
+const maxFormTitle = 45
+
+// blacklistFormTitle names the developer the form blacklists (their
+// Discord id, as the alert's mention shows it), so that a moderator with
+// several alerts open sees whom they act on; an id too long for Discord's
+// title is cut.
+func blacklistFormTitle(target string) string {
+	title := []rune(textBlacklistFormTitle + target)
+	return string(title[:min(len(title), maxFormTitle)])
+}

@@ -165,7 +165,8 @@ func TestUsageAlertIsPostedOnceAndItsButtonBlacklists(t *testing.T) {
 		t.Errorf("member's press answered %s", body)
 	}
 	form := d.component(moderatorID, moderatorPerms, "crowns:blacklist:"+developerID)
-	if body := string(d.callback(form)); !strings.Contains(body, `"type":9`) || !strings.Contains(body, "crowns:blacklist-reason:"+developerID) {
+	if body := string(d.callback(form)); !strings.Contains(body, `"type":9`) || !strings.Contains(body, "crowns:blacklist-reason:"+developerID) ||
+		!strings.Contains(body, `"title":"Blacklist developer `+developerID+`"`) {
 		t.Errorf("moderator's press answered %s", body)
 	}
 	d.assertVerdict(key, nil)

@@ -3,6 +3,7 @@ package bot
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/crownsdev/crowns/models"
 )
@@ -21,5 +22,18 @@ func TestUsageSummaryCountsInWords(t *testing.T) {
 		if got := textUsageSummary(report); !strings.HasPrefix(got, tc.want) {
 			t.Errorf("summary of %+v = %q, want it to start %q", tc.count, got, tc.want)
 		}
+	}
+}
+
+// TestBlacklistFormTitleFitsDiscord: the form names the developer, and a
+// hand-made developer id too long for Discord's 45-character title is cut
+// to fit.
+func TestBlacklistFormTitleFitsDiscord(t *testing.T) {
+	if got := blacklistFormTitle("800000000000000001"); got != "Blacklist developer 800000000000000001" {
+		t.Errorf("title %q", got)
+	}
+	long := strings.Repeat("é", 60)
+	if got := blacklistFormTitle(long); utf8.RuneCountInString(got) != 45 || !strings.HasPrefix(got, "Blacklist developer éé") {
+		t.Errorf("title of a long id: %q, %d characters, want 45", got, utf8.RuneCountInString(got))
 	}
 }
