@@ -334,7 +334,7 @@ func infoEmbed(info keys.DeveloperInfo) *discordgo.MessageEmbed {
 		})
 	}
 	return &discordgo.MessageEmbed{
-		Title:  "Developer " + orDash(info.DisplayName),
+		Title:  "Developer " + orDash(markdownEscaped(info.DisplayName)),
 		Color:  colour,
 		Fields: fields,
 		Footer: &discordgo.MessageEmbedFooter{Text: "Discord user " + info.DiscordUserID},
@@ -463,6 +463,15 @@ func discordTime(t *time.Time, style string) string {
 	return fmt.Sprintf("<t:%d:%s>", t.Unix(), style)
 }
 
+// markdownEscaped is text a member chose (a nickname), shown as typed:
+// Discord would read its markdown (a nickname of "__x__" shows as an
+// underlined x), so each markdown character is escaped.
+func markdownEscaped(text string) string {
+	return strings.NewReplacer(`\`, `\\`, "*", `\*`, "_", `\_`, "~", `\~`, "`", "\\`", "|", `\|`,
+		">", `\>`, "#", `\#`, "[", `\[`, "]", `\]`, "(", `\(`, ")", `\)`).Replace(text)
+}
+
+// orDash is s, or a dash when s is blank.
 func orDash(s string) string {
 	if strings.TrimSpace(s) == "" {
 		return "—"

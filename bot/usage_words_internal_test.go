@@ -5,6 +5,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
 )
 
@@ -35,5 +36,15 @@ func TestBlacklistFormTitleFitsDiscord(t *testing.T) {
 	long := strings.Repeat("é", 60)
 	if got := blacklistFormTitle(long); utf8.RuneCountInString(got) != 45 || !strings.HasPrefix(got, "Blacklist developer éé") {
 		t.Errorf("title of a long id: %q, %d characters, want 45", got, utf8.RuneCountInString(got))
+	}
+}
+
+// TestInfoTitleShowsANicknameAsTyped: the markdown of a nickname is
+// escaped in /keyadmin info's title, so Discord shows what the member
+// typed.
+func TestInfoTitleShowsANicknameAsTyped(t *testing.T) {
+	embed := infoEmbed(keys.DeveloperInfo{DiscordUserID: "800000000000000001", DisplayName: "__x__ *y* [z](w) `v` \\"})
+	if want := "Developer \\_\\_x\\_\\_ \\*y\\* \\[z\\]\\(w\\) \\`v\\` \\\\"; embed.Title != want {
+		t.Errorf("title %q, want %q", embed.Title, want)
 	}
 }
