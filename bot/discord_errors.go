@@ -15,13 +15,23 @@ const (
 	// codeCannotMessageUser: the member does not accept direct messages
 	// from server members.
 	codeCannotMessageUser = 50007
+	// codeMissingPermissions: the bot lacks a permission for the request.
+	codeMissingPermissions = 50013
+	// codeUnknownMessage: the message is gone (its author deleted it).
+	codeUnknownMessage = 10008
 )
 
 // isDMClosed reports whether Discord refused a direct message because the
 // member does not accept them.
 func isDMClosed(err error) bool {
+	return hasDiscordCode(err, codeCannotMessageUser)
+}
+
+// hasDiscordCode reports whether Discord refused a request with the JSON
+// error code.
+func hasDiscordCode(err error, code int) bool {
 	var restErr *discordgo.RESTError
-	return errors.As(err, &restErr) && restErr.Message != nil && restErr.Message.Code == codeCannotMessageUser
+	return errors.As(err, &restErr) && restErr.Message != nil && restErr.Message.Code == code
 }
 
 // isLastingRefusal tells a Discord request refused for what it asks

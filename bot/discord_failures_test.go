@@ -135,3 +135,24 @@ func TestAQuestionDiscordDidNotTakeConfirmsNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestACommandMessageDeletedFirstIsNoFailure: a text command its author
+// deleted before the bot could (404, code 10008) is gone as the bot
+// wanted: nothing is logged, least of all a missing Manage Messages; a
+// delete that fails otherwise is logged without that guess.
+func TestACommandMessageDeletedFirstIsNoFailure(t *testing.T) {
+	d := newDesk(t, deskOptions{})
+	d.discord.Fail(discordtest.Rule{Method: "DELETE", Path: "/channels/*/messages/*", Failure: discordtest.UnknownMessage})
+	d.say(developerID, keyChannelID, "!key get")
+	d.keyFromLastDM(developerID)
+	if logs := d.logs.String(); strings.Contains(logs, "delete a command message") {
+		t.Errorf("a message already deleted was logged as a failure:\n%s", logs)
+	}
+
+	d = newDesk(t, deskOptions{})
+	d.discord.Fail(discordtest.Rule{Method: "DELETE", Path: "/channels/*/messages/*", Failure: discordtest.ServerError})
+	d.say(developerID, keyChannelID, "!key get")
+	if logs := d.logs.String(); !strings.Contains(logs, "delete a command message") || strings.Contains(logs, "Manage Messages") {
+		t.Errorf("a delete that failed with a 500 is logged as:\n%s", logs)
+	}
+}

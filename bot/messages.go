@@ -91,8 +91,20 @@ func (b *Bot) HandleMessageCreate(ctx context.Context, event *discordgo.MessageC
 	delivered := b.say(answerCtx, m, a)
 	b.answered(m.Author.ID, a, delivered)
 	b.metrics.command(textCommandName(command), b.outcomeOf(a, delivered))
-	if err := b.session.ChannelMessageDelete(m.ChannelID, m.ID, discordgo.WithContext(answerCtx)); err != nil {
-		b.logDiscordFailure(answerCtx, "delete a command message (the bot needs Manage Messages in the key channel)", err)
+	b.deleteCommandMessage(answerCtx, m)
+}
+
+// deleteCommandMessage removes a text command from the key channel. A
+// message its author deleted first is gone already; a refusal for want of
+// a permission names the one the bot needs.
+func (b *Bot) deleteCommandMessage(ctx context.Context, m *discordgo.Message) {
+	err := b.session.ChannelMessageDelete(m.ChannelID, m.ID, discordgo.WithContext(ctx))
+	switch {
+	case err == nil, hasDiscordCode(err, codeUnknownMessage):
+	case hasDiscordCode(err, codeMissingPermissions):
+		b.logDiscordFailure(ctx, "delete a command message (the bot needs Manage Messages in the key channel)", err)
+	default:
+		b.logDiscordFailure(ctx, "delete a command message", err)
 	}
 }
 

@@ -25,6 +25,8 @@ const (
 	ServerError
 	// Unauthorized is 401: the token is not valid.
 	Unauthorized
+	// UnknownMessage is 404 with code 10008: the message is gone.
+	UnknownMessage
 )
 
 // String names the failure, for test names.
@@ -42,6 +44,8 @@ func (f Failure) String() string {
 		return "server-error-500"
 	case Unauthorized:
 		return "unauthorized-401"
+	case UnknownMessage:
+		return "unknown-message-404"
 	}
 	return "unknown-failure"
 }
@@ -110,6 +114,8 @@ func (r Rule) write(w http.ResponseWriter) {
 		writeJSON(w, http.StatusForbidden, apiError{Message: "Missing Permissions", Code: 50013})
 	case NotFound:
 		writeJSON(w, http.StatusNotFound, apiError{Message: "Unknown Channel", Code: 10003})
+	case UnknownMessage:
+		writeJSON(w, http.StatusNotFound, apiError{Message: "Unknown Message", Code: 10008})
 	case RateLimited:
 		wait := r.RetryAfter
 		if wait <= 0 {
