@@ -185,12 +185,21 @@ func textTopKeys(period string, top []models.KeyUsageTotal) string {
 	return t.String()
 }
 
-// share words part of whole as a percentage.
+// share words part of whole as a whole percentage, never rounded to 0%
+// or 100% unless it is: a key refused 1 request in 1,000 shows "<1%", not
+// "0%", and one refused all but 1 in 1,000 shows ">99%".
 func share(part, whole int64) string {
-	if whole == 0 {
-		return "0%"
+	percent := 0.0
+	if whole > 0 {
+		percent = 100 * float64(part) / float64(whole)
 	}
-	return fmt.Sprintf("%.0f%%", 100*float64(part)/float64(whole))
+	switch {
+	case part > 0 && percent < 1:
+		return "<1%"
+	case part < whole && percent > 99:
+		return ">99%"
+	}
+	return fmt.Sprintf("%.0f%%", percent)
 }
 
 // counted is n things in words: "1 request", "2 requests".

@@ -48,3 +48,20 @@ func TestInfoTitleShowsANicknameAsTyped(t *testing.T) {
 		t.Errorf("title %q, want %q", embed.Title, want)
 	}
 }
+
+// TestShareIsNeverRoundedToNoneOrAll: a share rounds to a whole percent,
+// but a key refused 1 request in 1,000 does not read as refused none, nor
+// one refused all but one as refused all.
+func TestShareIsNeverRoundedToNoneOrAll(t *testing.T) {
+	for _, tc := range []struct {
+		part, whole int64
+		want        string
+	}{
+		{0, 0, "0%"}, {0, 1000, "0%"}, {1, 1000, "<1%"}, {5, 1000, "<1%"}, {10, 1000, "1%"}, {15, 40, "38%"},
+		{990, 1000, "99%"}, {994, 1000, ">99%"}, {999, 1000, ">99%"}, {1000, 1000, "100%"},
+	} {
+		if got := share(tc.part, tc.whole); got != tc.want {
+			t.Errorf("share(%d, %d) = %q, want %q", tc.part, tc.whole, got, tc.want)
+		}
+	}
+}
