@@ -30,15 +30,20 @@ type verdict struct {
 //
 // Verdicts of keys that authenticate and those of unknown keys are kept
 // apart, each in a least-recently-used list within its own bound, so that
-// a flood of made-up keys can never push a real key's verdict out. One
-// mutex guards both.
+// a flood of made-up keys can never push a real key's verdict out.
+//
+// A large cache is split into shards by the key's cacheID, each with its
+// lists behind a lock of its own: every request reads the cache, and one
+// lock for all would have the cores take turns at it (and pass its cache
+// line between them) on every request. Each shard holds its share of the
+// bound, so the least recently used verdict of a shard goes, not always
+// the least recently used of all. A cache too small to split well keeps
+// one shard: exact least-recently-used order.
 type verifyCache struct {
 	ttl       int64
 	syncedTTL int64
 
-	mu      sync.Mutex
-	known   *simplelru.LRU[cacheID, *cachedVerdict]
-	unknown *simplelru.LRU[cacheID, *cachedVerdict]
+	shards []verdictShard
 	// generation moves on every forget; a lookup that started before a
 	// forget does not store its (possibly outdated) verdict.
 	generation atomic.Uint64
@@ -46,6 +51,23 @@ type verifyCache struct {
 	// of the service clock; 0 before the first.
 	synced atomic.Int64
 }
+
+// verdictShard is a part of the cache: its lists of known and unknown
+// keys' verdicts, behind one lock.
+type verdictShard struct {
+	mu      sync.Mutex
+	known   *simplelru.LRU[cacheID, *cachedVerdict]
+	unknown *simplelru.LRU[cacheID, *cachedVerdict]
+	// The padding keeps each shard's lock on a cache line of its own.
+	_ [40]byte
+}
+
+// Shards of the cache: at most maxVerdictShards (a power of two), each
+// holding at least minVerdictsPerShard verdicts of known keys.
+const (
+	maxVerdictShards    = 32
+	minVerdictsPerShard = 1024
+)
 
 // cacheID names a key in the cache (keyring.cacheID): three AES blocks,
 // equal only for equal keys.
@@ -82,10 +104,22 @@ const unknownShare = 4
 
 func newVerifyCache(size int, ttl, syncedTTL time.Duration) *verifyCache {
 	limit := max(1, size)
-	return &verifyCache{
-		ttl: int64(ttl), syncedTTL: int64(max(ttl, syncedTTL)),
-		known: newVerdictList(limit), unknown: newVerdictList(max(1, limit/unknownShare)),
+	shards := 1
+	for shards < maxVerdictShards && limit/(2*shards) >= minVerdictsPerShard {
+		shards *= 2
 	}
+	c := &verifyCache{ttl: int64(ttl), syncedTTL: int64(max(ttl, syncedTTL)), shards: make([]verdictShard, shards)}
+	for i := range c.shards {
+		c.shards[i].known = newVerdictList(max(1, limit/shards))
+		c.shards[i].unknown = newVerdictList(max(1, limit/unknownShare/shards))
+	}
+	return c
+}
+
+// shardOf is the shard of the key of id: its first byte picks it (a
+// cacheID is AES output, evenly spread).
+func (c *verifyCache) shardOf(id *cacheID) *verdictShard {
+	return &c.shards[int(id[0])&(len(c.shards)-1)]
 }
 
 // newVerdictList is a least-recently-used list of at most limit verdicts
@@ -98,12 +132,13 @@ func newVerdictList(limit int) *simplelru.LRU[cacheID, *cachedVerdict] {
 // get returns the verdict cached for the key of id, if there is one, and
 // whether it is still trusted at now.
 func (c *verifyCache) get(id *cacheID, now int64) (v *cachedVerdict, trusted bool) {
-	c.mu.Lock()
-	v, ok := c.known.Get(*id)
+	shard := c.shardOf(id)
+	shard.mu.Lock()
+	v, ok := shard.known.Get(*id)
 	if !ok {
-		v, ok = c.unknown.Get(*id)
+		v, ok = shard.unknown.Get(*id)
 	}
-	c.mu.Unlock()
+	shard.mu.Unlock()
 	if !ok {
 		return nil, false
 	}
@@ -122,17 +157,18 @@ func (c *verifyCache) startLookup() uint64 { return c.generation.Load() }
 func (c *verifyCache) put(id *cacheID, d *digest, v verdict, now int64, generation uint64) {
 	entry := &cachedVerdict{id: *id, lookedUp: now, digest: *d, verdict: v}
 	entry.usedAt.Store(now)
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	shard := c.shardOf(id)
+	shard.mu.Lock()
+	defer shard.mu.Unlock()
 	if c.generation.Load() != generation {
 		return
 	}
-	c.known.Remove(*id)
-	c.unknown.Remove(*id)
+	shard.known.Remove(*id)
+	shard.unknown.Remove(*id)
 	if errors.Is(v.err, models.ErrUnknownKey) {
-		c.unknown.Add(*id, entry)
+		shard.unknown.Add(*id, entry)
 	} else {
-		c.known.Add(*id, entry)
+		shard.known.Add(*id, entry)
 	}
 }
 
@@ -153,29 +189,44 @@ func (c *verifyCache) forget(digests [][]byte) {
 	if len(drop) == 0 {
 		return
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, verdicts := range []*simplelru.LRU[cacheID, *cachedVerdict]{c.known, c.unknown} {
-		for _, id := range verdicts.Keys() {
-			if v, ok := verdicts.Peek(id); ok && drop[v.digest] {
-				verdicts.Remove(id)
-			}
-		}
+	for i := range c.shards {
+		c.shards[i].forget(drop)
 	}
 }
 
 // forgetAll drops every verdict.
 func (c *verifyCache) forgetAll() {
 	c.generation.Add(1)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.known.Purge()
-	c.unknown.Purge()
+	for i := range c.shards {
+		shard := &c.shards[i]
+		shard.mu.Lock()
+		shard.known.Purge()
+		shard.unknown.Purge()
+		shard.mu.Unlock()
+	}
 }
 
 // len counts cached verdicts, expired ones included.
 func (c *verifyCache) len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.known.Len() + c.unknown.Len()
+	n := 0
+	for i := range c.shards {
+		shard := &c.shards[i]
+		shard.mu.Lock()
+		n += shard.known.Len() + shard.unknown.Len()
+		shard.mu.Unlock()
+	}
+	return n
+}
+
+// forget drops the shard's verdicts of the keys of these digests.
+func (s *verdictShard) forget(drop map[digest]bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, verdicts := range []*simplelru.LRU[cacheID, *cachedVerdict]{s.known, s.unknown} {
+		for _, id := range verdicts.Keys() {
+			if v, ok := verdicts.Peek(id); ok && drop[v.digest] {
+				verdicts.Remove(id)
+			}
+		}
+	}
 }

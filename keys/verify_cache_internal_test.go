@@ -3,6 +3,7 @@ package keys
 import (
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,9 +14,9 @@ import (
 func testEntry(n int) (cacheID, digest) {
 	var id cacheID
 	var d digest
-	id[0], id[1] = byte(n), byte(n>>8)
-	id[32], id[33] = byte(n), byte(n>>8)
-	d[0], d[1] = byte(n), byte(n>>8)
+	id[0], id[1], id[2] = byte(n), byte(n>>8), byte(n>>16)
+	id[32], id[33], id[34] = byte(n), byte(n>>8), byte(n>>16)
+	d[0], d[1], d[2] = byte(n), byte(n>>8), byte(n>>16)
 	return id, d
 }
 
@@ -220,4 +221,84 @@ func TestVerifyCacheReadersRaceWritersSafely(t *testing.T) {
 	if n := cache.len(); n != size {
 		t.Fatalf("after %d puts of distinct keys the cache holds %d verdicts, want %d", size, n, size)
 	}
+}
+
+// BenchmarkVerifyCacheHitsOfManyKeys is the verdict cache as an API under
+// load uses it: hits on every core at once, spread over 10,000 keys.
+func BenchmarkVerifyCacheHitsOfManyKeys(b *testing.B) {
+	const keys = 10_000
+	cache := newVerifyCache(DefaultCacheSize, time.Minute, time.Minute)
+	ids := make([]cacheID, keys)
+	for i := range ids {
+		var d digest
+		ids[i], d = testEntry(i)
+		cache.put(&ids[i], &d, verdict{identity: Identity{KeyID: int64(i)}}, 0, cache.startLookup())
+	}
+	var next atomic.Uint64
+	b.RunParallel(func(pb *testing.PB) {
+		// Each goroutine walks the keys from its own place, by a stride
+		// prime to their count.
+		i := int(next.Add(1) * 7919 % keys)
+		for pb.Next() {
+			if _, ok := cache.get(&ids[i], 0); !ok {
+				b.Fatal("a cached verdict was not found")
+			}
+			i = (i + 104_729) % keys
+		}
+	})
+}
+
+// TestALargeVerifyCacheIsShardedWithinItsBounds: a cache of the default
+// size is split into shards, together within its size for known keys and
+// its share for unknown ones, a flood of unknown keys pushing no known
+// one out, and a forget reaching every shard.
+func TestALargeVerifyCacheIsShardedWithinItsBounds(t *testing.T) {
+	const size = DefaultCacheSize
+	cache := newVerifyCache(size, time.Minute, time.Minute)
+	if len(cache.shards) < 2 {
+		t.Fatalf("a cache of %d verdicts has %d shard", size, len(cache.shards))
+	}
+	if small := newVerifyCache(2*minVerdictsPerShard-1, time.Minute, time.Minute); len(small.shards) != 1 {
+		t.Fatalf("a cache of %d verdicts has %d shards, want 1", 2*minVerdictsPerShard-1, len(small.shards))
+	}
+	for i := range 2 * size {
+		id, d := testEntry(i)
+		cache.put(&id, &d, verdict{identity: Identity{KeyID: int64(i)}}, 0, cache.startLookup())
+	}
+	if n := cache.len(); n > size || n < size*9/10 {
+		t.Fatalf("cache holds %d verdicts after %d puts of known keys, want at most %d and not far fewer", n, 2*size, size)
+	}
+	// The last size/2 keys stored are the most recently used of their
+	// shards: all still cached.
+	for i := 2*size - size/2; i < 2*size; i++ {
+		if id, _ := testEntry(i); !cachedAs(cache, &id, int64(i)) {
+			t.Fatalf("known key %d, among the last stored, is not cached", i)
+		}
+	}
+	for i := 2 * size; i < 4*size; i++ {
+		id, d := testEntry(i)
+		cache.put(&id, &d, verdict{err: models.ErrUnknownKey}, 0, cache.startLookup())
+	}
+	if n := cache.len(); n > size+size/unknownShare {
+		t.Fatalf("cache holds %d verdicts, more than %d known and %d unknown", n, size, size/unknownShare)
+	}
+	var forgotten [][]byte
+	for i := 2*size - 64; i < 2*size; i++ {
+		_, d := testEntry(i)
+		forgotten = append(forgotten, d[:])
+	}
+	cache.forget(forgotten)
+	for i := 2*size - size/2; i < 2*size; i++ {
+		id, _ := testEntry(i)
+		if cached, forgot := cachedAs(cache, &id, int64(i)), i >= 2*size-64; cached == forgot {
+			t.Fatalf("known key %d: cached %v after a forget of the last 64 (flood of unknown keys in between)", i, cached)
+		}
+	}
+}
+
+// cachedAs tells whether the cache serves the verdict of key id as that
+// of keyID.
+func cachedAs(cache *verifyCache, id *cacheID, keyID int64) bool {
+	v, ok := cache.get(id, 0)
+	return ok && v.err == nil && v.identity.KeyID == keyID
 }
