@@ -163,7 +163,7 @@ func runClans(ctx context.Context, env cli, args []string) int {
 	}
 	if err != nil {
 		log.Warn("clans command failed", "action", req.action, "clan", req.tag, "error", err)
-		fmt.Fprintf(env.stderr, "crowns clans %s: %s\n", req.action, clansFailure(err, req))
+		commandFailed(env, "crowns clans "+req.action, clansFailure(err, req))
 		return exitFailure
 	}
 	return exitOK

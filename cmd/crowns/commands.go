@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 )
 
@@ -104,10 +105,30 @@ func isHelpRequest(arg string) bool {
 }
 
 // usageError writes the one line of a usage error, "<command>: <reason>
-// (run '<hint>' for usage)", to stderr and returns exitUsage.
+// (run '<hint>' for usage)", to stderr (see commandFailed) and returns
+// exitUsage.
 func usageError(env cli, command string, err error, hint string) int {
-	fmt.Fprintf(env.stderr, "%s: %v (run '%s' for usage)\n", command, err, hint)
+	commandFailed(env, command, fmt.Sprintf("%v (run '%s' for usage)", err, hint))
 	return exitUsage
+}
+
+// commandFailed writes the line of a command that failed, "<command>:
+// <reason>", to stderr: as text, or, when the log format is JSON
+// (CROWNS_LOG_FORMAT=json), as one JSON record at ERROR level like the
+// log's, so that a log pipeline reading the command's stderr can parse
+// every line of it (the reason may span lines: a database's error).
+func commandFailed(env cli, command, reason string) {
+	if env.jsonLogs() {
+		slog.New(slog.NewJSONHandler(env.stderr, nil)).Error(command+" failed", "command", command, "error", reason)
+		return
+	}
+	fmt.Fprintf(env.stderr, "%s: %s\n", command, reason)
+}
+
+// jsonLogs tells whether the environment asks for JSON logs, read as the
+// configuration reads CROWNS_LOG_FORMAT, before (or without) loading it.
+func (env cli) jsonLogs() bool {
+	return strings.EqualFold(strings.TrimSpace(env.getenv("CROWNS_LOG_FORMAT")), "json")
 }
 
 // parseCommand parses a command's arguments with parse. A request for

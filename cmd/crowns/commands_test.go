@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"maps"
 	"strings"
 	"testing"
 )
@@ -11,9 +13,35 @@ import (
 // streams.
 func runCaptured(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	return runCapturedWith(t, nil, args...)
+}
+
+// runCapturedWith is runCaptured with the environment env besides a data
+// directory of the test's own.
+func runCapturedWith(t *testing.T, env map[string]string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	all := map[string]string{"CROWNS_DATA_DIR": t.TempDir()}
+	maps.Copy(all, env)
 	var out, errOut bytes.Buffer
-	code = run(context.Background(), args, testCLI(&out, &errOut, map[string]string{"CROWNS_DATA_DIR": t.TempDir()}))
+	code = run(context.Background(), args, testCLI(&out, &errOut, all))
 	return code, out.String(), errOut.String()
+}
+
+// failureRecord reads stderr as the one JSON record of a failed command
+// (see commandFailed) and returns its line as text, "<command>:
+// <error>"; it fails the test when stderr is anything else.
+func failureRecord(t *testing.T, stderr string) string {
+	t.Helper()
+	var record map[string]any
+	if strings.Count(stderr, "\n") != 1 || json.Unmarshal([]byte(stderr), &record) != nil {
+		t.Fatalf("stderr is not one JSON record:\n%s", stderr)
+	}
+	command, _ := record["command"].(string)
+	reason, _ := record["error"].(string)
+	if record["level"] != "ERROR" || record["msg"] != command+" failed" || command == "" || reason == "" {
+		t.Fatalf("failure record %v", record)
+	}
+	return command + ": " + reason
 }
 
 // TestHelpIsPrintedForEveryWayOfAsking: crowns --help, -h, help, and for
@@ -132,6 +160,58 @@ func TestBadCommandLinesGiveOneLine(t *testing.T) {
 			code, stdout, stderr := runCaptured(t, tt.args...)
 			if code != exitUsage || stdout != "" || stderr != tt.want+"\n" {
 				t.Fatalf("exit %d, stdout %q, stderr %q; want exit 2, no stdout and %q", code, stdout, stderr, tt.want)
+			}
+			// With JSON logs, the line is one JSON record saying the same.
+			code, stdout, stderr = runCapturedWith(t, map[string]string{"CROWNS_LOG_FORMAT": "json"}, tt.args...)
+			if code != exitUsage || stdout != "" {
+				t.Fatalf("JSON logs: exit %d, stdout %q; want exit 2 and no stdout", code, stdout)
+			}
+			if got := failureRecord(t, stderr); got != tt.want {
+				t.Fatalf("JSON logs: the record says %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestFailedCommandsWriteJSONWithJSONLogs: an operator command that fails
+// at its work (the database unreachable, the server not answering, a
+// developer unknown) writes one JSON record under CROWNS_LOG_FORMAT=json,
+// the failure whole in it even when it spans lines, as a log pipeline
+// reading its stderr expects; its exit status does not change.
+func TestFailedCommandsWriteJSONWithJSONLogs(t *testing.T) {
+	unreachable := map[string]string{
+		"CROWNS_DATABASE_URL": "postgres://postgres@" + freeAddr(t) + "/crowns?connect_timeout=2",
+		"CROWNS_SECRET":       testSecret,
+	}
+	tests := []struct {
+		name string
+		env  map[string]string
+		args []string
+		code int
+		want string // the start of the record's line as text
+	}{
+		{"migrate, database unreachable", unreachable, []string{"migrate"}, exitFailure, "crowns migrate: open database: database unavailable"},
+		{"keys, database unreachable", unreachable, []string{"keys", "list"}, exitFailure, "crowns keys list: open database: database unavailable"},
+		{"healthcheck, no server", map[string]string{"CROWNS_ADDR": freeAddr(t)}, []string{"healthcheck"}, exitFailure, "crowns healthcheck: "},
+		{"keys, unknown developer", nil, []string{"keys", "disable", "--discord-user", "123456789012345678"}, exitFailure, "crowns keys disable: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := map[string]string{"CROWNS_LOG_FORMAT": "json"}
+			maps.Copy(env, tt.env)
+			code, _, stderr := runCapturedWith(t, env, tt.args...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tt.code, stderr)
+			}
+			// The last line is the failure; log records may come before it.
+			lines := strings.SplitAfter(strings.TrimSuffix(stderr, "\n"), "\n")
+			for _, line := range lines[:len(lines)-1] {
+				if !json.Valid([]byte(line)) {
+					t.Fatalf("a line of stderr is not JSON: %q", line)
+				}
+			}
+			if got := failureRecord(t, lines[len(lines)-1]+"\n"); !strings.HasPrefix(got, tt.want) {
+				t.Fatalf("the record says %q, want it to start with %q", got, tt.want)
 			}
 		})
 	}

@@ -31,7 +31,7 @@ func runHealthcheck(ctx context.Context, env cli, args []string) int {
 	addr := (&envReader{getenv: env.getenv}).str("CROWNS_ADDR", defaultAddr)
 	url := "http://" + loopbackHostPort(addr, "127.0.0.1") + "/healthz"
 	if err := checkHealth(ctx, url); err != nil {
-		fmt.Fprintf(env.stderr, "crowns healthcheck: %v\n", err)
+		commandFailed(env, "crowns healthcheck", err.Error())
 		return exitFailure
 	}
 	fmt.Fprintf(env.stdout, "healthy: %s answered 200\n", url)

@@ -144,11 +144,11 @@ func runKeys(ctx context.Context, env cli, args []string) int {
 	defer func() { _ = db.Close() }()
 	service, err := newKeyService(secret, db, log, env.clock)
 	if err != nil {
-		fmt.Fprintf(env.stderr, "crowns keys %s: %v\n", req.action, err)
+		commandFailed(env, "crowns keys "+req.action, err.Error())
 		return exitFailure
 	}
 	if err := performKeys(ctx, service, req, env.stdout, log); err != nil {
-		fmt.Fprintf(env.stderr, "crowns keys %s: %s\n", req.action, keysFailure(err, req))
+		commandFailed(env, "crowns keys "+req.action, keysFailure(err, req))
 		if errors.Is(err, models.ErrInvalid) {
 			return exitUsage
 		}

@@ -89,7 +89,7 @@ func setup(env cli, load func(getenv func(string) string) (config, error)) (conf
 		// A misspelled variable is often why the configuration is refused
 		// (CROWNS_DISCORD_GUILD for CROWNS_DISCORD_GUILD_ID): it is named
 		// first, as a valid start names it.
-		if strings.EqualFold(strings.TrimSpace(env.getenv("CROWNS_LOG_FORMAT")), "json") {
+		if env.jsonLogs() {
 			log := slog.New(slog.NewJSONHandler(env.stderr, nil))
 			warnUnknownVariables(env, log)
 			problems := strings.Split(err.Error(), "\n")
@@ -187,7 +187,7 @@ func openCommandDatabase(ctx context.Context, env cli, command string) (cfg conf
 	}
 	db, secret, err := openDatabase(ctx, cfg, log, env.clock)
 	if err != nil {
-		fmt.Fprintf(env.stderr, "%s: %v\n", command, err)
+		commandFailed(env, command, err.Error())
 		return config{}, nil, nil, nil, startFailureCode(err)
 	}
 	return cfg, log, db, secret, exitOK

@@ -26,7 +26,7 @@ func runMigrate(ctx context.Context, env cli, args []string) int {
 	defer func() { _ = db.Close() }()
 	version, err := db.SchemaVersion(ctx)
 	if err != nil {
-		fmt.Fprintf(env.stderr, "crowns migrate: %v\n", err)
+		commandFailed(env, "crowns migrate", err.Error())
 		return exitFailure
 	}
 	fmt.Fprintf(env.stdout, "database schema at version %d\n", version)
