@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"time"
 
 	"github.com/bwmarrin/discordgo"
 )
@@ -16,6 +17,10 @@ type answer struct {
 	// set, adds the button by which that user confirms it (slash commands
 	// only).
 	confirmAction, confirmFor string
+	// coolDownTaken, when set, is when the question took a use of the
+	// member's key-command cool-down: given back if Discord does not take
+	// the question (see Bot.answered).
+	coolDownTaken time.Time
 }
 
 // commandStyle is how a member invokes the developer commands, so answers

@@ -3,6 +3,7 @@ package bot_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/crownsdev/crowns/bot/discordtest"
 )
@@ -117,18 +118,51 @@ func TestAQuestionDiscordDidNotTakeConfirmsNothing(t *testing.T) {
 			t.Run(via+"/"+command, func(t *testing.T) {
 				d := newDesk(t, deskOptions{})
 				key := d.getKey(developerID)
-				lost := discordtest.Rule{Method: "PATCH", Path: "/webhooks/*/*/messages/*", Failure: discordtest.ServerError, Times: 3}
-				if via == "text" {
-					lost = discordtest.Rule{Method: "POST", Path: "/channels/" + keyChannelID + "/messages", Failure: discordtest.ServerError, Times: 1}
-				}
-				d.discord.Fail(lost)
-				if via == "slash" {
-					d.slash(developerID, keyChannelID, 0, "key", command)
-				} else {
-					d.say(developerID, keyChannelID, "!key "+command)
-				}
+				d.runWithAnswerLost(via, command)
 				if answer := d.ask(via, keyChannelID, developerID, command); !strings.Contains(answer, "within 60 seconds to confirm") {
 					t.Errorf("the command run again: %q, want the question", answer)
+				}
+				d.assertVerdict(key, nil)
+			})
+		}
+	}
+}
+
+// runWithAnswerLost has the developer run the key command (regenerate or
+// revoke) via slash or text while Discord fails to take its answer: the
+// slash answer's edits (all three tries) or the text reply.
+func (d *desk) runWithAnswerLost(via, command string) {
+	lost := discordtest.Rule{Method: "PATCH", Path: "/webhooks/*/*/messages/*", Failure: discordtest.ServerError, Times: 3}
+	if via == "text" {
+		lost = discordtest.Rule{Method: "POST", Path: "/channels/" + keyChannelID + "/messages", Failure: discordtest.ServerError, Times: 1}
+	}
+	d.discord.Fail(lost)
+	if via == "slash" {
+		d.slash(developerID, keyChannelID, 0, "key", command)
+	} else {
+		d.say(developerID, keyChannelID, "!key "+command)
+	}
+}
+
+// TestAQuestionDiscordDidNotTakeHoldsNoCoolDown: the member whose
+// question Discord did not take runs the command again at once, as they
+// will, and is asked, not told to wait out the cool-down of a use they
+// never saw; a question that reached them still holds it.
+func TestAQuestionDiscordDidNotTakeHoldsNoCoolDown(t *testing.T) {
+	for _, via := range vias {
+		for _, command := range []string{"regenerate", "revoke"} {
+			t.Run(via+"/"+command, func(t *testing.T) {
+				d := newDesk(t, deskOptions{coolDown: 30 * time.Second})
+				key := d.getKey(developerID)
+				d.clock.Advance(31 * time.Second)
+				d.runWithAnswerLost(via, command)
+				d.clock.Advance(time.Second)
+				if answer := d.ask(via, keyChannelID, developerID, command); !strings.Contains(answer, "within 60 seconds to confirm") {
+					t.Fatalf("the command run again a second after its question was lost: %q, want the question", answer)
+				}
+				d.clock.Advance(time.Second)
+				if answer := d.ask(via, keyChannelID, developerID, "get"); !strings.Contains(answer, "wait 29 seconds") {
+					t.Errorf("a get a second after the question that was seen: %q, want to wait 29 seconds", answer)
 				}
 				d.assertVerdict(key, nil)
 			})

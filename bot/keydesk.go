@@ -106,7 +106,9 @@ func (b *Bot) confirm(ctx context.Context, who requester, style commandStyle, by
 		// Nothing to change, nothing posted: the member's next key
 		// command (the /key get the answer may point to) need not wait.
 		b.coolDowns.giveBack(keyChanges, who.userID, now)
+		return ask, false
 	}
+	ask.coolDownTaken = now
 	return ask, false
 }
 
@@ -137,10 +139,14 @@ func (b *Bot) askToConfirm(ctx context.Context, who requester, style commandStyl
 // answered settles the answer a to the member userID, which Discord took
 // or not (delivered): a question to confirm a key change the member did
 // not see confirms nothing, so that running the command again, as they
-// will, asks again instead of making the change unseen.
+// will, asks again instead of making the change unseen, and holds them to
+// no cool-down: the failure was not theirs.
 func (b *Bot) answered(userID string, a answer, delivered bool) {
 	if !delivered && a.confirmAction != "" {
 		b.pending.withdraw(userID, a.confirmAction)
+		if !a.coolDownTaken.IsZero() {
+			b.coolDowns.giveBack(keyChanges, userID, a.coolDownTaken)
+		}
 	}
 }
 
