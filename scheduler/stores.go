@@ -44,6 +44,7 @@ type TournamentStore interface {
 	SaveDiscoveredTournaments(ctx context.Context, found []models.TournamentDetails, seenAt time.Time) error
 	SaveLookedUpTournament(ctx context.Context, tournament models.TournamentDetails, seenAt time.Time) error
 	ClaimTournamentRefreshes(ctx context.Context, claim models.TournamentRefreshClaim) ([]string, error)
+	ReleaseTournamentRefresh(ctx context.Context, tag, owner string) error
 	DeleteTournament(ctx context.Context, tag string) error
 	PruneTournaments(ctx context.Context, cutoff time.Time) (int64, error)
 }

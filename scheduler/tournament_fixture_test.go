@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -35,6 +36,9 @@ type tournamentUpstream struct {
 	mu       sync.Mutex
 	requests map[string]int
 	failing  map[string]bool
+	// onLookup, when set, is called with each lookup request before it is
+	// answered.
+	onLookup func(*http.Request)
 }
 
 func newTournamentUpstream(t *testing.T, clock *models.ManualClock) *tournamentUpstream {
@@ -68,7 +72,11 @@ func (u *tournamentUpstream) intercept(next http.Handler) http.Handler {
 		u.mu.Lock()
 		u.requests[key]++
 		failing := u.failing[key]
+		onLookup := u.onLookup
 		u.mu.Unlock()
+		if onLookup != nil && strings.HasPrefix(key, "/v1/tournaments/") {
+			onLookup(r)
+		}
 		if failing {
 			http.Error(w, `{"reason":"inMaintenance"}`, http.StatusServiceUnavailable)
 			return
@@ -89,6 +97,14 @@ func (u *tournamentUpstream) searches(term string) int {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	return u.requests["/v1/tournaments?"+term]
+}
+
+// interceptLookups calls fn with each lookup request before it is
+// answered (nil: none).
+func (u *tournamentUpstream) interceptLookups(fn func(*http.Request)) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.onLookup = fn
 }
 
 // failLookups makes the lookups of tag answer 503 (or not).

@@ -92,8 +92,8 @@ func NewTournamentRefresher(db TournamentStore, source TournamentSource, cfg Tou
 }
 
 // Run ticks at once and then every TickInterval until ctx ends. When ctx
-// ends the lookups under way are cancelled (their leases lapse), the
-// writes under way finish, and Run returns.
+// ends the lookups under way are cancelled and given back (see refresh),
+// the writes under way finish, and Run returns.
 func (r *TournamentRefresher) Run(ctx context.Context) error {
 	r.log.Info("tournament refresher started", "tickInterval", r.cfg.TickInterval,
 		"refreshPerMinute", r.cfg.RefreshPerMinute, "refreshInterval", r.cfg.RefreshInterval,
@@ -178,10 +178,15 @@ func (r *TournamentRefresher) refresh(ctx context.Context, tag string) refreshOu
 		}
 		r.log.Info("tournament gone upstream: forgotten", "tag", tag)
 		return refreshGone
-	case err != nil:
-		if ctx.Err() == nil {
-			r.log.Warn("tournament lookup failed; tried again after its lease", "tag", tag, "lease", r.cfg.Lease, "error", err)
+	case err != nil && ctx.Err() != nil:
+		// Cut by a shutdown: the lookup is given back, for whichever
+		// replica ticks next, rather than left until its lease ends.
+		if err := r.db.ReleaseTournamentRefresh(writeCtx, tag, r.cfg.Owner); err != nil {
+			r.log.Warn("giving back a tournament lookup on shutdown failed; it is taken over when its lease ends", "tag", tag, "error", err)
 		}
+		return refreshFailed
+	case err != nil:
+		r.log.Warn("tournament lookup failed; tried again after its lease", "tag", tag, "lease", r.cfg.Lease, "error", err)
 		return refreshFailed
 	}
 	if err := r.db.SaveLookedUpTournament(writeCtx, details, r.cfg.Clock.Now()); err != nil {

@@ -3,6 +3,7 @@ package scheduler_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -299,6 +300,36 @@ func TestGoneAndFailingLookups(t *testing.T) {
 			if got := families.Value("crowns_scheduler_tournament_refreshes_total", map[string]string{"outcome": outcome}); got != want {
 				t.Errorf("crowns_scheduler_tournament_refreshes_total{outcome=%q} = %v, want %v", outcome, got, want)
 			}
+		}
+	})
+}
+
+// TestALookupCutByShutdownIsGivenBack: a lookup under way when its
+// replica stops is given back, so another replica looks the tournament up
+// at once rather than when the lease would have ended.
+func TestALookupCutByShutdownIsGivenBack(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		ctx := context.Background()
+		clock := models.NewManualClock(tournamentStart)
+		u := newTournamentUpstream(t, clock)
+		found := u.tournament(t, u.world.TournamentTags()[0])
+		if err := db.SaveDiscoveredTournaments(ctx, []models.TournamentDetails{found}, clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		stopping, stop := context.WithCancel(ctx)
+		// The replica stops while its lookup waits for the game API.
+		u.interceptLookups(func(r *http.Request) {
+			stop()
+			<-r.Context().Done()
+		})
+		a := newTournamentRefresher(t, db, u, tournamentRefresherConfig(clock, "a", noSearchTerms))
+		if report, _ := a.Tick(stopping); report.Refreshed != 0 || report.Failed != 1 {
+			t.Fatalf("the tick cut by the stop: %+v, want its one lookup failed", report)
+		}
+		u.interceptLookups(nil)
+		b := newTournamentRefresher(t, db, u, tournamentRefresherConfig(clock, "b", noSearchTerms))
+		if report := tickTournaments(t, b); report.Refreshed != 1 {
+			t.Fatalf("another replica at the same instant: %+v, want the lookup given back and done", report)
 		}
 	})
 }

@@ -40,3 +40,16 @@ func (s *Store) ClaimTournamentRefreshes(ctx context.Context, claim models.Tourn
 	}
 	return tags, nil
 }
+
+// ReleaseTournamentRefresh gives back owner's lease on the lookup of tag,
+// cut before it ended (the replica is stopping), so that the next claim,
+// by any replica, may take it at once rather than when the lease would
+// have ended. A lease owner no longer holds is left as it is.
+func (s *Store) ReleaseTournamentRefresh(ctx context.Context, tag, owner string) error {
+	err := s.session(ctx).Exec(`UPDATE tournaments SET claimed_by = '', claimed_until = NULL WHERE tag = ? AND claimed_by = ?`,
+		tag, owner).Error
+	if err != nil {
+		return fmt.Errorf("release a tournament refresh: %w", s.translate(err))
+	}
+	return nil
+}

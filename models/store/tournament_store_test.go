@@ -225,17 +225,7 @@ func TestSearchResultsNeverMoveALookedUpStatus(t *testing.T) {
 		// by search, in preparation.
 		seen := tournamentEpoch.Add(30 * time.Minute)
 		preparing, running, ended, searched := seedTournamentsOfEachStatus(t, db, "2PPG", models.TournamentInPreparation, seen)
-		claim := func(owner string, at time.Time) []string {
-			t.Helper()
-			tags, err := db.ClaimTournamentRefreshes(ctx, models.TournamentRefreshClaim{
-				Owner: owner, Now: at, StaleAfter: time.Hour, Lease: 5 * time.Minute, Limit: 10,
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			slices.Sort(tags)
-			return tags
-		}
+		claim := func(owner string, at time.Time) []string { return claimRefreshes(t, db, owner, at) }
 		if got := claim("a", seen.Add(time.Minute)); !slices.Equal(got, []string{"2PPG9"}) {
 			t.Fatalf("before the search, claimed %v", got)
 		}
@@ -565,6 +555,49 @@ func TestRefreshClaimsTakeDueTournamentsOnce(t *testing.T) {
 		}
 		if got := claim("c", refreshedAt.Add(time.Hour), 10); !slices.Equal(got, []string{"2PPA0", "2PPA2", "2PPA9"}) {
 			t.Fatalf("an hour later, claimed %v", got)
+		}
+	})
+}
+
+// claimRefreshes claims, for owner at at, up to ten due tournaments
+// unseen for an hour, each for five minutes, and returns their tags in
+// order.
+func claimRefreshes(t *testing.T, db *store.Store, owner string, at time.Time) []string {
+	t.Helper()
+	tags, err := db.ClaimTournamentRefreshes(context.Background(), models.TournamentRefreshClaim{
+		Owner: owner, Now: at, StaleAfter: time.Hour, Lease: 5 * time.Minute, Limit: 10,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(tags)
+	return tags
+}
+
+// TestAReleasedRefreshIsDueAtOnce: a lookup its owner gives back (cut by
+// a shutdown) may be claimed again at once, by any replica; another
+// owner's release leaves the lease where it is.
+func TestAReleasedRefreshIsDueAtOnce(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		ctx := context.Background()
+		seen := tournamentEpoch.Add(30 * time.Minute)
+		seedTournamentsOfEachStatus(t, db, "2PPA", models.TournamentEnded, seen)
+		claim := func(owner string, at time.Time) []string { return claimRefreshes(t, db, owner, at) }
+		at := tournamentEpoch.Add(31 * time.Minute)
+		if got := claim("a", at); !slices.Equal(got, []string{"2PPA9"}) {
+			t.Fatalf("first claim: %v", got)
+		}
+		if err := db.ReleaseTournamentRefresh(ctx, "2PPA9", "b"); err != nil {
+			t.Fatal(err)
+		}
+		if got := claim("b", at); len(got) != 0 {
+			t.Fatalf("after another owner's release, claimed %v: the lease is a's", got)
+		}
+		if err := db.ReleaseTournamentRefresh(ctx, "2PPA9", "a"); err != nil {
+			t.Fatal(err)
+		}
+		if got := claim("b", at); !slices.Equal(got, []string{"2PPA9"}) {
+			t.Fatalf("after its owner's release, claimed %v, want it at once", got)
 		}
 	})
 }
