@@ -60,6 +60,10 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// tinyRounds is how many rounds a row of the tiny configuration's 200 ms
+// has: one (rounds are of a second, or the whole duration).
+const tinyRounds = 1
+
 func TestBenchRunsEndToEndInATinyConfiguration(t *testing.T) {
 	engines := []struct {
 		name string
@@ -103,6 +107,9 @@ func TestBenchRunsEndToEndInATinyConfiguration(t *testing.T) {
 					names = append(names, rw.Route+"/"+rw.Client)
 					if rw.RatioToBare <= 0 || rw.TargetRatio == 0 {
 						t.Errorf("row %s/%s has no comparison: %+v", rw.Route, rw.Client, rw)
+					}
+					if len(rw.RoundRatios) != tinyRounds || slices.Min(rw.RoundRatios) <= 0 {
+						t.Errorf("row %s/%s: round ratios %v, want one of each of its %d rounds", rw.Route, rw.Client, rw.RoundRatios, tinyRounds)
 					}
 				}
 			}

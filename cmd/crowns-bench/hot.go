@@ -183,10 +183,12 @@ func (b *hotBench) measure(ctx context.Context, row rowSpec) error {
 	var crownsOut, bareOut loadOutcome
 	var spent statements
 	var crownsCPU, bareCPU cpuSpent
+	roundRatios := make([]float64, 0, rounds)
 	for range rounds {
 		out, cpu := measureCPU(barePID, func() loadOutcome { return bareClient.drive(ctx, bareRequests, row.want, slice, 0) })
 		bareOut.add(out)
 		bareCPU.add(cpu)
+		bareRate := out.perSecond()
 		before, err := b.crowns.statements()
 		if err != nil {
 			return err
@@ -194,6 +196,9 @@ func (b *hotBench) measure(ctx context.Context, row rowSpec) error {
 		out, cpu = measureCPU(b.crowns.cmd.Process.Pid, func() loadOutcome { return b.client.drive(ctx, crownsRequests, row.want, slice, 0) })
 		crownsOut.add(out)
 		crownsCPU.add(cpu)
+		if bareRate > 0 {
+			roundRatios = append(roundRatios, out.perSecond()/bareRate)
+		}
 		after, err := b.crowns.statements()
 		if err != nil {
 			return err
@@ -206,7 +211,9 @@ func (b *hotBench) measure(ctx context.Context, row rowSpec) error {
 	}
 	example := row.draws[0].uri
 	baseline := b.report.row(row.name, row.clientName(), "bare", example, bareOut, statements{}, bareCPU)
-	b.report.row(row.name, row.clientName(), "crowns", example, crownsOut, spent, crownsCPU).compare(baseline)
+	crowns := b.report.row(row.name, row.clientName(), "crowns", example, crownsOut, spent, crownsCPU)
+	crowns.RoundRatios = roundRatios
+	crowns.compare(baseline)
 	return nil
 }
 

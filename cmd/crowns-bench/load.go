@@ -32,6 +32,14 @@ type loadOutcome struct {
 	latency   latencyHistogram
 }
 
+// perSecond is the outcome's requests a second.
+func (o loadOutcome) perSecond() float64 {
+	if o.elapsed <= 0 {
+		return 0
+	}
+	return float64(o.requests) / o.elapsed.Seconds()
+}
+
 // add accumulates another outcome of the same route.
 func (o *loadOutcome) add(other loadOutcome) {
 	o.requests += other.requests

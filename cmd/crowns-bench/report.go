@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -42,6 +43,10 @@ type row struct {
 	// route and client; TargetRatio what it should reach (by body size).
 	RatioToBare float64 `json:"ratioToBare,omitempty"`
 	TargetRatio float64 `json:"targetRatio,omitempty"`
+	// RoundRatios are the ratios of each round (Crowns' requests/s
+	// against the bare server's in the round just before): how far the
+	// shared machine moves the ratio within one run.
+	RoundRatios []float64 `json:"roundRatios,omitempty"`
 	// Missed lists the targets a Crowns row missed: ratio, p99,
 	// statements, errors.
 	Missed []string `json:"missed,omitempty"`
@@ -202,12 +207,12 @@ func (r *report) print(w io.Writer) {
 		r.Database, r.CPUs, r.Connections, r.Duration, r.Keys, r.Clans)
 	fmt.Fprintf(w, "(%s)\n\n", r.Note)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "route\tclient\tserver\tbody\treq/s\tp50 ms\tp99 ms\terrors\tcpu µs/req server+client\tdb st/req\tvs bare\ttarget\t")
+	fmt.Fprintln(tw, "route\tclient\tserver\tbody\treq/s\tp50 ms\tp99 ms\terrors\tcpu µs/req server+client\tdb st/req\tvs bare [rounds]\ttarget\t")
 	for _, rw := range r.Rows {
 		statementsPerRequest, ratio, verdict := "", "", ""
 		if rw.Server == "crowns" {
 			statementsPerRequest = fmt.Sprintf("%.4f", rw.StatementsPerRequest)
-			ratio = fmt.Sprintf("%.2f× (≥%.1f)", rw.RatioToBare, rw.TargetRatio)
+			ratio = fmt.Sprintf("%.2f×%s (≥%.1f)", rw.RatioToBare, spread(rw.RoundRatios), rw.TargetRatio)
 			verdict = "met"
 			if len(rw.Missed) > 0 {
 				verdict = "MISSED " + strings.Join(rw.Missed, ",")
@@ -226,6 +231,15 @@ func (r *report) print(w io.Writer) {
 	fmt.Fprintf(w, "seeding: %d keys in %.1f s, %d clans with history in %.1f s\n", r.Keys, r.SeedKeysSeconds, r.Clans, r.SeedClansSeconds)
 	fmt.Fprintf(w, "resident memory of crowns (largest VmRSS sampled): %s\n\ntargets:\n", megabytes(r.PeakResidentBytes))
 	printTargets(w, r.Targets)
+}
+
+// spread is the range of a row's round ratios, " [lowest–highest]", or
+// "" for fewer than two rounds.
+func spread(ratios []float64) string {
+	if len(ratios) < 2 {
+		return ""
+	}
+	return fmt.Sprintf(" [%.2f–%.2f]", slices.Min(ratios), slices.Max(ratios))
 }
 
 // printTargets writes targets, a line each.

@@ -29,3 +29,20 @@ func TestTheMemoryTargetIsInMillionsOfBytes(t *testing.T) {
 		t.Errorf("megabytes(150 MiB) = %q, want %q", got, want)
 	}
 }
+
+// TestTheRatioShowsTheSpreadOfItsRounds: a row of several rounds shows
+// the lowest and highest ratio of its rounds beside the run's own.
+func TestTheRatioShowsTheSpreadOfItsRounds(t *testing.T) {
+	for _, tt := range []struct {
+		ratios []float64
+		want   string
+	}{
+		{nil, ""},
+		{[]float64{0.8}, ""},
+		{[]float64{0.83, 0.74, 0.79}, " [0.74–0.83]"},
+	} {
+		if got := spread(tt.ratios); got != tt.want {
+			t.Errorf("spread(%v) = %q, want %q", tt.ratios, got, tt.want)
+		}
+	}
+}
