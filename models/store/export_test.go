@@ -22,3 +22,6 @@ func (s *Store) Session(ctx context.Context) *gorm.DB { return s.session(ctx) }
 // SetListenRetry sets the change listener's reconnection backoff, for
 // tests of many reconnections; call it before ListenForClanChanges.
 func (s *Store) SetListenRetry(p backoff.Policy) { s.listenRetry = p }
+
+// SQLiteCacheSize is sqliteCacheSize, for the pool's test.
+const SQLiteCacheSize = sqliteCacheSize

@@ -182,6 +182,7 @@ func dialectorFor(cfg DatabaseConfig) (gorm.Dialector, Dialect, error) {
 		"&_pragma=journal_mode(WAL)" +
 		"&_pragma=synchronous(NORMAL)" +
 		"&_pragma=foreign_keys(1)" +
+		"&_pragma=cache_size(" + fmt.Sprint(sqliteCacheSize) + ")" +
 		"&_txlock=immediate"
 	return sqlite.Open(dsn), DialectSQLite, nil
 }
