@@ -27,12 +27,12 @@ const (
 
 // sqliteCacheSize is SQLite's cache_size of each pooled connection, its
 // page cache: -1000, that is 1,000 KiB, where SQLite's default is 2,000.
-// Measured with crowns-bench on 2026-12-01: the largest resident memory of
-// crowns serve went from 148.0–149.8 MB to 140.6 MB (136.6 MB at 500
-// KiB), and the cold paths did not move (a 7-day history read 0.53–0.77 ms
-// against 0.68–0.72 ms, a tick of 2,000 clans 1.4–1.5 s against 1.6 s):
-// the kernel's page cache serves what SQLite's no longer holds, and the
-// API answers most reads from its own caches.
+// Measured on 2026-12-01 (docs/performance.md): the largest resident
+// memory of crowns serve under load went from 148.0–149.8 MB to 140.6 MB
+// (136.6 MB at 500 KiB), and the cold paths did not move (a 7-day history
+// read 0.53–0.77 ms against 0.68–0.72 ms, a tick of 2,000 clans 1.4–1.5 s
+// against 1.6 s): the kernel's page cache serves what SQLite's no longer
+// holds, and the API answers most reads from its own caches.
 const sqliteCacheSize = -1000
 
 // withSessionLimits adds the statement, lock and connect timeouts to a
