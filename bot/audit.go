@@ -50,10 +50,7 @@ func (b *Bot) PostPendingEvents(ctx context.Context) (posted int, err error) {
 			return posted, fmt.Errorf("read key events after %d: %w", position, err)
 		}
 		for _, event := range events {
-			_, err := b.session.ChannelMessageSendComplex(b.cfg.LogChannelID, &discordgo.MessageSend{
-				Embeds:          []*discordgo.MessageEmbed{auditEmbed(event)},
-				AllowedMentions: &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}},
-			}, discordgo.WithContext(ctx))
+			err := b.postToLogChannel(ctx, &discordgo.MessageSend{Embeds: []*discordgo.MessageEmbed{auditEmbed(event)}})
 			if err != nil {
 				return posted, fmt.Errorf("post key event %d to the log channel: %s", event.ID, describeDiscordError(err))
 			}
@@ -67,6 +64,16 @@ func (b *Bot) PostPendingEvents(ctx context.Context) (posted int, err error) {
 			return posted, nil
 		}
 	}
+}
+
+// postToLogChannel posts message to the log channel, pinging no one,
+// within RequestTimeout.
+func (b *Bot) postToLogChannel(ctx context.Context, message *discordgo.MessageSend) error {
+	ctx, cancel := b.requestContext(ctx)
+	defer cancel()
+	message.AllowedMentions = &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}}
+	_, err := b.session.ChannelMessageSendComplex(b.cfg.LogChannelID, message, discordgo.WithContext(ctx))
+	return err
 }
 
 // TellLeakedKeyOwners tells by direct message the owner of every key a

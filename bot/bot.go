@@ -84,7 +84,7 @@ func New(cfg Config, deps Dependencies) (*Bot, error) {
 	if cfg.HTTPClient != nil {
 		session.Client = cfg.HTTPClient
 	}
-	session.Client = withRateLimitTransport(session.Client)
+	session.Client = withRateLimitTransport(session.Client, cfg.RequestTimeout)
 	metrics, err := newCommandMetrics(cfg.Metrics)
 	if err != nil {
 		return nil, fmt.Errorf("bot: metrics: %w", err)

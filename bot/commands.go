@@ -95,8 +95,11 @@ func commandDefinitions() []*discordgo.ApplicationCommand {
 }
 
 // registerCommands replaces the bot's slash commands in the community
-// server with commandDefinitions (guild commands update at once).
+// server with commandDefinitions (guild commands update at once), within
+// RequestTimeout.
 func (b *Bot) registerCommands(ctx context.Context, applicationID string) error {
+	ctx, cancel := b.requestContext(ctx)
+	defer cancel()
 	_, err := b.session.ApplicationCommandBulkOverwrite(applicationID, b.cfg.GuildID, commandDefinitions(), discordgo.WithContext(ctx))
 	return err
 }

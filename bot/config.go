@@ -51,6 +51,17 @@ type Config struct {
 	// HandlerTimeout still hears back; a handler therefore lasts at most
 	// HandlerTimeout plus AnswerTimeout (default 5s).
 	AnswerTimeout time.Duration
+	// RequestTimeout bounds each request the bot makes to Discord of its
+	// own accord, outside a command: a post to the log channel (a key
+	// event or a usage alert), one page of the member list, registering
+	// the slash commands, checking the token; and a request discordgo
+	// makes without a context (its look-up of the gateway's address).
+	// discordgo sleeps out a 429's wait deaf to the request's context: a
+	// wait past this bound fails the request at once instead (see
+	// rateLimitTransport), and the audit loop, the usage alerts and the
+	// reconciliation try again later; a shorter one holds shutdown at most
+	// this long (default 10s).
+	RequestTimeout time.Duration
 	// AuditPollInterval is how often the key-event outbox is read for
 	// the log channel (default 5s).
 	AuditPollInterval time.Duration
@@ -85,6 +96,7 @@ const (
 	defaultHandlerTimeout    = 15 * time.Second
 	defaultDMTimeout         = 5 * time.Second
 	defaultAnswerTimeout     = 5 * time.Second
+	defaultRequestTimeout    = 10 * time.Second
 	defaultAuditPollInterval = 5 * time.Second
 	defaultReconnectDelay    = 5 * time.Second
 	defaultCommandCoolDown   = 30 * time.Second
@@ -109,7 +121,7 @@ func (c Config) withDefaults() (Config, error) {
 	if utf8.RuneCountInString(c.Prefix) > MaxPrefixLength {
 		problems = append(problems, fmt.Sprintf("bot: Prefix must be at most %d characters", MaxPrefixLength))
 	}
-	if min(c.HandlerTimeout, c.DirectMessageTimeout, c.AnswerTimeout, c.AuditPollInterval, c.ReconnectDelay) < 0 {
+	if min(c.HandlerTimeout, c.DirectMessageTimeout, c.AnswerTimeout, c.RequestTimeout, c.AuditPollInterval, c.ReconnectDelay) < 0 {
 		problems = append(problems, "bot: timeouts and intervals must not be negative")
 	}
 	if len(problems) > 0 {
@@ -122,6 +134,7 @@ func (c Config) withDefaults() (Config, error) {
 	c.HandlerTimeout = cmp.Or(c.HandlerTimeout, defaultHandlerTimeout)
 	c.DirectMessageTimeout = cmp.Or(c.DirectMessageTimeout, defaultDMTimeout)
 	c.AnswerTimeout = cmp.Or(c.AnswerTimeout, defaultAnswerTimeout)
+	c.RequestTimeout = cmp.Or(c.RequestTimeout, defaultRequestTimeout)
 	c.AuditPollInterval = cmp.Or(c.AuditPollInterval, defaultAuditPollInterval)
 	c.ReconnectDelay = cmp.Or(c.ReconnectDelay, defaultReconnectDelay)
 	c.CommandCoolDown = cmp.Or(c.CommandCoolDown, defaultCommandCoolDown)

@@ -13,14 +13,17 @@ import (
 // rateLimitTransport carries the session's requests. discordgo waits out
 // a 429's retry_after with a sleep deaf to the request's context, then
 // sends the request again: a rate limit longer than a deadline
-// (DirectMessageTimeout, AnswerTimeout, HandlerTimeout) held the member's
-// answer, and the bot's shutdown, for as long as Discord asked, only for
-// the request to fail with its deadline passed. This transport hands
-// discordgo a 429 only when its wait ends before the request's deadline
-// (or the request has none); otherwise the request fails at once with
-// context.DeadlineExceeded, as it would have after the wait.
+// (DirectMessageTimeout, AnswerTimeout, HandlerTimeout, RequestTimeout)
+// held the member's answer, and the bot's shutdown, for as long as Discord
+// asked, only for the request to fail with its deadline passed. This
+// transport hands discordgo a 429 only when its wait ends before the
+// request's deadline; otherwise the request fails at once with
+// context.DeadlineExceeded, as it would have after the wait. A request
+// without a deadline (discordgo's own, which take no context) is held to
+// withoutDeadline from now.
 type rateLimitTransport struct {
-	next http.RoundTripper
+	next            http.RoundTripper
+	withoutDeadline time.Duration
 }
 
 // RoundTrip sends req, failing it when Discord answers 429 with a wait
@@ -32,7 +35,7 @@ func (t rateLimitTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	}
 	deadline, ok := req.Context().Deadline()
 	if !ok {
-		return resp, nil
+		deadline = time.Now().Add(t.withoutDeadline)
 	}
 	body, err := io.ReadAll(resp.Body)
 	_ = resp.Body.Close()
@@ -53,13 +56,20 @@ func (t rateLimitTransport) RoundTrip(req *http.Request) (*http.Response, error)
 }
 
 // withRateLimitTransport returns a copy of client whose transport is
-// rateLimitTransport around client's own.
-func withRateLimitTransport(client *http.Client) *http.Client {
+// rateLimitTransport around client's own, holding a request without a
+// deadline to withoutDeadline.
+func withRateLimitTransport(client *http.Client, withoutDeadline time.Duration) *http.Client {
 	next := client.Transport
 	if next == nil {
 		next = http.DefaultTransport
 	}
 	wrapped := *client
-	wrapped.Transport = rateLimitTransport{next: next}
+	wrapped.Transport = rateLimitTransport{next: next, withoutDeadline: withoutDeadline}
 	return &wrapped
+}
+
+// requestContext bounds a request the bot makes of its own accord by
+// RequestTimeout (see Config.RequestTimeout); it still ends with ctx.
+func (b *Bot) requestContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, b.cfg.RequestTimeout)
 }

@@ -373,12 +373,45 @@ func (d *desk) assertNoKeyLeaked() {
 type lockedBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
+	// written is closed and replaced at every write (nil until awaited).
+	written chan struct{}
 }
 
 func (b *lockedBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.written != nil {
+		close(b.written)
+		b.written = nil
+	}
 	return b.buf.Write(p)
+}
+
+// awaitLog blocks until the logs hold text and returns them; after
+// awaitTimeout it fails the test. It is for what the bot logs from its
+// own goroutines.
+func (d *desk) awaitLog(text string) string {
+	d.t.Helper()
+	deadline := time.NewTimer(awaitTimeout)
+	defer deadline.Stop()
+	for {
+		d.logs.mu.Lock()
+		logs := d.logs.buf.String()
+		if d.logs.written == nil {
+			d.logs.written = make(chan struct{})
+		}
+		written := d.logs.written
+		d.logs.mu.Unlock()
+		if strings.Contains(logs, text) {
+			return logs
+		}
+		select {
+		case <-written:
+		case <-deadline.C:
+			d.t.Fatalf("waited %s for the logs to say %q:\n%s", awaitTimeout, text, logs)
+			return ""
+		}
+	}
 }
 
 func (b *lockedBuffer) String() string {

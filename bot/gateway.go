@@ -19,10 +19,13 @@ const (
 	closeDisallowedIntents    = 4014
 )
 
-// checkToken asks Discord who the bot is. It returns the instruction to
-// log when Discord refuses the token, and "" otherwise (a Discord that
-// cannot be reached is left to the gateway's retries).
+// checkToken asks Discord who the bot is, within RequestTimeout. It
+// returns the instruction to log when Discord refuses the token, and ""
+// otherwise (a Discord that cannot be reached or keeps rate-limiting the
+// bot is left to the gateway's retries).
 func (b *Bot) checkToken(ctx context.Context) string {
+	ctx, cancel := b.requestContext(ctx)
+	defer cancel()
 	_, err := b.session.User("@me", discordgo.WithContext(ctx))
 	if err == nil {
 		return ""

@@ -90,7 +90,9 @@ func (b *Bot) memberIDs(ctx context.Context) (map[string]struct{}, error) {
 	members := make(map[string]struct{})
 	after := ""
 	for page := 1; ; page++ {
-		listed, err := b.session.GuildMembers(b.cfg.GuildID, after, membersPerPage, discordgo.WithContext(ctx))
+		pageCtx, cancel := b.requestContext(ctx)
+		listed, err := b.session.GuildMembers(b.cfg.GuildID, after, membersPerPage, discordgo.WithContext(pageCtx))
+		cancel()
 		if err != nil {
 			return members, fmt.Errorf("list members, page %d: %s", page, describeDiscordError(err))
 		}

@@ -213,3 +213,40 @@ func reconnectWaits(t *testing.T, logs string) []time.Duration {
 	}
 	return waits
 }
+
+// Shutdown does not wait for an hour's 429: the audit loop's post to the
+// log channel gives up at once (and is retried later), so Run returns as
+// soon as its context ends.
+func TestShutdownDoesNotWaitOutALongRateLimit(t *testing.T) {
+	d := newDesk(t, deskOptions{logChannel: logChannelID})
+	d.getKey(developerID)
+	d.discord.SetMembers(developerID)
+	d.discord.SetGateway(discordtest.GatewayScript{GuildIDs: []string{guildID}})
+	d.discord.Fail(discordtest.Rule{Method: "POST", Path: "/channels/" + logChannelID + "/messages", Failure: discordtest.RateLimited, RetryAfter: time.Hour})
+	stop := d.run()
+	// Held back, not waiting: the post is logged as failed, with why.
+	if logs := d.awaitLog("cannot post key events to the log channel; will retry"); !strings.Contains(logs, "Discord asks to wait 1h0m0s") {
+		t.Errorf("logs lack why the post was held back:\n%s", logs)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// An hour's 429 on the requests Run makes before the gateway is open
+// (checking the token, discordgo's own look-up of the gateway's address)
+// does not hold the bot back: it goes on connecting.
+func TestRunConnectsDespiteALongRateLimit(t *testing.T) {
+	for _, path := range []string{"/users/@me", "/gateway"} {
+		t.Run(path, func(t *testing.T) {
+			d := newDesk(t, deskOptions{reconnectDelay: time.Millisecond})
+			d.discord.SetGateway(discordtest.GatewayScript{GuildIDs: []string{guildID}})
+			d.discord.Fail(discordtest.Rule{Method: "GET", Path: path, Failure: discordtest.RateLimited, RetryAfter: time.Hour, Times: 1})
+			stop := d.run()
+			d.discord.Await(t, "PUT", "/applications/*/guilds/*/commands", 1, awaitTimeout)
+			if err := stop(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}

@@ -81,22 +81,22 @@ func (b *Bot) CheckUsageAlerts(ctx context.Context) (posted int, err error) {
 		if !claimed {
 			continue
 		}
-		_, err = b.session.ChannelMessageSendComplex(b.cfg.LogChannelID, &discordgo.MessageSend{
+		err = b.postToLogChannel(ctx, &discordgo.MessageSend{
 			Embeds: []*discordgo.MessageEmbed{alertEmbed(alert)},
 			Components: []discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{
 				discordgo.Button{Label: textBlacklistButton, Style: discordgo.DangerButton, CustomID: blacklistButtonID + alert.discordUserID},
 			}}},
-			AllowedMentions: &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}},
-		}, discordgo.WithContext(ctx))
+		})
 		if err != nil {
-			postErr := fmt.Errorf("post a usage alert: %s", describeDiscordError(err))
+			postErr := fmt.Errorf("post the usage alert of key record #%d (developer %s): %s",
+				alert.keyID, alert.discordUserID, describeDiscordError(err))
 			releaseCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), alertReleaseTimeout)
 			releaseErr := b.deps.Usage.ReleaseUsageAlert(releaseCtx, alert.keyID, now)
 			cancel()
 			if releaseErr != nil {
 				return posted, errors.Join(postErr, fmt.Errorf("its cool-down holds all the same: %w", releaseErr))
 			}
-			return posted, postErr
+			return posted, fmt.Errorf("%w; it is tried again at the next check", postErr)
 		}
 		posted++
 	}
