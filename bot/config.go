@@ -69,7 +69,8 @@ type Config struct {
 	// reached; it doubles up to 5 minutes (default 5s).
 	ReconnectDelay time.Duration
 	// Metrics, when set, is where the bot's metrics are registered
-	// (crowns_bot_commands_total, crowns_bot_direct_message_failures_total);
+	// (crowns_bot_commands_total, crowns_bot_direct_message_failures_total,
+	// crowns_bot_acknowledgement_failures_total);
 	// nil records none.
 	Metrics prometheus.Registerer
 	// CommandCoolDown is how long a member waits between two uses of

@@ -19,6 +19,9 @@ const (
 	codeMissingPermissions = 50013
 	// codeUnknownMessage: the message is gone (its author deleted it).
 	codeUnknownMessage = 10008
+	// codeAlreadyAcknowledged: the interaction has had its initial
+	// response.
+	codeAlreadyAcknowledged = 40060
 )
 
 // isDMClosed reports whether Discord refused a direct message because the

@@ -45,7 +45,7 @@ func TestDiscordFailuresGetAPoliteAnswerAndALogLine(t *testing.T) {
 			wantAnswer: "check your direct messages", wantLog: "Manage Messages", delivered: true},
 		{name: "slash answer 500", via: "slash", rule: discordtest.Rule{Method: "PATCH", Path: "/webhooks/*/*/messages/*", Failure: discordtest.ServerError},
 			wantLog: "answer a slash command", delivered: true},
-		{name: "acknowledging 500", via: "slash", rule: discordtest.Rule{Method: "POST", Path: "/interactions/*/*/callback", Failure: discordtest.ServerError},
+		{name: "acknowledging 500", via: "slash", rule: discordtest.Rule{Method: "POST", Path: callbacks, Failure: discordtest.ServerError},
 			wantLog: "acknowledge a slash command"},
 	}
 	for _, tt := range tests {
@@ -55,7 +55,9 @@ func TestDiscordFailuresGetAPoliteAnswerAndALogLine(t *testing.T) {
 			var answer string
 			if tt.via == "slash" {
 				i := d.slash(developerID, keyChannelID, 0, "key", "get")
-				d.assertEphemeral(i)
+				if tt.rule.Path != callbacks { // else sent again, and refused each time
+					d.assertEphemeral(i)
+				}
 				if tt.wantAnswer != "" {
 					answer = d.answerText(i)
 				}

@@ -35,12 +35,10 @@ func (b *Bot) HandleInteractionCreate(ctx context.Context, event *discordgo.Inte
 // answerCommand acknowledges the command at once (Discord allows three
 // seconds), works out the answer and edits it into the acknowledgement.
 func (b *Bot) answerCommand(ctx context.Context, i *discordgo.Interaction) {
-	err := b.session.InteractionRespond(i, &discordgo.InteractionResponse{
+	if !b.acknowledge(ctx, i, &discordgo.InteractionResponse{
 		Type: discordgo.InteractionResponseDeferredChannelMessageWithSource,
 		Data: &discordgo.InteractionResponseData{Flags: discordgo.MessageFlagsEphemeral},
-	}, discordgo.WithContext(ctx))
-	if err != nil {
-		b.logDiscordFailure(ctx, "acknowledge a slash command", err)
+	}, "acknowledge a slash command") {
 		b.metrics.command(slashCommandName(i), commandUnanswered)
 		return
 	}
@@ -103,23 +101,17 @@ func (b *Bot) answerButton(ctx context.Context, i *discordgo.Interaction) {
 	action, owner, _ := strings.Cut(rest, ":")
 	ok = ok && (action == subRegenerate || action == subRevoke)
 	if !ok || i.GuildID != b.cfg.GuildID || i.Member == nil || i.Member.User == nil || i.Member.User.ID != owner {
-		err := b.session.InteractionRespond(i, &discordgo.InteractionResponse{
+		outcome := commandRefused
+		if !b.acknowledge(ctx, i, &discordgo.InteractionResponse{
 			Type: discordgo.InteractionResponseChannelMessageWithSource,
 			Data: &discordgo.InteractionResponseData{Content: textNotYourButton, Flags: discordgo.MessageFlagsEphemeral},
-		}, discordgo.WithContext(ctx))
-		outcome := commandRefused
-		if err != nil {
-			b.logDiscordFailure(ctx, "refuse a button press", err)
+		}, "refuse a button press") {
 			outcome = commandUnanswered
 		}
 		b.metrics.command(commandKey+" "+action, outcome)
 		return
 	}
-	err := b.session.InteractionRespond(i, &discordgo.InteractionResponse{
-		Type: discordgo.InteractionResponseDeferredMessageUpdate,
-	}, discordgo.WithContext(ctx))
-	if err != nil {
-		b.logDiscordFailure(ctx, "acknowledge a button press", err)
+	if !b.acknowledge(ctx, i, &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredMessageUpdate}, "acknowledge a button press") {
 		b.metrics.command(commandKey+" "+action, commandUnanswered)
 		return
 	}
@@ -165,22 +157,66 @@ func (b *Bot) editAnswer(ctx context.Context, i *discordgo.Interaction, a answer
 	// is tried again, so the member does not run a command again without
 	// having seen its answer (a regenerate's question, say, which the
 	// second run would confirm unseen).
-	retry := backoff.Policy{First: answerRetryDelay, Max: 2 * answerRetryDelay}
-	var err error
-	for attempt := 1; ; attempt++ {
-		_, err = b.session.InteractionResponseEdit(i, edit, discordgo.WithContext(ctx))
-		if err == nil || attempt == answerAttempts || isLastingRefusal(err) || errors.Is(err, context.DeadlineExceeded) ||
-			!backoff.Wait(ctx, retry.Delay(attempt)) {
-			break
-		}
-	}
+	err := sendAgainAfterPassingFailures(ctx, func(int) error {
+		_, err := b.session.InteractionResponseEdit(i, edit, discordgo.WithContext(ctx))
+		return err
+	})
 	if err != nil {
 		b.logDiscordFailure(ctx, "answer a slash command", err)
 	}
 	return err == nil
 }
 
-// An answer Discord failed to take for a passing reason is sent up to
+// acknowledgeWindow is how long Discord waits for an interaction's initial
+// response: later, the member sees "The application did not respond" and
+// Discord refuses the response.
+const acknowledgeWindow = 3 * time.Second
+
+// acknowledge sends an interaction's initial response within Discord's
+// window: acknowledgeWindow from now, or ctx's deadline when sooner (a
+// handler that works before its response narrows ctx first), so a 429
+// asking a longer wait fails at once (see rateLimitTransport) instead of
+// being waited out for a response Discord would refuse. A passing failure
+// (a 5xx, the network) is sent again within the window: when Discord had
+// taken the first though its answer was lost, it refuses the second as
+// acknowledged already, which is success. A failure is logged as doing,
+// and counted; acknowledge tells whether Discord took the response.
+func (b *Bot) acknowledge(ctx context.Context, i *discordgo.Interaction, response *discordgo.InteractionResponse, doing string) bool {
+	ctx, cancel := context.WithTimeout(ctx, acknowledgeWindow)
+	defer cancel()
+	err := sendAgainAfterPassingFailures(ctx, func(attempt int) error {
+		err := b.session.InteractionRespond(i, response, discordgo.WithContext(ctx))
+		// On the first attempt the code means another process (a second
+		// bot on the token) answered: this one must not go on.
+		if attempt > 1 && hasDiscordCode(err, codeAlreadyAcknowledged) {
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		b.logDiscordFailure(ctx, doing, err)
+		b.metrics.acknowledgementFailed()
+	}
+	return err == nil
+}
+
+// sendAgainAfterPassingFailures calls send, with the attempt's number
+// from 1, until it succeeds, Discord refuses for good (isLastingRefusal),
+// ctx's deadline passes or answerAttempts were made, the house backoff
+// from answerRetryDelay between; it returns the last error. send must be
+// safe to repeat.
+func sendAgainAfterPassingFailures(ctx context.Context, send func(attempt int) error) error {
+	retry := backoff.Policy{First: answerRetryDelay, Max: 2 * answerRetryDelay}
+	for attempt := 1; ; attempt++ {
+		err := send(attempt)
+		if err == nil || attempt == answerAttempts || isLastingRefusal(err) || errors.Is(err, context.DeadlineExceeded) ||
+			!backoff.Wait(ctx, retry.Delay(attempt)) {
+			return err
+		}
+	}
+}
+
+// A request Discord failed to take for a passing reason is sent up to
 // answerAttempts times, the house backoff from answerRetryDelay between.
 const (
 	answerAttempts   = 3

@@ -49,6 +49,9 @@ type commandMetrics struct {
 	commands   map[string]*[commandOutcomeCount]prometheus.Counter
 	dmClosed   prometheus.Counter
 	dmFailures prometheus.Counter
+	// acknowledgementFailures counts interactions whose initial response
+	// Discord did not take.
+	acknowledgementFailures prometheus.Counter
 }
 
 // newCommandMetrics registers the bot's metrics with reg, one command
@@ -65,7 +68,11 @@ func newCommandMetrics(reg prometheus.Registerer) (*commandMetrics, error) {
 		Name: "crowns_bot_direct_message_failures_total",
 		Help: "Keys that could not be sent by direct message, by reason: closed (the member accepts no direct messages), failed (Discord failed or timed out).",
 	}, []string{"reason"})
-	for _, c := range []prometheus.Collector{commands, dm} {
+	acknowledgementFailures := prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "crowns_bot_acknowledgement_failures_total",
+		Help: "Interactions (slash commands, buttons, forms) whose initial response Discord did not take within its three seconds, after the retries: the member saw \"The application did not respond\".",
+	})
+	for _, c := range []prometheus.Collector{commands, dm, acknowledgementFailures} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -74,6 +81,8 @@ func newCommandMetrics(reg prometheus.Registerer) (*commandMetrics, error) {
 		commands:   map[string]*[commandOutcomeCount]prometheus.Counter{},
 		dmClosed:   dm.WithLabelValues("closed"),
 		dmFailures: dm.WithLabelValues("failed"),
+
+		acknowledgementFailures: acknowledgementFailures,
 	}
 	names := []string{commandUnknown, commandHelp}
 	for _, command := range commandDefinitions() {
@@ -114,6 +123,14 @@ func (m *commandMetrics) directMessageFailed(closed bool) {
 		m.dmClosed.Inc()
 	default:
 		m.dmFailures.Inc()
+	}
+}
+
+// acknowledgementFailed counts an interaction whose initial response
+// Discord did not take.
+func (m *commandMetrics) acknowledgementFailed() {
+	if m != nil {
+		m.acknowledgementFailures.Inc()
 	}
 }
 

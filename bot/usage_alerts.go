@@ -190,6 +190,9 @@ const blacklistButtonLookup = 1500 * time.Millisecond
 // blacklisted already, that blacklisting (nothing to fill in); anyone else
 // a refusal.
 func (b *Bot) answerBlacklistButton(ctx context.Context, i *discordgo.Interaction) {
+	// Discord's window for the response runs during the look-up too.
+	ctx, cancel := context.WithTimeout(ctx, acknowledgeWindow)
+	defer cancel()
 	target := strings.TrimPrefix(i.MessageComponentData().CustomID, blacklistButtonID)
 	text := textModeratorsOnlyButton
 	askReason := i.GuildID == b.cfg.GuildID && isModerator(i.Member) && target != ""
@@ -215,9 +218,7 @@ func (b *Bot) answerBlacklistButton(ctx context.Context, i *discordgo.Interactio
 			},
 		}
 	}
-	if err := b.session.InteractionRespond(i, response, discordgo.WithContext(ctx)); err != nil {
-		b.logDiscordFailure(ctx, "answer a blacklist button", err)
-	}
+	b.acknowledge(ctx, i, response, "answer a blacklist button")
 }
 
 // blacklistedAlready reports whether target is blacklisted, with the
@@ -243,12 +244,10 @@ func (b *Bot) blacklistedAlready(ctx context.Context, target string) (string, bo
 // answerBlacklistReason blacklists the developer of a submitted reason
 // form, through the same path as /keyadmin blacklist; moderators only.
 func (b *Bot) answerBlacklistReason(ctx context.Context, i *discordgo.Interaction) {
-	err := b.session.InteractionRespond(i, &discordgo.InteractionResponse{
+	if !b.acknowledge(ctx, i, &discordgo.InteractionResponse{
 		Type: discordgo.InteractionResponseDeferredChannelMessageWithSource,
 		Data: &discordgo.InteractionResponseData{Flags: discordgo.MessageFlagsEphemeral},
-	}, discordgo.WithContext(ctx))
-	if err != nil {
-		b.logDiscordFailure(ctx, "acknowledge a blacklist form", err)
+	}, "acknowledge a blacklist form") {
 		return
 	}
 	b.editAnswer(ctx, i, b.blacklistFromForm(ctx, i))

@@ -55,6 +55,9 @@ func (f Failure) String() string {
 // in "/channels/*/messages"). The first Skip matching requests pass; then
 // Times requests fail (every later one when Times <= 0). RetryAfter is
 // how long a RateLimited answer asks the client to wait (1 ms when 0).
+// With Taken the fake does what a failing request asks before answering
+// with the failure, as when Discord acted on a request but its answer
+// was lost on the way (a 5xx from a proxy, say).
 type Rule struct {
 	Method     string
 	Path       string
@@ -62,6 +65,7 @@ type Rule struct {
 	Skip       int
 	Times      int
 	RetryAfter time.Duration
+	Taken      bool
 }
 
 // Fail adds a failure rule. Rules added earlier are tried first.

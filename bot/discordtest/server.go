@@ -50,16 +50,20 @@ type Server struct {
 	dropped int
 	// botUser is who GET /users/@me says the bot is.
 	botUser discordgo.User
+	// acknowledged are the ids of the interactions given their initial
+	// response.
+	acknowledged map[string]bool
 }
 
 // New starts a fake Discord that stops when the test ends.
 func New(t testing.TB) *Server {
 	t.Helper()
 	s := &Server{
-		nextID:  100000000000000000,
-		botUser: discordgo.User{ID: DefaultBotUserID, Username: "crowns", Bot: true},
-		gateway: GatewayScript{ApplicationID: DefaultApplicationID},
-		arrived: make(chan struct{}),
+		nextID:       100000000000000000,
+		acknowledged: map[string]bool{},
+		botUser:      discordgo.User{ID: DefaultBotUserID, Username: "crowns", Bot: true},
+		gateway:      GatewayScript{ApplicationID: DefaultApplicationID},
+		arrived:      make(chan struct{}),
 	}
 	s.http = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.http.Close)
@@ -162,6 +166,9 @@ func (s *Server) serve(w http.ResponseWriter, req *http.Request) {
 	s.arrived = make(chan struct{})
 	s.mu.Unlock()
 	if failing {
+		if rule.Taken {
+			s.route(httptest.NewRecorder(), recorded)
+		}
 		rule.write(w)
 		return
 	}
@@ -191,6 +198,10 @@ func (s *Server) route(w http.ResponseWriter, r Request) {
 	case r.Method == http.MethodDelete && pathMatches("/channels/*/messages/*", r.Path):
 		w.WriteHeader(http.StatusNoContent)
 	case r.Method == http.MethodPost && pathMatches("/interactions/*/*/callback", r.Path):
+		if !s.acknowledge(strings.Split(r.Path, "/")[2]) {
+			writeJSON(w, http.StatusBadRequest, apiError{Message: "Interaction has already been acknowledged.", Code: 40060})
+			return
+		}
 		w.WriteHeader(http.StatusNoContent)
 	case r.Method == http.MethodPatch && pathMatches("/webhooks/*/*/messages/*", r.Path):
 		var edit discordgo.WebhookEdit
@@ -238,6 +249,18 @@ func (s *Server) membersPage(query url.Values) []*discordgo.Member {
 		}
 	}
 	return page
+}
+
+// acknowledge records the initial response to an interaction; false when
+// it had one already.
+func (s *Server) acknowledge(interactionID string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.acknowledged[interactionID] {
+		return false
+	}
+	s.acknowledged[interactionID] = true
+	return true
 }
 
 func (s *Server) newID() string {
