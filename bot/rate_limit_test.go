@@ -1,6 +1,7 @@
 package bot_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -153,5 +154,47 @@ func TestALongRateLimitDoesNotHoldTheAnswer(t *testing.T) {
 			}
 			d.assertKeyOnlyInDirectMessages(developerID)
 		})
+	}
+}
+
+// After a global 429, discordgo's rate limiter holds back no other
+// request, an interaction's acknowledgement (which Discord exempts from
+// the global limit) included: it keeps a global wait only from
+// X-RateLimit-Reset-After, which Discord's global 429 does not carry. So
+// the acknowledgements need no rate limiter of their own; a discordgo that
+// kept that wait from Retry-After would fail this.
+func TestAGlobalRateLimitHoldsBackNoAcknowledgement(t *testing.T) {
+	discord := discordtest.New(t)
+	discord.Fail(discordtest.Rule{Method: "POST", Path: "/channels/*/messages", Failure: discordtest.RateLimited, Global: true, RetryAfter: time.Hour, Times: 1})
+	session, err := discordgo.New("Bot test-token")
+	if err != nil {
+		t.Fatal(err)
+	}
+	session.Client = discord.Client()
+	// The bot's session sleeps a 429 out in the request that got it;
+	// this one fails at once, leaving what its limiter keeps to see.
+	session.ShouldRetryOnRateLimit = false
+	_, err = session.ChannelMessageSend(logChannelID, "a post", discordgo.WithContext(t.Context()))
+	var limited *discordgo.RateLimitError
+	if !errors.As(err, &limited) || limited.RetryAfter != time.Hour {
+		t.Fatalf("the post: %v, want Discord's global 429 of an hour", err)
+	}
+	i := &discordgo.Interaction{ID: "600000000000000001", Token: "token-1"}
+	bucket := session.Ratelimiter.GetBucket(discordgo.EndpointInteractionResponse(i.ID, i.Token))
+	if wait := session.Ratelimiter.GetWaitTime(bucket, 1); wait != 0 {
+		t.Fatalf("after the global 429 an acknowledgement waits %s first", wait)
+	}
+	acknowledged := make(chan error, 1)
+	go func() {
+		acknowledged <- session.InteractionRespond(i, &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredChannelMessageWithSource},
+			discordgo.WithContext(t.Context()))
+	}()
+	select {
+	case err := <-acknowledged:
+		if err != nil {
+			t.Fatalf("the acknowledgement: %v", err)
+		}
+	case <-time.After(awaitTimeout):
+		t.Fatal("the acknowledgement was held back by the global 429")
 	}
 }

@@ -57,7 +57,11 @@ func (f Failure) String() string {
 // how long a RateLimited answer asks the client to wait (1 ms when 0).
 // With Taken the fake does what a failing request asks before answering
 // with the failure, as when Discord acted on a request but its answer
-// was lost on the way (a 5xx from a proxy, say).
+// was lost on the way (a 5xx from a proxy, say). With Global a
+// RateLimited answer is Discord's global rate limit, as Discord documents
+// and sends it: Retry-After, X-RateLimit-Global and X-RateLimit-Scope
+// "global", none of a route's X-RateLimit-Limit, -Remaining, -Reset or
+// -Reset-After, and "global": true in the body.
 type Rule struct {
 	Method     string
 	Path       string
@@ -66,6 +70,7 @@ type Rule struct {
 	Times      int
 	RetryAfter time.Duration
 	Taken      bool
+	Global     bool
 }
 
 // Fail adds a failure rule. Rules added earlier are tried first.
@@ -125,17 +130,21 @@ func (r Rule) write(w http.ResponseWriter) {
 		if wait <= 0 {
 			wait = time.Millisecond
 		}
-		seconds := strconv.FormatFloat(wait.Seconds(), 'f', 3, 64)
 		w.Header().Set("Retry-After", strconv.Itoa(int(wait/time.Second)))
-		w.Header().Set("X-RateLimit-Limit", "5")
-		w.Header().Set("X-RateLimit-Remaining", "0")
-		w.Header().Set("X-RateLimit-Reset-After", seconds)
-		w.Header().Set("X-RateLimit-Scope", "user")
+		if r.Global {
+			w.Header().Set("X-RateLimit-Global", "true")
+			w.Header().Set("X-RateLimit-Scope", "global")
+		} else {
+			w.Header().Set("X-RateLimit-Limit", "5")
+			w.Header().Set("X-RateLimit-Remaining", "0")
+			w.Header().Set("X-RateLimit-Reset-After", strconv.FormatFloat(wait.Seconds(), 'f', 3, 64))
+			w.Header().Set("X-RateLimit-Scope", "user")
+		}
 		writeJSON(w, http.StatusTooManyRequests, struct {
 			Message    string  `json:"message"`
 			RetryAfter float64 `json:"retry_after"`
 			Global     bool    `json:"global"`
-		}{Message: "You are being rate limited.", RetryAfter: wait.Seconds(), Global: false})
+		}{Message: "You are being rate limited.", RetryAfter: wait.Seconds(), Global: r.Global})
 	case Unauthorized:
 		writeJSON(w, http.StatusUnauthorized, apiError{Message: "401: Unauthorized", Code: 0})
 	default:
