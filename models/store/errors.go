@@ -16,7 +16,7 @@ import (
 	"gorm.io/gorm"
 )
 
-// Translate maps a driver or GORM error to this package's sentinels: a
+// Translate maps a driver or GORM error to the sentinels of package models: a
 // missing record becomes ErrNotFound, a connection failure, timeout or lock
 // contention becomes an UnavailableError of source "database". Other errors
 // are returned unchanged.

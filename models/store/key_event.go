@@ -9,7 +9,7 @@ import (
 // KeyEventsAfter returns up to limit events whose id is greater than
 // afterID, in id order: the way to read the outbox from a remembered
 // position. Writers of key_events serialise their transactions (see
-// package keys), so ids become visible in commit order and a reader never
+// KeyTransition), so ids become visible in commit order and a reader never
 // skips past an event that commits later.
 func (s *Store) KeyEventsAfter(ctx context.Context, afterID int64, limit int) ([]models.KeyEvent, error) {
 	var events []models.KeyEvent

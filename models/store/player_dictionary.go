@@ -11,7 +11,8 @@ import (
 )
 
 // defaultPlayerCacheSize bounds the dictionary rows kept in memory: about
-// 20,000 clans of 50 members, a few tens of MiB at most.
+// 20,000 clans of 50 members. Full, it holds some 270 MiB (measured with
+// 9-character tags and 16-character names).
 const defaultPlayerCacheSize = 1 << 20
 
 // dictionaryChunk bounds the values of one IN list or multi-row insert.
