@@ -5,9 +5,10 @@
 // in key_events in the same transaction, and verification behind a
 // bounded in-process cache — kept fresh by reading that outbox, so other
 // processes' changes are seen within seconds and a key check costs no
-// query in steady state — with batched last-use bookkeeping.
+// query in steady state — with batched last-use times and per-hour
+// request counts.
 //
-// The Service is the one entry point; the api, the bot and the crowns keys
-// command each build one from the shared store.Store and the secret from
-// LoadOrCreateSecret.
+// The Service is the one entry point: crowns serve builds one, which its
+// api and bot share, and the crowns keys command another, each from the
+// shared store.Store and the secret from LoadOrCreateSecret.
 package keys

@@ -38,8 +38,8 @@ type Config struct {
 	// Clock tells the time of events, cache expiry and last use
 	// (default: the system clock).
 	Clock models.Clock
-	// CacheTTL is how long a verification result is cached; zero or
-	// negative means MaxCacheTTL, and longer is clamped to it.
+	// CacheTTL is how long a verification result is cached; zero means
+	// MaxCacheTTL, and longer is clamped to it.
 	CacheTTL time.Duration
 	// CacheSize bounds the cached verification results (default
 	// DefaultCacheSize).
