@@ -13,7 +13,7 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// The legacy query parameters that shape a 200 answer (see README,
+// The legacy query parameters that shape a 200 answer (see docs/api.md,
 // "Legacy query parameters"): keys and exclude on every route, max and
 // page on the routes that answer a list (s.paged). They are applied to
 // the rendered answer as it is about to be sent, cached or not, so the

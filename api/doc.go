@@ -1,6 +1,7 @@
 // Package api is the public HTTP JSON API of Crowns, built on Fiber v2: the
 // routes of the contract (clan search, clan history, tracking, tournaments,
-// player battles, health), the middleware in front of them (request ids and
+// player battles, key usage, leaked-key reports, health, the OpenAPI
+// document), the middleware in front of them (request ids and
 // access logs, method filtering, developer-key authentication, per-key rate
 // limiting, ETags) and the response cache: upstream-backed answers for a
 // TTL, history answers until their clan changes, both rendered once

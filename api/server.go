@@ -106,7 +106,7 @@ type Config struct {
 	// DefaultRequestTimeout).
 	RequestTimeout time.Duration
 	// DatabaseTimeout bounds the database work of one request (default
-	// and most DefaultDatabaseTimeout, at most RequestTimeout): past it
+	// and at most DefaultDatabaseTimeout, at most RequestTimeout): past it
 	// the request answers 503.
 	DatabaseTimeout time.Duration
 	// KeyLookupsPerAddress bounds the database lookups a second of keys the

@@ -35,7 +35,7 @@ const statsDays = 30
 // statsDayLayout names a day of GET /auth/stats.
 const statsDayLayout = "2006-01-02"
 
-// KeyStats is the body of GET /auth/stats (CONTRACT *Key usage*): the
+// KeyStats is the body of GET /auth/stats (docs/api.md, Key usage): the
 // calling key's id (its number in the database, never the key), creation
 // and latest use as of the last flush (Unix seconds; null when never
 // used), and its requests and rate-limited requests per UTC day and its
