@@ -1,8 +1,10 @@
 // Package backoff is the one retry schedule of Crowns: every loop that
-// tries again after a failure (game-API calls, scheduler jobs, the clan
-// change listener, opening the database, the Discord gateway and audit
-// poll, the last usage flush) waits the delay a Policy gives, with Wait
-// where the wait ends with a context.
+// tries again after a failure (game-API calls and the catalog refresh,
+// scheduler jobs, the clan change listener, opening the database and
+// waiting for it at start-up, storing looked-up tournaments again, the
+// Discord gateway, reconciliation, answers and audit poll, the last usage
+// flush) waits the delay a Policy gives, with Wait where the wait ends
+// with a context.
 //
 // The delay doubles from First per failure in a row, up to Max, and is
 // then jittered to a random point in its upper half, so that replicas and
