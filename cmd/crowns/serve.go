@@ -349,11 +349,12 @@ func (n *node) wait(ctx context.Context) error {
 	}
 }
 
-// shutdown stops the parts in order, each bounded by the shutdown timeout:
-// the API stops taking requests and drains those in flight, the metrics
-// server stops (a listener bound but not yet served is closed), background
-// work finishes its current writes (and flushes key use), the sandbox
-// stops, the database closes. When hurry ends (a second stop signal) the
+// shutdown stops the parts in order, within one shutdown timeout shared by
+// all but the background work (which ends by its own bounds): the API
+// stops taking requests and drains those in flight, the metrics server
+// stops (a listener bound but not yet served is closed), background work
+// finishes its current writes (and flushes key use), the sandbox stops,
+// the database closes. When hurry ends (a second stop signal) the
 // API stops waiting for the requests in flight and cuts them, as at the
 // timeout.
 func (n *node) shutdown(hurry context.Context, cfg config, log *slog.Logger) {
