@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 )
 
@@ -36,4 +37,41 @@ func TestPlayerCacheKeepsTheRowsInUseWithinItsLimit(t *testing.T) {
 	if len(cache.byKey) != limit || cache.byID.Len() != limit {
 		t.Fatalf("the cache holds %d rows by id and %d by tag and name, want %d", cache.byID.Len(), len(cache.byKey), limit)
 	}
+}
+
+// TestAFullPlayerCacheFitsItsShareOfMemory: the dictionary rows kept in
+// memory are bounded by count, so a deployment tracking many clans holds
+// at most defaultPlayerCacheSize of them. Full, with tags and names as
+// long as real ones, they must fit the share of the heap that the
+// runtime's default memory limit leaves beside the answer cache for the
+// player dictionary (cmd/crowns: memoryLimitBesideCacheMB).
+func TestAFullPlayerCacheFitsItsShareOfMemory(t *testing.T) {
+	const share = 20 << 20
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	before := heap()
+	cache := newPlayerCache(defaultPlayerCacheSize)
+	rows := make([]playerRow, 0, dictionaryChunk)
+	for n := range defaultPlayerCacheSize {
+		// 9-character tags and 16-character names, each its own string.
+		rows = append(rows, playerRow{ID: int64(n), Tag: fmt.Sprintf("P%08d", n), Name: fmt.Sprintf("player name %05d", n%100000)})
+		if len(rows) == cap(rows) {
+			cache.add(rows)
+			rows = rows[:0]
+		}
+	}
+	cache.add(rows)
+	used := heap() - before
+	t.Logf("%d rows: %.1f MiB, %d bytes a row", defaultPlayerCacheSize, float64(used)/(1<<20), used/defaultPlayerCacheSize)
+	if cache.byID.Len() != defaultPlayerCacheSize {
+		t.Fatalf("the cache holds %d rows, want %d", cache.byID.Len(), defaultPlayerCacheSize)
+	}
+	if used > share {
+		t.Fatalf("a full player cache holds %.1f MiB, more than its %d MiB share", float64(used)/(1<<20), share>>20)
+	}
+	runtime.KeepAlive(cache)
 }

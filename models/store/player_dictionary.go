@@ -10,10 +10,13 @@ import (
 	"github.com/crownsdev/crowns/models"
 )
 
-// defaultPlayerCacheSize bounds the dictionary rows kept in memory: about
-// 20,000 clans of 50 members. Full, it holds some 270 MiB (measured with
-// 9-character tags and 16-character names).
-const defaultPlayerCacheSize = 1 << 20
+// defaultPlayerCacheSize bounds the dictionary rows kept in memory: the
+// members of about 1,300 clans of 50, some 17 MiB full (about 270 bytes a
+// row with 9-character tags and 16-character names). A deployment tracking
+// more clans reads the rows it has forgotten again when it needs them:
+// one statement for the members of a clan snapshotted or a history
+// rendered, instead of memory that grows with the tracked clans.
+const defaultPlayerCacheSize = 1 << 16
 
 // dictionaryChunk bounds the values of one IN list or multi-row insert.
 const dictionaryChunk = 500
