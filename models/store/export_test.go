@@ -25,3 +25,9 @@ func (s *Store) SetListenRetry(p backoff.Policy) { s.listenRetry = p }
 
 // SQLiteCacheSize is sqliteCacheSize, for the pool's test.
 const SQLiteCacheSize = sqliteCacheSize
+
+// WithoutSessionLimits is withoutSessionLimits, for the test of the
+// limits it lifts and gives back.
+func (s *Store) WithoutSessionLimits(ctx context.Context, fn func(conn *gorm.DB) error) error {
+	return s.withoutSessionLimits(ctx, fn)
+}

@@ -61,17 +61,25 @@ func withSessionLimits(raw string) (string, error) {
 // withoutSessionLimits runs fn on one pinned connection whose statement
 // and lock timeouts are lifted, for the work that may legitimately take
 // longer than a request (migrations, which also wait for each other's
-// advisory lock); the connection gets its start-up limits back after.
-// On SQLite it runs fn on the pool.
+// advisory lock); the connection gets its start-up limits back after (or,
+// when ctx ended first, the driver closes it instead of pooling it). On
+// SQLite it runs fn on the pool.
 func (s *Store) withoutSessionLimits(ctx context.Context, fn func(conn *gorm.DB) error) error {
 	if s.dialect != DialectPostgres {
 		return fn(s.session(ctx))
 	}
 	return s.session(ctx).Connection(func(conn *gorm.DB) error {
-		if err := conn.Exec(`SET statement_timeout = 0`).Exec(`SET lock_timeout = 0`).Error; err != nil {
-			return fmt.Errorf("lift the session limits: %w", err)
+		for _, lift := range []string{`SET statement_timeout = 0`, `SET lock_timeout = 0`} {
+			if err := conn.Exec(lift).Error; err != nil {
+				return fmt.Errorf("lift the session limits: %w", err)
+			}
 		}
-		defer conn.Exec(`RESET statement_timeout`).Exec(`RESET lock_timeout`)
+		// One deferred function: `defer conn.Exec(x).Exec(y)` would run x
+		// at once, when the defer statement is reached.
+		defer func() {
+			conn.Exec(`RESET statement_timeout`)
+			conn.Exec(`RESET lock_timeout`)
+		}()
 		return fn(conn)
 	})
 }
