@@ -1,7 +1,9 @@
 package models_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	"github.com/crownsdev/crowns/models"
@@ -48,4 +50,52 @@ func TestMakeJSONStorable(t *testing.T) {
 			t.Errorf("%s decodes to %q once storable, want %q", tt.in, got, tt.want)
 		}
 	}
+}
+
+// FuzzMakeJSONStorable checks MakeJSONStorable on any JSON text, as the
+// game API may write it: it still decodes, to the values StorableText
+// makes of every string (and object name) it decoded to before.
+func FuzzMakeJSONStorable(f *testing.F) {
+	for _, seed := range []string{
+		`{"name":"a\u0000b","tag":"#2PP"}`, `["\\u0000","\\\u0000",{"\u0000":"\\\\u0000"}]`,
+		`{"memberList":[{"name":"\u00001\ud83d\ude00","role":"elder"}]}`, `"bad \xff byte"`, `null`, `1e3`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var before any
+		if json.Unmarshal(body, &before) != nil {
+			return
+		}
+		storable := bytes.Clone(body)
+		models.MakeJSONStorable(storable)
+		var after any
+		if err := json.Unmarshal(storable, &after); err != nil {
+			t.Fatalf("%q made storable is %q, which does not decode: %v", body, storable, err)
+		}
+		if want := storableValue(before); !reflect.DeepEqual(after, want) {
+			t.Fatalf("%q made storable decodes to %#v, want %#v", body, after, want)
+		}
+	})
+}
+
+// storableValue is v with StorableText applied to each of its strings.
+func storableValue(v any) any {
+	switch v := v.(type) {
+	case string:
+		return models.StorableText(v)
+	case []any:
+		out := make([]any, len(v))
+		for i, element := range v {
+			out[i] = storableValue(element)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for name, field := range v {
+			out[models.StorableText(name)] = storableValue(field)
+		}
+		return out
+	}
+	return v
 }
