@@ -37,7 +37,7 @@ func (b *logBuffer) String() string {
 
 // newClient is a client of baseURL with quick retries, logging into the
 // returned buffer. cfg's zero fields take test defaults.
-func newClient(t *testing.T, baseURL string, cfg upstream.Config) (*upstream.Client, *logBuffer) {
+func newClient(t testing.TB, baseURL string, cfg upstream.Config) (*upstream.Client, *logBuffer) {
 	t.Helper()
 	logs := &logBuffer{}
 	cfg.BaseURL = baseURL
@@ -56,7 +56,7 @@ func newClient(t *testing.T, baseURL string, cfg upstream.Config) (*upstream.Cli
 }
 
 // fakeUpstream serves handler under /v1 and returns its base URL.
-func fakeUpstream(t *testing.T, handler http.HandlerFunc) string {
+func fakeUpstream(t testing.TB, handler http.HandlerFunc) string {
 	t.Helper()
 	server := httptest.NewServer(handler)
 	t.Cleanup(server.Close)
