@@ -24,7 +24,7 @@ type shapingFixture struct {
 	tournament, secondTag string
 }
 
-func newShapingFixture(t *testing.T) shapingFixture {
+func newShapingFixture(t testing.TB) shapingFixture {
 	t.Helper()
 	h := newTournamentHarness(t)
 	f := shapingFixture{h: h, key: h.issue("90"), clan: h.world.TrackableClanTags()[0], player: h.world.PlayerTags()[0],

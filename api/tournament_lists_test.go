@@ -115,7 +115,7 @@ func (f listFixture) meets(name string) bool {
 // harness clock, started an hour later when started, ended half an hour
 // after that when ended: the requested ones as a lookup through the API
 // saves them, the others as the scheduler's search and refresh do.
-func storeListFixtures(t *testing.T, h *harness) {
+func storeListFixtures(t testing.TB, h *harness) {
 	t.Helper()
 	created := h.clock.Now().Add(-2 * time.Hour)
 	for i, f := range listFixtures {

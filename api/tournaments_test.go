@@ -30,7 +30,7 @@ var tournamentKeys = []string{"tag", "open", "status", "name", "description", "m
 	"type", "capacity", "maxCapacity", "preparationDuration"}
 
 // newTournamentHarness is a harness with tournaments switched on.
-func newTournamentHarness(t *testing.T) *harness {
+func newTournamentHarness(t testing.TB) *harness {
 	t.Helper()
 	return newHarness(t, harnessOptions{config: func(c *api.Config) { c.Tournaments = true }})
 }
