@@ -32,7 +32,7 @@ type leakSigner struct {
 	key *ecdsa.PrivateKey
 }
 
-func newLeakSigner(t *testing.T, id string) leakSigner {
+func newLeakSigner(t testing.TB, id string) leakSigner {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -42,7 +42,7 @@ func newLeakSigner(t *testing.T, id string) leakSigner {
 }
 
 // sign returns the signature header value of body.
-func (s leakSigner) sign(t *testing.T, body []byte) string {
+func (s leakSigner) sign(t testing.TB, body []byte) string {
 	t.Helper()
 	digest := sha256.Sum256(body)
 	sig, err := ecdsa.SignASN1(rand.Reader, s.key, digest[:])
@@ -53,7 +53,7 @@ func (s leakSigner) sign(t *testing.T, body []byte) string {
 }
 
 // publicKeysJSON is the keys file, in GitHub's format, of these signers.
-func publicKeysJSON(t *testing.T, signers ...leakSigner) []byte {
+func publicKeysJSON(t testing.TB, signers ...leakSigner) []byte {
 	t.Helper()
 	type entry struct {
 		ID      string `json:"key_identifier"`
@@ -79,7 +79,7 @@ func publicKeysJSON(t *testing.T, signers ...leakSigner) []byte {
 }
 
 // newLeakHarness is a harness whose API trusts signer's key.
-func newLeakHarness(t *testing.T, signers ...leakSigner) *harness {
+func newLeakHarness(t testing.TB, signers ...leakSigner) *harness {
 	t.Helper()
 	trusted, err := api.ParseLeakReportKeys(publicKeysJSON(t, signers...))
 	if err != nil {
@@ -105,7 +105,7 @@ func (h *harness) postReport(body []byte, headers ...string) *http.Response {
 }
 
 // signed are the headers of body signed by s.
-func (s leakSigner) signed(t *testing.T, body []byte) []string {
+func (s leakSigner) signed(t testing.TB, body []byte) []string {
 	return []string{"Github-Public-Key-Identifier", s.id, "Github-Public-Key-Signature", s.sign(t, body)}
 }
 
