@@ -39,12 +39,15 @@ type request struct {
 
 // sameTag checks that an answer decoded into *answered is the one of the
 // tag asked: an answer of another clan or tournament (or of none) is not
-// taken, nor stored under the tag asked.
+// taken, nor stored under the tag asked. One that writes the tag in
+// another case carries the tag as asked from then on (callers ask in the
+// normal, upper-case form).
 func sameTag(asked string, answered *string) func() error {
 	return func() error {
 		if !strings.EqualFold(bareTag(*answered), asked) {
 			return fmt.Errorf("answer of another tag: asked %q, answered %q", asked, *answered)
 		}
+		*answered = strings.TrimSuffix(*answered, bareTag(*answered)) + asked
 		return nil
 	}
 }

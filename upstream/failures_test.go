@@ -444,3 +444,27 @@ func TestAnAdvisedWaitPastTheDeadlineEndsTheCallAtOnce(t *testing.T) {
 		t.Errorf("%d attempts, want 1", n)
 	}
 }
+
+// TestAnAnswerOfTheTagInAnotherCaseCarriesTheTagAsked: the game writes
+// tags in upper case; an answer that writes the tag asked in lower case
+// is taken, and stored and served under the tag as asked, not as written.
+func TestAnAnswerOfTheTagInAnotherCaseCarriesTheTagAsked(t *testing.T) {
+	base, _ := countingUpstream(t, errorAnswer(200, "", `{"tag": "#c2q8", "name": "Lower", "memberList": []}`))
+	client, _ := newClient(t, base, upstream.Config{})
+	clan, err := client.Clan(context.Background(), "C2Q8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if clan.Tag != "C2Q8" {
+		t.Fatalf("clan tag %q, want the tag asked, C2Q8", clan.Tag)
+	}
+	base, _ = countingUpstream(t, errorAnswer(200, "", `{"tag": "#t2q8", "name": "Lower", "status": "ended"}`))
+	client, _ = newClient(t, base, upstream.Config{})
+	tournament, err := client.Tournament(context.Background(), "T2Q8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tournament.Tag != "T2Q8" {
+		t.Fatalf("tournament tag %q, want the tag asked, T2Q8", tournament.Tag)
+	}
+}
