@@ -31,3 +31,6 @@ const SQLiteCacheSize = sqliteCacheSize
 func (s *Store) WithoutSessionLimits(ctx context.Context, fn func(conn *gorm.DB) error) error {
 	return s.withoutSessionLimits(ctx, fn)
 }
+
+// PlayersByKeySQL is playersByKeySQL, for the test of its plan.
+func PlayersByKeySQL(n int) string { return playersByKeySQL(n) }

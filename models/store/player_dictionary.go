@@ -120,7 +120,7 @@ func (s *Store) playerIDs(ctx context.Context, members []models.HistoryMember) (
 func (s *Store) loadOrCreatePlayers(ctx context.Context, keys []playerKey) error {
 	for start := 0; start < len(keys); start += dictionaryChunk {
 		chunk := keys[start:min(start+dictionaryChunk, len(keys))]
-		if err := s.loadPlayersByTag(ctx, chunk); err != nil {
+		if err := s.loadPlayers(ctx, chunk); err != nil {
 			return err
 		}
 		var absent []playerKey
@@ -141,20 +141,22 @@ func (s *Store) loadOrCreatePlayers(ctx context.Context, keys []playerKey) error
 		if err != nil {
 			return fmt.Errorf("insert players: %w", s.Translate(err))
 		}
-		if err := s.loadPlayersByTag(ctx, absent); err != nil {
+		if err := s.loadPlayers(ctx, absent); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (s *Store) loadPlayersByTag(ctx context.Context, keys []playerKey) error {
-	tags := make([]string, len(keys))
-	for i, k := range keys {
-		tags[i] = k.Tag
-	}
+// loadPlayers reads the rows of keys that exist into the cache. It asks
+// by (tag, name), the columns of the unique index, so that the database
+// reads the index even before it has statistics of the table (a table
+// filled since the last ANALYZE): by tag alone, PostgreSQL without them
+// scanned the whole table, 42 ms at 330,000 rows instead of 1 ms.
+func (s *Store) loadPlayers(ctx context.Context, keys []playerKey) error {
 	var rows []playerRow
-	if err := s.session(ctx).Raw(`SELECT id, tag, name FROM clan_players WHERE tag IN ?`, tags).Scan(&rows).Error; err != nil {
+	err := s.session(ctx).Raw(playersByKeySQL(len(keys)), playerArgs(keys)...).Scan(&rows).Error
+	if err != nil {
 		return fmt.Errorf("read players: %w", s.Translate(err))
 	}
 	s.players.add(rows)
@@ -195,6 +197,12 @@ func (s *Store) playerKeys(ctx context.Context, ids []int64) (map[int64]playerKe
 		}
 	}
 	return out, nil
+}
+
+// playersByKeySQL reads the rows of n (tag, name) pairs, given as
+// playerArgs.
+func playersByKeySQL(n int) string {
+	return `SELECT id, tag, name FROM clan_players WHERE (tag, name) IN (` + valuesList(n, "(?, ?)") + `)`
 }
 
 func playerArgs(keys []playerKey) []any {
