@@ -106,3 +106,20 @@ func TestAnAcknowledgementDiscordFailedOnceIsSentAgain(t *testing.T) {
 		})
 	}
 }
+
+// Every interaction has its own response address, and discordgo keeps a
+// rate-limit bucket per address for the life of the process: answering
+// interactions must not leave one behind each, or a long-running bot's
+// memory grows with every command it answers.
+func TestAnsweredInteractionsLeaveNoRateLimitBucketBehind(t *testing.T) {
+	d := newDesk(t, deskOptions{})
+	d.getKey(developerID)
+	before := d.bot.RateLimitBuckets()
+	const commands = 20
+	for range commands {
+		d.slash(developerID, keyChannelID, 0, "key", "help")
+	}
+	if after := d.bot.RateLimitBuckets(); after > before+1 {
+		t.Fatalf("%d commands answered left %d rate-limit buckets behind", commands, after-before)
+	}
+}

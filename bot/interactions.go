@@ -2,7 +2,10 @@ package bot
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
@@ -185,7 +188,7 @@ func (b *Bot) acknowledge(ctx context.Context, i *discordgo.Interaction, respons
 	ctx, cancel := context.WithTimeout(ctx, acknowledgeWindow)
 	defer cancel()
 	err := sendAgainAfterPassingFailures(ctx, func(attempt int) error {
-		err := b.session.InteractionRespond(i, response, discordgo.WithContext(ctx))
+		err := b.respond(ctx, i, response)
 		// On the first attempt the code means another process (a second
 		// bot on the token) answered: this one must not go on.
 		if attempt > 1 && hasDiscordCode(err, codeAlreadyAcknowledged) {
@@ -198,6 +201,25 @@ func (b *Bot) acknowledge(ctx context.Context, i *discordgo.Interaction, respons
 		b.metrics.acknowledgementFailed()
 	}
 	return err == nil
+}
+
+// respond sends i's initial response as discordgo's InteractionRespond
+// does (the bot sends no files), but under a rate-limit bucket of a
+// limiter of its own: discordgo's session keeps a bucket per address for
+// the life of the process, and every interaction has its own response
+// address, so answering through the session's limiter kept one for each
+// command answered. Discord's answer still sets this bucket's wait, and a
+// 429 is waited out (or refused, see rateLimitTransport) as before; no
+// other request shares the address.
+func (b *Bot) respond(ctx context.Context, i *discordgo.Interaction, response *discordgo.InteractionResponse) error {
+	body, err := json.Marshal(response)
+	if err != nil {
+		return fmt.Errorf("encode the response: %w", err)
+	}
+	endpoint := discordgo.EndpointInteractionResponse(i.ID, i.Token)
+	bucket := discordgo.NewRatelimiter().LockBucket(endpoint)
+	_, err = b.session.RequestWithLockedBucket(http.MethodPost, endpoint, "application/json", body, bucket, 0, discordgo.WithContext(ctx))
+	return err
 }
 
 // sendAgainAfterPassingFailures calls send, with the attempt's number
