@@ -405,6 +405,40 @@ func TestRetentionAfterTheClockWentBack(t *testing.T) {
 	})
 }
 
+// TestSlotsRecordedMissedByAClockAheadAreTakenOnceItIsSetRight: for one
+// tick the clock runs eight hours ahead (a host clock in local time
+// before NTP sets it right). That tick records the 12:00 slot as one no
+// scheduler ran through; once the clock is set right, the mark ahead of
+// it is moved back, and the 12:00 slot is taken when it comes, not left
+// missed although a scheduler ran through its whole window.
+func TestSlotsRecordedMissedByAClockAheadAreTakenOnceItIsSetRight(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		ctx := context.Background()
+		e := newEnv(t, db, 1)
+		e.trackAll(t)
+		e.tick(t) // 09:30, the 08:00 slot
+		tag := e.world.trackable[0]
+		e.clock.Set(start.Add(8 * time.Hour)) // 17:30 by a clock eight hours ahead
+		if report := e.tick(t); report.Missed != 1 {
+			t.Fatalf("tick of the clock ahead = %+v, want the 12:00 slot recorded missed", report)
+		}
+		e.clock.Set(start.Add(time.Minute)) // set right: 09:31
+		e.tick(t)
+		noon := at("2026-03-10T12:00:00Z")
+		e.clock.Set(noon.Add(5 * time.Minute))
+		if report := e.tick(t); report.Planned != 1 || report.Stored != 1 {
+			t.Errorf("tick at 12:05 = %+v, want the 12:00 slot planned and stored", report)
+		}
+		clan, _ := e.clans.TrackedClan(ctx, tag)
+		if status, err := e.clans.SnapshotJobStatus(ctx, clan.ID, models.SnapshotFourHourly, noon); err != nil || status.State != models.JobDone {
+			t.Errorf("job of the 12:00 slot = %+v, %v; want done", status, err)
+		}
+		if got := historySlots(e.history(t, tag, models.SnapshotFourHourly, 0)); !reflect.DeepEqual(got, []string{"2026-03-10-08-00", "2026-03-10-12-00"}) {
+			t.Errorf("history at 12:05 = %v, want the 08:00 and 12:00 slots", got)
+		}
+	})
+}
+
 // TestRetentionKeepsWhatTheHistoryWindowShows: with 30 days kept, a
 // history answer of days=30 (today and the 30 days before, whole) still
 // has every slot of its first day after the retention pass; the day

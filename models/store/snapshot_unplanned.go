@@ -29,7 +29,8 @@ func unplannedSlotsTask(kind models.SnapshotKind) string {
 // mark moves to accountedBefore. The first call on a database only sets
 // the mark: nothing is known of the time before it; so does a call that
 // finds the mark more than a period past accountedBefore (left by a clock
-// that ran ahead). Each slot is recorded
+// that ran ahead), which also forgets the slots from skippedBefore on
+// that clock recorded as not planned. Each slot is recorded
 // in a transaction of its own that moves the mark past it: a long
 // downtime (35 days of 4-hourly slots for 10,000 clans are two million
 // rows) never holds the database, the SQLite file's one writer above all,
@@ -56,11 +57,23 @@ func (s *Store) RecordUnplannedSlots(ctx context.Context, kind models.SnapshotKi
 		// Only a clock that ran ahead sets the mark past the next slot;
 		// left there, it would hide every downtime until the clock caught
 		// up. Nothing is known of the time since: counting starts again.
-		if _, err := moveUnplannedMark(s.session(ctx), name, mark, accountedBefore.Unix()); err != nil {
+		// What that clock recorded as not planned from skippedBefore on
+		// are slots whose windows have not ended (or begun): forgotten,
+		// they are planned when they come.
+		var forgotten int64
+		err := s.inTx(ctx, func(tx *gorm.DB) error {
+			moved, err := moveUnplannedMark(tx, name, mark, accountedBefore.Unix())
+			if err != nil || !moved {
+				return err
+			}
+			forgotten, err = forgetSlotsSkippedFrom(tx, kind, skippedBefore)
+			return err
+		})
+		if err != nil {
 			return nil, fmt.Errorf("move back the first unplanned %s slot: %w", kind, s.Translate(err))
 		}
 		s.log.WarnContext(ctx, "the first slot not accounted for was ahead of the clock; counting missed slots starts again from now",
-			"kind", kind.String(), "mark", time.Unix(mark, 0).UTC(), "ahead", ahead)
+			"kind", kind.String(), "mark", time.Unix(mark, 0).UTC(), "ahead", ahead, "forgottenMisses", forgotten)
 		return nil, nil
 	}
 	if mark >= accountedBefore.Unix() {
@@ -126,6 +139,19 @@ func moveUnplannedMark(tx *gorm.DB, name string, from, to int64) (bool, error) {
 		return false, fmt.Errorf("move the first unplanned slot of %s: %w", name, moved.Error)
 	}
 	return moved.RowsAffected > 0, nil
+}
+
+// forgetSlotsSkippedFrom deletes the records of slots of kind from from
+// on that were recorded missed as not planned, and returns how many it
+// deleted: a clock that ran ahead recorded them before their windows
+// ended.
+func forgetSlotsSkippedFrom(tx *gorm.DB, kind models.SnapshotKind, from time.Time) (int64, error) {
+	res := tx.Exec(`DELETE FROM snapshot_jobs WHERE kind = ? AND slot >= ? AND state = ? AND last_error = ?`,
+		kind, from.Unix(), models.JobMissed, models.SlotNotPlannedReason)
+	if res.Error != nil {
+		return 0, fmt.Errorf("forget the %s slots from %s recorded missed ahead of the clock: %w", kind, models.HistoryKey(from), res.Error)
+	}
+	return res.RowsAffected, nil
 }
 
 // trackedSince is a clan tracked now and since when.
