@@ -19,6 +19,10 @@ const (
 	outcomeFailed
 	// outcomeMissed: the clan is gone upstream, its slot recorded missed.
 	outcomeMissed
+	// outcomeLastTry: the fetch failed and its retry would come after the
+	// window ends; the job waits for the window's end to be recorded
+	// missed.
+	outcomeLastTry
 	outcomeCount
 )
 
@@ -76,7 +80,12 @@ func (s *Scheduler) runJob(ctx context.Context, job models.SnapshotJob, problems
 	}
 	retryAt := now.Add(s.cfg.retryDelay(job.Attempts, fetchErr))
 	reason := truncate(fetchErr.Error(), maxReasonLength)
-	problems.fetchFailed(job.Tag, reason)
+	willMiss := !retryAt.Before(job.Deadline)
+	if !willMiss {
+		problems.fetchFailed(job.Tag, reason)
+	}
+	// A retry due after the window is never claimed: the job, pending
+	// with its reason, is recorded missed when the window ends.
 	if err := s.clans.RetrySnapshotJob(writeCtx, job, retryAt, reason); err != nil {
 		log.Error("scheduling a retry failed; the job is retried when its lease expires", "error", err, "fetchError", fetchErr)
 		return outcomeFailed
@@ -85,7 +94,10 @@ func (s *Scheduler) runJob(ctx context.Context, job models.SnapshotJob, problems
 	// job fails, each several times; the tick sums them up (see
 	// Scheduler.logTickProblems).
 	log.Debug("snapshot fetch failed; retrying", "error", fetchErr, "retryAt", retryAt, "deadline", job.Deadline,
-		"willMiss", !retryAt.Before(job.Deadline))
+		"willMiss", willMiss)
+	if willMiss {
+		return outcomeLastTry
+	}
 	return outcomeRetry
 }
 

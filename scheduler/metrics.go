@@ -56,7 +56,7 @@ func newSlotMetrics(reg prometheus.Registerer) (*slotMetrics, error) {
 	}
 	slots := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "crowns_scheduler_slots_total",
-		Help: "Clan snapshot slots (one per tracked clan and slot) by schedule kind and what became of them: planned, done (stored, or already stored by a track request), missed (window ended, also of slots no scheduler ran through, or clan gone upstream), retried (a failed fetch tried again), failed (a write failed or the lease was lost).",
+		Help: "Clan snapshot slots (one per tracked clan and slot) by schedule kind and what became of them: planned, done (stored, or already stored by a track request), missed (window ended, also of slots no scheduler ran through, or clan gone upstream), retried (a failed fetch to be tried again within the window), failed (a write failed or the lease was lost).",
 	}, []string{"kind", "state"})
 	lag := prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "crowns_scheduler_snapshot_lag_seconds",

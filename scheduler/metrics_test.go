@@ -3,6 +3,7 @@ package scheduler_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -66,6 +67,44 @@ func TestSlotMetricsCountPlannedDoneMissedAndLag(t *testing.T) {
 		}
 		if len(lag.GetMetric()) != 2 {
 			t.Errorf("lag series: %d, want one per kind", len(lag.GetMetric()))
+		}
+	})
+}
+
+// TestAFetchThatFailsAsTheWindowEndsIsCountedMissedNotRetried: a fetch
+// that fails half a minute before the window ends is not tried again (the
+// shortest backoff, 30 s, reaches the window's end): it is counted neither
+// as retried in the tick's report nor in crowns_scheduler_slots_total,
+// only as missed once the window has ended.
+func TestAFetchThatFailsAsTheWindowEndsIsCountedMissedNotRetried(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
+		e := newEnv(t, db, 1)
+		e.trackAll(t)
+		reg := prometheus.NewRegistry()
+		cfg := testConfig(e.clock, "replica-m") // BackoffMin 1 minute: a first retry waits 30–60 s
+		cfg.Metrics = reg
+		sched, err := scheduler.New(e.clans, e.world.source, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.world.failTag(e.world.trackable[0], true)
+		deadline := at("2026-03-10T16:00:00Z") // the end of the 12:00 slot's window
+		e.clock.Set(deadline.Add(-30 * time.Second))
+		report, err := sched.Tick(context.Background())
+		if err != nil || report.Planned != 1 || report.Retried != 0 {
+			t.Errorf("tick at 15:59:30 = %+v, %v; want the 12:00 slot planned and its failed fetch not counted as retried", report, err)
+		}
+		e.world.failTag(e.world.trackable[0], false)
+		e.clock.Set(deadline)
+		if report, err := sched.Tick(context.Background()); err != nil || report.Missed != 1 || report.Stored != 1 {
+			t.Fatalf("tick at 16:00 = %+v, %v; want the 12:00 slot missed and the 16:00 one stored", report, err)
+		}
+		families := metricstest.Gather(t, reg)
+		for state, want := range map[string]float64{"planned": 2, "done": 1, "retried": 0, "missed": 1} {
+			labels := map[string]string{"kind": "4-hourly", "state": state}
+			if got := families.Value("crowns_scheduler_slots_total", labels); got != want {
+				t.Errorf("crowns_scheduler_slots_total%v = %v, want %v", labels, got, want)
+			}
 		}
 	})
 }
