@@ -78,17 +78,17 @@ func TestTournamentListShapes(t *testing.T) {
 		want    string
 	}{
 		{"known, open, joinable", legacy.NewKnownTournament(record),
-			`{"tag":"UC2LQ0G","name":"combat","open":true,"status":"inProgress","currentPlayers":40,"createTime":1530877030,` +
-				`"prepTime":7200,"startTime":1530884230,"endTime":null,"duration":3600,"maxPlayers":1000}`},
+			`{"tag":"UC2LQ0G","open":true,"status":"inProgress","name":"combat","currentPlayers":40,"maxPlayers":1000,` +
+				`"prepTime":7200,"duration":3600,"createTime":1530877030,"startTime":1530884230,"endTime":null}`},
 		{"1k", legacy.NewThousandTournament(record),
-			`{"tag":"UC2LQ0G","name":"combat","open":true,"status":"inProgress","currentPlayers":40,"createTime":1530877030,` +
+			`{"tag":"UC2LQ0G","name":"combat","open":true,"currentPlayers":40,"status":"inProgress","createTime":1530877030,` +
 				`"prepTime":7200,"startTime":1530884230,"endTime":null,"duration":3600,"description":"tirer","updatedAt":1530886030,"maxCapacity":1000}`},
 		{"full", legacy.NewFullTournament(record),
-			`{"tag":"UC2LQ0G","name":"combat","open":true,"status":"inProgress","currentPlayers":40,"createTime":1530877030,` +
-				`"prepTime":7200,"startTime":1530884230,"endTime":null,"duration":3600,"maxPlayers":1000,"description":"tirer","updatedAt":1530886030,"members":[]}`},
+			`{"tag":"UC2LQ0G","name":"combat","open":true,"maxPlayers":1000,"currentPlayers":40,"status":"inProgress","createTime":1530877030,` +
+				`"prepTime":7200,"startTime":1530884230,"endTime":null,"duration":3600,"description":"tirer","updatedAt":1530886030,"members":[]}`},
 		{"inprep", legacy.NewPreparingTournament(record),
-			`{"tag":"UC2LQ0G","name":"combat","open":true,"status":"inProgress","currentPlayers":40,"createTime":1530877030,` +
-				`"prepTime":7200,"startTime":1530884230,"endTime":null,"duration":3600,"maxCapacity":1000}`},
+			`{"tag":"UC2LQ0G","open":true,"status":"inProgress","name":"combat","currentPlayers":40,"maxCapacity":1000,` +
+				`"prepTime":7200,"duration":3600,"createTime":1530877030,"startTime":1530884230,"endTime":null}`},
 	} {
 		t.Run(tt.list, func(t *testing.T) {
 			got, err := json.Marshal(tt.element)
