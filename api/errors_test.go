@@ -47,6 +47,8 @@ func TestTagValidation(t *testing.T) {
 			{"%0A22Q", "illegal characters in tag '\n22Q' (allowed: 0289CGJLPQRUVY)"},
 			{"%202CCCP", "illegal characters in tag ' 2CCCP' (allowed: 0289CGJLPQRUVY)"},
 			{"222222222222222", "tag too long"},
+			{"%C3%89%C3%89%C3%89%C3%89%C3%89%C3%89%C3%89%C3%89", "illegal characters in tag 'ÉÉÉÉÉÉÉÉ' (allowed: 0289CGJLPQRUVY)"},
+			{"%E2%9C%93%E2%9C%93%E2%9C%93%E2%9C%93%E2%9C%93", "illegal characters in tag '✓✓✓✓✓' (allowed: 0289CGJLPQRUVY)"},
 		} {
 			path := strings.Replace(route, "%s", tt.tag, 1)
 			t.Run(path, func(t *testing.T) {

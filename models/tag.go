@@ -1,6 +1,9 @@
 package models
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // TagAlphabet is the set of characters a game tag is made of.
 const TagAlphabet = "0289CGJLPQRUVY"
@@ -40,7 +43,10 @@ func NormalizeURLTag(decoded string) (string, error) {
 
 // normalizeBareTag is NormalizeTag of a tag without its "#".
 func normalizeBareTag(tag string) (string, error) {
-	if len(tag) > MaxTagLength {
+	// The contract's lengths are characters: a tag of few characters
+	// outside the alphabet but many bytes (É is two) is illegal, not too
+	// long. Bytes bound characters, so most tags are not counted.
+	if len(tag) > MaxTagLength && utf8.RuneCountInString(tag) > MaxTagLength {
 		return "", Invalid("tag too long")
 	}
 	if inTagAlphabet(tag) {

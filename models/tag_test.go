@@ -28,6 +28,11 @@ func TestNormalizeTag(t *testing.T) {
 		{raw: "", wantErr: "tag too short"},
 		{raw: "222222222222222", wantErr: "tag too long"},
 		{raw: "22222222222222", want: "22222222222222"},
+		// Lengths are counted in characters, not bytes: eight É (16 bytes)
+		// are not too long, but illegal; fifteen of them are too long.
+		{raw: "ÉÉÉÉÉÉÉÉ", wantErr: "illegal characters in tag 'ÉÉÉÉÉÉÉÉ' (allowed: 0289CGJLPQRUVY)"},
+		{raw: "2CCCP2CCCP22✓", wantErr: "illegal characters in tag '2CCCP2CCCP22✓' (allowed: 0289CGJLPQRUVY)"},
+		{raw: strings.Repeat("É", 15), wantErr: "tag too long"},
 		{raw: "ABC", wantErr: "illegal characters in tag 'ABC' (allowed: 0289CGJLPQRUVY)"},
 		{raw: "2CC CP", wantErr: "illegal characters in tag '2CC CP' (allowed: 0289CGJLPQRUVY)"},
 		{raw: "2CC#P", wantErr: "illegal characters in tag '2CC#P' (allowed: 0289CGJLPQRUVY)"},
