@@ -99,7 +99,7 @@ func (s *Server) keyedBySlot(handler fiber.Handler) fiber.Handler {
 // of the shaped body (never cached), with answer's headers.
 func (s *Server) shapedAnswer(c *fiber.Ctx, answer *cachedAnswer) (*cachedAnswer, error) {
 	args := c.Context().QueryArgs()
-	keep, drop := parseFieldSet(args.Peek(paramKeys)), parseFieldSet(args.Peek(paramExclude))
+	keep, drop := parseFieldSet(fieldList(args, paramKeys)), parseFieldSet(fieldList(args, paramExclude))
 	var shape answerShape
 	if st := stateOf(c); st != nil {
 		shape = st.shape
@@ -134,7 +134,11 @@ func (s *Server) shapedAnswer(c *fiber.Ctx, answer *cachedAnswer) (*cachedAnswer
 func shapedLinks(headers [][2]string, args *fasthttp.Args) [][2]string {
 	var shaping []byte
 	for _, name := range []string{paramMax, paramKeys, paramExclude} {
-		if value := args.Peek(name); value != nil {
+		value := args.Peek(name)
+		if name != paramMax {
+			value = fieldList(args, name)
+		}
+		if value != nil {
 			shaping = append(shaping, '&')
 			shaping = append(shaping, name...)
 			shaping = append(shaping, '=')
@@ -273,6 +277,26 @@ func pageOf(body []byte, size, page int) (cut []byte, elements int, err error) {
 // fieldSet is a set of field paths as a tree: a name maps to nil when
 // the whole field is named, or to the set of its named nested fields.
 type fieldSet map[string]fieldSet
+
+// fieldList is the comma-separated field names of the query's parameter
+// name: its values joined by commas when it is given more than once
+// (keys=a&keys=b is keys=a,b), nil when it is not given.
+func fieldList(args *fasthttp.Args, name string) []byte {
+	if args.Peek(name) == nil {
+		return nil // no allocation on the plain path
+	}
+	joined, given := []byte{}, false
+	for key, value := range args.All() {
+		if string(key) != name {
+			continue
+		}
+		if given {
+			joined = append(joined, ',')
+		}
+		joined, given = append(joined, value...), true
+	}
+	return joined
+}
 
 // parseFieldSet reads a comma-separated list of dotted field paths; nil
 // when the list names nothing (absent or empty). A path inside one

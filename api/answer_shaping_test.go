@@ -152,6 +152,7 @@ func TestKeysExcludeMaxAndPageOnEachRoute(t *testing.T) {
 	}{
 		{search, "keys=tag,name", func(v any) any { return pick(v, "tag", "name") }},
 		{search, "exclude=badge,location", func(v any) any { return omit(v, "badge", "location") }},
+		{search, "keys=tag&keys=name", func(v any) any { return pick(v, "tag", "name") }}, // given twice: joined
 		{search, "keys=tag,badge.name", func(v any) any {
 			return within(pick(v, "tag", "badge"), "badge", func(v any) any { return pick(v, "name") })
 		}},
@@ -169,6 +170,7 @@ func TestKeysExcludeMaxAndPageOnEachRoute(t *testing.T) {
 			return within(pick(v, "type", "team"), "team", func(v any) any { return pick(v) })
 		}},
 		{battles, "exclude=nosuch,team.deck.nosuch", func(v any) any { return v }},
+		{battles, "exclude=team.deck&exclude=&exclude=opponent", func(v any) any { return within(omit(v, "opponent"), "team", dropDeck) }},
 		{battles, "keys=team,team.deck", func(v any) any { return pick(v, "team") }}, // team named whole
 		{battles, "keys=%20type%20,,.,a..b", func(v any) any { return pick(v, "type") }},
 		{battles, "keys=&exclude=", func(v any) any { return v }},

@@ -57,7 +57,16 @@ func TestClanSearchPagesThroughLinkHeaders(t *testing.T) {
 func TestClanSearchLinksKeepTheShapeAskedFor(t *testing.T) {
 	h := newHarness(t, harnessOptions{})
 	key := h.issue("30")
-	path := "/clan/search?name=royal&limit=3&max=2&keys=tag,name&page=1"
+	for _, fields := range []string{"keys=tag,name", "keys=tag&keys=name"} {
+		t.Run(fields, func(t *testing.T) {
+			searchLinksKeepTheShape(t, h, key, "/clan/search?name=royal&limit=3&max=2&"+fields+"&page=1")
+		})
+	}
+}
+
+// searchLinksKeepTheShape follows two next links from path, a search
+// asking max=2 and keys tag and name, and checks that each page keeps them.
+func searchLinksKeepTheShape(t *testing.T, h *harness, key, path string) {
 	for i := range 2 {
 		resp := h.get(path, "auth", key)
 		link := resp.Header.Get("Link")
