@@ -148,7 +148,7 @@ const (
 	// grow past it, and gives freed memory back to the system; derived
 	// from the cache budget, the limit grows with it.
 	memoryLimitBesideCacheMB = 64
-	defaultSupportInfo       = "See the Crowns README for the API reference, or ask in the developer-key channel of the community server."
+	defaultSupportInfo       = "The API reference is this service's /docs page; ask in the developer-key channel of the community server for help."
 )
 
 // loadConfig reads the configuration from getenv and validates it; every
