@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -266,9 +267,10 @@ func (s *Server) databaseCtx(c *fiber.Ctx) context.Context {
 }
 
 // plainRequestID tells whether a caller's request id can be taken as
-// ours: short and plain, so it can be logged safely.
+// ours: short and plain, so it can be logged safely, and holding nothing
+// that starts like a key (a key put in the wrong header would be logged).
 func plainRequestID(raw []byte) bool {
-	if len(raw) == 0 || len(raw) > maxRequestIDLength {
+	if len(raw) == 0 || len(raw) > maxRequestIDLength || bytes.Contains(raw, []byte(keys.Prefix)) {
 		return false
 	}
 	for _, r := range raw {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/crownsdev/crowns/api"
 	"github.com/crownsdev/crowns/internal/metricstest"
+	"github.com/crownsdev/crowns/keys"
 )
 
 func TestRequestIDs(t *testing.T) {
@@ -358,5 +359,37 @@ func TestHeadsNotWholeAtTheReadTimeoutGetAnAccessLine(t *testing.T) {
 				t.Fatalf("an access line for no request: %s", line)
 			}
 		})
+	}
+}
+
+// TestACallerRequestIDHoldingAKeyIsNeitherKeptNorLogged: a caller's
+// X-Request-Id is logged as sent, so one that holds a key (or what starts
+// like one: a key put in the wrong header) is replaced by one of ours, in
+// the app's answers and in those of the HTTP server, and the key is in no
+// log line.
+func TestACallerRequestIDHoldingAKeyIsNeitherKeptNorLogged(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	key := h.issue("34")
+	random := key[len(keys.Prefix) : len(keys.Prefix)+keys.RandomLength]
+	for _, id := range []string{key, "trace-" + key, key[:20]} {
+		for _, path := range []string{"/healthz", "/auth/stats", "/no/such/path"} {
+			if got := h.get(path, "auth", key, "X-Request-Id", id).Header.Get("X-Request-Id"); strings.Contains(got, keys.Prefix) {
+				t.Fatalf("%s with X-Request-Id %q: the answer's id is %q", path, id, got)
+			}
+		}
+	}
+	addr := serveOn(t, h)
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	const size = 257 << 10 // over the leak reports' limit: a 413 of the HTTP server
+	resp := rawExchange(t, conn, bufio.NewReader(conn), "POST /security/leaked-keys HTTP/1.1\r\nHost: x\r\nX-Request-Id: "+key+"\r\nContent-Length: "+strconv.Itoa(size)+"\r\n\r\n"+strings.Repeat(" ", size))
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || strings.Contains(resp.Header.Get("X-Request-Id"), keys.Prefix) {
+		t.Fatalf("a body over the limit with the key as X-Request-Id: %d, X-Request-Id %q", resp.StatusCode, resp.Header.Get("X-Request-Id"))
+	}
+	if h.logs.contains(random[:12]) {
+		t.Fatalf("the key given as X-Request-Id was logged:\n%s", h.logs.String())
 	}
 }
