@@ -64,9 +64,11 @@ func (s *Service) RevokeLeaked(ctx context.Context, raw, url string) (leaked boo
 
 // leakURL is the reported address as the reason keeps it: one line
 // without control characters (a NUL, which PostgreSQL refuses in text,
-// would fail the revocation), at most maxLeakURLLength characters.
+// would fail the revocation), without the key if it holds it (the reason
+// is stored, logged and posted: see Redact), at most maxLeakURLLength
+// characters.
 func leakURL(url string) string {
-	url = strings.Join(strings.FieldsFunc(url, isLeakURLBreak), " ")
+	url = Redact(strings.Join(strings.FieldsFunc(url, isLeakURLBreak), " "))
 	if utf8.RuneCountInString(url) <= maxLeakURLLength {
 		return url
 	}
