@@ -3,6 +3,7 @@ package upstream
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -150,7 +151,7 @@ func (c *Client) attempt(ctx context.Context, target, token string, attemptsLeft
 	httpReq.Header.Set("Accept", "application/json")
 	resp, err := c.http.Do(httpReq)
 	if err != nil {
-		return answer{err: err}
+		return answer{err: withoutQuery(err)}
 	}
 	defer func() { _ = resp.Body.Close() }()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
@@ -175,4 +176,17 @@ func (c *Client) setTokenAside(ctx context.Context, place int, f failure) bool {
 	c.log.Log(ctx, slog.LevelError, "the game API refused one of the tokens; it is left out for a while",
 		append([]any{"token", place + 1, "of", len(c.tokens.tokens), "for", tokenAsideFor, "othersLeft", othersLeft}, f.attrs...)...)
 	return othersLeft
+}
+
+// withoutQuery is a transport error without the query of the address it
+// names: the query holds what a client sent (a clan search's name), which
+// is not for logs, where the error goes; the call's path says which call
+// failed.
+func withoutQuery(err error) error {
+	var urlErr *url.Error
+	if !errors.As(err, &urlErr) {
+		return err
+	}
+	address, _, _ := strings.Cut(urlErr.URL, "?")
+	return &url.Error{Op: urlErr.Op, URL: address, Err: urlErr.Err}
 }

@@ -468,3 +468,25 @@ func TestAnAnswerOfTheTagInAnotherCaseCarriesTheTagAsked(t *testing.T) {
 		t.Fatalf("tournament tag %q, want the tag asked, T2Q8", tournament.Tag)
 	}
 }
+
+// TestAnUnreachableUpstreamIsLoggedWithoutTheQuery: a transport failure
+// names the address it failed on, but a call's query holds what a client
+// sent (a clan search's name: a key pasted there by mistake, say), which
+// is neither logged nor put in the error the API logs; the path is.
+func TestAnUnreachableUpstreamIsLoggedWithoutTheQuery(t *testing.T) {
+	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := listener.Addr().String()
+	listener.Close()
+	client, logs := newClient(t, "http://"+addr+"/v1", upstream.Config{})
+	const typed = "crw_Q2lIeSyIgG3Ok5Y7v2Ux8mBbDn0aLfPh4Jz1Rt"
+	_, err = client.SearchClans(context.Background(), legacy.ClanSearchQuery{Name: typed, MinScore: -1})
+	if !errors.Is(err, models.ErrUnavailable) || strings.Contains(err.Error(), typed) {
+		t.Fatalf("error %v, want unavailable without the search's name", err)
+	}
+	if strings.Contains(logs.String(), typed) || !strings.Contains(logs.String(), "/clans") {
+		t.Fatalf("the log names the search's name, or not the path:\n%s", logs.String())
+	}
+}
