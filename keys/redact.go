@@ -25,8 +25,10 @@ func Redact(s string) string {
 		b.WriteString(s[:i])
 		b.WriteString(redactedKey)
 		s = s[i+len(Prefix):]
+		// The run stops where another key starts: its prefix's "crw" is
+		// base62 too, and the run would take it and leave the rest.
 		end := 0
-		for end < len(s) && inAlphabet(s[end]) {
+		for end < len(s) && inAlphabet(s[end]) && !strings.HasPrefix(s[end:], Prefix) {
 			end++
 		}
 		s = s[end:]

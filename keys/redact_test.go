@@ -17,6 +17,10 @@ func TestRedactHidesKeysAndTheirFragments(t *testing.T) {
 		{"/a/" + key + "/b/" + key[:20], "/a/crw_[redacted]/b/crw_[redacted]"},
 		{"/" + key + "-x", "/crw_[redacted]-x"},
 		{"crw_", "crw_[redacted]"},
+		// A key right after another: the first one's run of base62
+		// characters would take the "crw" of the second.
+		{"/" + key + key, "/crw_[redacted]crw_[redacted]"},
+		{"/" + key + key[:20] + "/x", "/crw_[redacted]crw_[redacted]/x"},
 	}
 	for _, tt := range tests {
 		if got := keys.Redact(tt.in); got != tt.want {
