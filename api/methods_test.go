@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/crownsdev/crowns/keys"
 )
 
 // serveOn serves h's API on a fresh loopback listener until the test ends
@@ -95,6 +97,37 @@ func TestEveryMethodNameIsAnsweredByTheContract(t *testing.T) {
 		_ = readBody(t, resp)
 		if resp.StatusCode != http.StatusOK {
 			t.Errorf("%s /healthz: %d", method, resp.StatusCode)
+		}
+	}
+}
+
+// TestAMethodNameIsLoggedCutAndWithoutAKey: the access line names the
+// method a request came with, cut to 32 characters and with anything in
+// it that starts like a key redacted, both for a request the routes
+// answer and for one the HTTP server refuses before them (a body over the
+// limit): a key sent as the method is not logged, nor most of one.
+func TestAMethodNameIsLoggedCutAndWithoutAKey(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	key := h.issue("2")
+	random := key[len(keys.Prefix) : len(keys.Prefix)+keys.RandomLength]
+	addr := serveOn(t, h)
+	const overLimit = 17 << 10
+	for _, method := range []string{key, key + key, "X" + key, strings.Repeat("Y", 200)} {
+		for _, body := range []int{0, overLimit} {
+			conn, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp := rawExchange(t, conn, bufio.NewReader(conn), fmt.Sprintf("%s /healthz HTTP/1.1\r\nHost: crowns\r\nContent-Length: %d\r\n\r\n%s", method, body, strings.Repeat(" ", body)))
+			conn.Close()
+			if resp.StatusCode != http.StatusMethodNotAllowed {
+				t.Fatalf("a method of %d characters with a body of %d bytes: %d, want 405", len(method), body, resp.StatusCode)
+			}
+			line := h.logs.lineWith("requestId=" + resp.Header.Get("X-Request-Id") + " ")
+			logged, _, _ := strings.Cut(line[strings.Index(line, " method=")+len(" method="):], " ")
+			if strings.Contains(line, random[:8]) || len(logged) > 32 {
+				t.Fatalf("a method of %d characters with a body of %d bytes is logged as %q:\n%s", len(method), body, logged, line)
+			}
 		}
 	}
 }

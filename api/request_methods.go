@@ -5,6 +5,8 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/valyala/fasthttp"
+
+	"github.com/crownsdev/crowns/keys"
 )
 
 // methodOther is the name under which a request reaches the routes when
@@ -41,18 +43,28 @@ func knownMethodsOnly(next fasthttp.RequestHandler, known []string) fasthttp.Req
 				return
 			}
 		}
-		ctx.SetUserValue(localMethod, string(method[:min(len(method), maxLoggedMethodLength)]))
+		ctx.SetUserValue(localMethod, loggedMethod(string(method)))
 		ctx.Request.Header.SetMethod(methodOther)
 		next(ctx)
 	}
 }
 
-// methodOf is the method name the request came with.
+// methodOf is the method name the request came with, as logged (see
+// loggedMethod). A request the HTTP server refused before the app saw it
+// was not renamed: its method is read as it came.
 func methodOf(c *fiber.Ctx) string {
 	if original, ok := c.Locals(localMethod).(string); ok {
 		return original
 	}
-	return c.Method()
+	return loggedMethod(c.Method())
+}
+
+// loggedMethod is a method name as the access log keeps it: anything in
+// it that starts like a key redacted (keys.Redact: a key sent as the
+// method), cut at maxLoggedMethodLength. A standard name is itself.
+func loggedMethod(method string) string {
+	method = keys.Redact(method)
+	return method[:min(len(method), maxLoggedMethodLength)]
 }
 
 // allowedMethods is the Allow header of a request's route: POST on the
