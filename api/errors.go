@@ -149,6 +149,11 @@ func (s *Server) handleError(c *fiber.Ctx, err error) error {
 		// anyway is refused as such.
 		answer = errorAnswer{status: http.StatusMethodNotAllowed, text: textMethodNotAllowed}
 	}
+	busy := answer.status == http.StatusRequestEntityTooLarge && refusedForLargeBodies(c)
+	if busy {
+		answer = errorAnswer{status: http.StatusServiceUnavailable, text: textUnavailable, retryAfter: defaultRetryAfter}
+		s.metrics.refusedBy(limitLargeBodies)
+	}
 	if stateOf(c) == nil {
 		s.refusedUnseen(c, answer.status)
 	}
@@ -160,7 +165,7 @@ func (s *Server) handleError(c *fiber.Ctx, err error) error {
 			slog.String("requestId", requestID(c)),
 			slog.String("route", routeOf(c)),
 			slog.String("error", err.Error()))
-	} else if answer.status == http.StatusServiceUnavailable {
+	} else if answer.status == http.StatusServiceUnavailable && !busy {
 		s.log.LogAttrs(s.requestCtx(c), slog.LevelWarn, "dependency unavailable",
 			slog.String("requestId", requestID(c)),
 			slog.String("route", routeOf(c)),
@@ -191,21 +196,24 @@ func (s *Server) handleError(c *fiber.Ctx, err error) error {
 // middleware saw the request (Fiber's error handler called by fasthttp),
 // what requestContext gives every other: an X-Request-Id and nosniff.
 // Requests that came and were refused, a head too large (431) or
-// malformed (400), a body too large (413), a head not whole at the read
+// malformed (400), a body too large (413), a leak report the bound on
+// large bodies did not admit (503), a head not whole at the read
 // timeout (408: a client that sends it a byte at a time, say),
 // are counted in the request metrics, under route "unmatched", and get
 // an access line, sampled like those of other refusals; a
 // connection that sent nothing before its timeout (408) or broke off
-// (502) was no request and gets none. Only a 413's head was read: the
-// others' lines name neither method nor route, and only a 413 keeps the
-// client's plain request id.
+// (502) was no request and gets none. Only the heads of a 413 and of
+// such a 503 were read: the others' lines name neither method nor route,
+// and only those two keep the client's plain request id.
 func (s *Server) refusedUnseen(c *fiber.Ctx, status int) {
 	header := &c.Response().Header
 	if header.PeekBytes(s.headers.requestID) != nil {
 		return
 	}
-	// A 405 here is a 413 of a method the route refuses (handleError).
-	headRead := status == http.StatusRequestEntityTooLarge || status == http.StatusMethodNotAllowed
+	// A 405 here is a 413 of a method the route refuses, a 503 one of a
+	// leak report the bound on large bodies did not admit (handleError).
+	headRead := status == http.StatusRequestEntityTooLarge || status == http.StatusMethodNotAllowed ||
+		status == http.StatusServiceUnavailable
 	var id []byte
 	if incoming := c.Request().Header.Peek(headerRequestID); headRead && plainRequestID(incoming) {
 		id = append(id, incoming...)
@@ -215,7 +223,8 @@ func (s *Server) refusedUnseen(c *fiber.Ctx, status int) {
 	header.SetCanonical(s.headers.requestID, id)
 	header.SetCanonical(s.headers.contentTypeOptions, s.headers.valueNoSniff)
 	switch status {
-	case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusRequestHeaderFieldsTooLarge, http.StatusMethodNotAllowed:
+	case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusRequestHeaderFieldsTooLarge, http.StatusMethodNotAllowed,
+		http.StatusServiceUnavailable:
 	case http.StatusRequestTimeout:
 		if c.Locals(localPartialRequest) == nil {
 			return

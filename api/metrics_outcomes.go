@@ -51,6 +51,9 @@ const (
 	// limitConnections is the client address's bound on open
 	// connections (429, answered by the listener).
 	limitConnections
+	// limitLargeBodies is the bound on the memory of leak reports' bodies
+	// being read (503, answered before the body is read).
+	limitLargeBodies
 	limitReasonCount
 )
 
@@ -64,6 +67,8 @@ func (r limitReason) String() string {
 		return "lookups_overall"
 	case limitConnections:
 		return "connections"
+	case limitLargeBodies:
+		return "large_bodies"
 	}
 	return "game_calls"
 }

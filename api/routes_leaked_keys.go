@@ -121,14 +121,30 @@ func leakPlace(leaked leakedToken) string {
 const maxLeakReportBody = 256 << 10
 
 // leakReportBodyLimit is the HTTP server's hook on every request head: a
-// POST to the leak-report route may have a body up to maxLeakReportBody,
-// every other request keeps the app's maxBody, so that no other request
-// makes the server hold more.
-func leakReportBodyLimit(header *fasthttp.RequestHeader) fasthttp.RequestConfig {
+// POST to the leak-report route may have a body up to maxLeakReportBody
+// while the bound on large bodies admits its length, every other request
+// keeps the app's maxBody, so that no other request makes the server hold
+// more. A report the bound does not admit is held to maxBody too: the
+// server refuses it unread, and handleError answers it 503 (see
+// refusedForLargeBodies).
+func (s *Server) leakReportBodyLimit(header *fasthttp.RequestHeader) fasthttp.RequestConfig {
 	if !header.IsPost() || !isLeakReportPath(routedPath(header)) {
 		return fasthttp.RequestConfig{}
 	}
+	if n := header.ContentLength(); n > maxBody && n <= maxLeakReportBody && !s.largeBodies.admit(n) {
+		return fasthttp.RequestConfig{}
+	}
 	return fasthttp.RequestConfig{MaxRequestBodySize: maxLeakReportBody}
+}
+
+// refusedForLargeBodies tells whether a request the HTTP server refused
+// as too large is a leak report the bound on large bodies did not admit:
+// its length is within maxLeakReportBody (a chunked body, of no length
+// given, is read as it comes and never waits for the bound).
+func refusedForLargeBodies(c *fiber.Ctx) bool {
+	header := &c.Request().Header
+	n := header.ContentLength()
+	return n > maxBody && n <= maxLeakReportBody && header.IsPost() && isLeakReportPath(routedPath(header))
 }
 
 // routedPath is the path of a request's target as the router reads it

@@ -287,19 +287,27 @@ func TestSignedLeakReportThatIsNotAReportIsRefused(t *testing.T) {
 	// body. Only the head is sent: a client still writing the body when
 	// the server answers and closes may have the answer cut by a reset.
 	huge := bytes.Repeat([]byte(" "), 257<<10)
-	conn, err := net.Dial("tcp", serveOn(t, h))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	head := fmt.Sprintf("POST /security/leaked-keys HTTP/1.1\r\nHost: crowns.test\r\nContent-Type: application/json\r\nContent-Length: %d\r\n", len(huge))
-	for i, headers := 0, github.signed(t, huge); i+1 < len(headers); i += 2 {
-		head += headers[i] + ": " + headers[i+1] + "\r\n"
-	}
-	resp := rawExchange(t, conn, bufio.NewReader(conn), head+"\r\n")
+	resp := postReportHeadOverTCP(t, serveOn(t, h), github, huge)
 	if raw := readBody(t, resp); resp.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Errorf("a body over 256 KiB: status %d, want 413; body %s", resp.StatusCode, raw)
 	}
+}
+
+// postReportHeadOverTCP sends to addr the head of a leak report of body
+// signed by signer, and nothing of the body, on a connection of its own,
+// and reads the answer: what the server answers from the head alone.
+func postReportHeadOverTCP(t *testing.T, addr string, signer leakSigner, body []byte) *http.Response {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	head := fmt.Sprintf("POST /security/leaked-keys HTTP/1.1\r\nHost: crowns.test\r\nContent-Type: application/json\r\nContent-Length: %d\r\n", len(body))
+	for i, headers := 0, signer.signed(t, body); i+1 < len(headers); i += 2 {
+		head += headers[i] + ": " + headers[i+1] + "\r\n"
+	}
+	return rawExchange(t, conn, bufio.NewReader(conn), head+"\r\n")
 }
 
 // postReportOverTCP posts body signed by signer to the leak route of h

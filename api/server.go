@@ -201,6 +201,8 @@ type Server struct {
 	lookups *lookupBudget
 	// gameCalls is each key's budget of game-API calls.
 	gameCalls *rateLimiter
+	// largeBodies bounds the memory of leak reports' bodies being read.
+	largeBodies *largeBodies
 	// refusals samples the access lines of refused requests.
 	refusals *refusalSampler
 	// accessLog writes the INFO access lines; nil without
@@ -309,7 +311,8 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 	server := s.app.Server()
 	server.Handler = s.closeWhileDraining(knownMethodsOnly(server.Handler, fiberCfg.RequestMethods))
 	server.ErrorHandler = markPartialRequests(server.ErrorHandler)
-	server.HeaderReceived = leakReportBodyLimit
+	s.largeBodies = newLargeBodies(cfg.Clock, fiberCfg.ReadTimeout)
+	server.HeaderReceived = s.leakReportBodyLimit
 	s.connections = newConnectionLimit(cfg.MaxConnsPerAddress, cfg.TrustedProxies, s.errorBodies[errorKey{http.StatusTooManyRequests, textRateLimited}], s.requestIDs)
 	if s.metrics != nil {
 		s.connections.refused = func() { s.metrics.refusedBy(limitConnections) }
