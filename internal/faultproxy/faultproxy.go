@@ -1,7 +1,7 @@
 // Package faultproxy is a small TCP proxy for tests that puts faults
 // between a client and a real server (PostgreSQL): it can cut every open
-// connection, refuse new ones, stall the bytes in flight, and cut a
-// connection between a commit and its answer. It exists
+// connection, refuse new ones, stall the bytes in flight, silence the
+// open connections, and cut a connection between a commit and its answer. It exists
 // so that tests of the database's failures use the real driver against
 // the real database, with nothing mocked.
 package faultproxy
@@ -28,6 +28,9 @@ type Proxy struct {
 	closed bool
 	// cutAfterCommit is set by CutAfterCommit until a connection commits.
 	cutAfterCommit bool
+	// opened numbers the connections accepted; those numbered below
+	// silencedBelow are silenced (see Silence).
+	opened, silencedBelow atomic.Int64
 }
 
 // Start listens on a free loopback port and forwards to target.
@@ -81,16 +84,26 @@ func (p *Proxy) forward(client net.Conn) {
 		_ = server.Close()
 		return
 	}
+	number := p.opened.Add(1)
+	silenced := func() bool { return number <= p.silencedBelow.Load() }
 	// committed is set when the client sent the COMMIT CutAfterCommit
 	// waits for: the server's next bytes are its answer, and are not sent.
 	var committed atomic.Bool
-	toServer := func(chunk []byte) bool {
+	toServer := func(chunk []byte) (send, goOn bool) {
+		if silenced() {
+			return false, true
+		}
 		if p.takeCommit(chunk) {
 			committed.Store(true)
 		}
-		return true
+		return true, true
 	}
-	toClient := func([]byte) bool { return !committed.Load() }
+	toClient := func([]byte) (send, goOn bool) {
+		if committed.Load() {
+			return false, false
+		}
+		return !silenced(), true
+	}
 	done := make(chan struct{}, 2)
 	go func() { p.copy(server, client, toServer); done <- struct{}{} }()
 	go func() { p.copy(client, server, toClient); done <- struct{}{} }()
@@ -99,15 +112,20 @@ func (p *Proxy) forward(client net.Conn) {
 }
 
 // copy moves bytes from src to dst, holding each chunk while stalled,
-// until pass refuses a chunk: then it returns without sending it.
-func (p *Proxy) copy(dst, src net.Conn, pass func([]byte) bool) {
+// and asks pass of each chunk whether to send it and whether to go on:
+// a chunk not sent is dropped, and copy returns when pass says stop.
+func (p *Proxy) copy(dst, src net.Conn, pass func([]byte) (send, goOn bool)) {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := src.Read(buf)
 		if n > 0 {
 			p.waitWhileStalled()
-			if !pass(buf[:n]) {
+			send, goOn := pass(buf[:n])
+			if !goOn {
 				return
+			}
+			if !send {
+				continue
 			}
 			if _, werr := dst.Write(buf[:n]); werr != nil {
 				return
@@ -213,6 +231,15 @@ func (p *Proxy) Stall() {
 	if !p.stalled {
 		p.stalled, p.resume = true, make(chan struct{})
 	}
+}
+
+// Silence drops, from now on, every byte of the connections open now,
+// both ways, and keeps them open: what a client sees of a server whose
+// network path died without a reset (a failover, a firewall or NAT that
+// forgot the connection). Connections opened afterwards are forwarded as
+// ever. Unlike Stall, nothing dropped arrives later.
+func (p *Proxy) Silence() {
+	p.silencedBelow.Store(p.opened.Load())
 }
 
 // Resume lets the bytes held by Stall through.

@@ -2,10 +2,13 @@ package store
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/crownsdev/crowns/internal/backoff"
 	"github.com/crownsdev/crowns/internal/outage"
@@ -20,6 +23,18 @@ var listenRetry = backoff.Policy{First: 100 * time.Millisecond, Max: time.Second
 
 // listenConnectTimeout bounds one connection attempt of the listener.
 const listenConnectTimeout = 10 * time.Second
+
+// A listening connection that has brought nothing for listenQuietFor is
+// pinged, and counts as broken unless the server answers within
+// listenPingTimeout. A connection whose network path died without a reset
+// (a failover, a firewall or NAT that forgot it) brings no error, only
+// silence, until TCP's keepalive gives up (some 2.5 minutes with Go's
+// defaults; never when a proxy in between answers it), and the
+// notifications sent meanwhile are lost.
+const (
+	listenQuietFor    = 5 * time.Second
+	listenPingTimeout = 2 * time.Second
+)
 
 // ListenForClanChanges delivers to this store's subscribers the clan
 // changes that other processes commit on the same database, until ctx
@@ -82,9 +97,12 @@ func (s *Store) listenOnce(ctx context.Context, disconnected *outage.Log) (liste
 	disconnected.Succeeded(ctx)
 	s.changes.announce(models.ClanChange{All: true})
 	for {
-		notification, err := conn.WaitForNotification(ctx)
+		notification, err := waitForNotification(ctx, conn)
 		if err != nil {
 			return true, err
+		}
+		if notification == nil {
+			continue // quiet, but the server answered
 		}
 		origin, tag, ok := strings.Cut(notification.Payload, " ")
 		switch {
@@ -94,4 +112,24 @@ func (s *Store) listenOnce(ctx context.Context, disconnected *outage.Log) (liste
 			s.changes.announce(models.ClanChange{Tag: tag})
 		}
 	}
+}
+
+// waitForNotification returns conn's next notification, or nil when none
+// came for listenQuietFor and the server answered a ping within
+// listenPingTimeout; an error when the connection failed or did not
+// answer.
+func waitForNotification(ctx context.Context, conn *pgx.Conn) (*pgconn.Notification, error) {
+	waitCtx, cancel := context.WithTimeout(ctx, listenQuietFor)
+	notification, err := conn.WaitForNotification(waitCtx)
+	quiet := errors.Is(waitCtx.Err(), context.DeadlineExceeded)
+	cancel()
+	if err == nil || ctx.Err() != nil || !quiet {
+		return notification, err
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, listenPingTimeout)
+	defer cancel()
+	if err := conn.Ping(pingCtx); err != nil {
+		return nil, fmt.Errorf("quiet for %s, then no answer to a ping: %w", listenQuietFor, err)
+	}
+	return nil, nil
 }

@@ -117,3 +117,29 @@ func TestListenerOutageLogsBoundedLines(t *testing.T) {
 
 	logs.CheckOutage(t, step, recovered)
 }
+
+// TestAListenerWhoseConnectionFallsSilentListensAgain: when the network
+// path of the listener's connection dies without a reset (a failover, a
+// firewall or NAT that forgot the connection), no error ever reaches it
+// and the notifications sent meanwhile are lost. The listener finds out by
+// itself, within a bound, that its connection no longer answers, and
+// listens again on a new one: it announces a change of all clans then,
+// and hears the next change of another process.
+func TestAListenerWhoseConnectionFallsSilentListensAgain(t *testing.T) {
+	reader, proxy, direct := storetest.OpenBehindProxy(t, nil, nil, nil)
+	writer, err := store.Open(context.Background(), store.DatabaseConfig{URL: direct, DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = writer.Close() })
+
+	changes := recordChanges(t, reader)
+	storetest.ListenForClanChanges(t, reader)
+	changes.await(t, "first announcement of the listener", isAll)
+
+	proxy.Silence()
+	trackFixture(t, writer, "9QQQ", trackedAt) // its notification is lost
+	changes.await(t, "announcement of a new connection after the old one fell silent", isAll)
+	trackFixture(t, writer, "9CCC", trackedAt)
+	changes.await(t, "change of 9CCC after the listener listened again", isTag("9CCC"))
+}
