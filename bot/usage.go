@@ -180,7 +180,7 @@ func textTopKeys(period string, top []models.KeyUsageTotal) string {
 	var t strings.Builder
 	fmt.Fprintf(&t, "Heaviest keys of the last %s:\n", period)
 	for i, k := range top {
-		fmt.Fprintf(&t, "%d. <@%s> (key record #%d): %d requests, %s rate-limited\n", i+1, k.DiscordUserID, k.KeyID, k.Requests, share(k.RateLimited, k.Requests))
+		fmt.Fprintf(&t, "%d. <@%s> (key record #%d): %s, %s rate-limited\n", i+1, k.DiscordUserID, k.KeyID, counted(k.Requests, "request"), share(k.RateLimited, k.Requests))
 	}
 	return t.String()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -125,7 +126,7 @@ func usageAlertsOf(windows []models.KeyUsageWindows, recentFrom time.Time, rate 
 			baselineHours, before = 1, "before: the key is new"
 		case existed < alertBaselineDays*24*time.Hour:
 			baselineHours = existed.Hours()
-			before = fmt.Sprintf("over the %.0f hours it existed before", baselineHours)
+			before = fmt.Sprintf("over the %s it existed before", counted(int64(math.Round(baselineHours)), "hour"))
 		}
 		hourly := float64(w.Baseline.Requests) / baselineHours
 		if recent.Requests >= alertJumpMin && float64(recent.Requests)/2 >= alertJumpFactor*max(hourly, 1) {

@@ -1,8 +1,10 @@
 package bot
 
 import (
+	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/crownsdev/crowns/keys"
@@ -62,6 +64,43 @@ func TestShareIsNeverRoundedToNoneOrAll(t *testing.T) {
 	} {
 		if got := share(tc.part, tc.whole); got != tc.want {
 			t.Errorf("share(%d, %d) = %q, want %q", tc.part, tc.whole, got, tc.want)
+		}
+	}
+}
+
+// TestTopKeysCountRequestsInWords: /keyadmin top says "1 request" of a
+// key used once, as the usage summary does, and "2 requests" of one used
+// twice.
+func TestTopKeysCountRequestsInWords(t *testing.T) {
+	text := textTopKeys(periodDay, []models.KeyUsageTotal{
+		{KeyID: 7, DiscordUserID: "800000000000000001", KeyUsageCount: models.KeyUsageCount{Requests: 2, RateLimited: 1}},
+		{KeyID: 8, DiscordUserID: "800000000000000002", KeyUsageCount: models.KeyUsageCount{Requests: 1}},
+	})
+	for _, want := range []string{"(key record #7): 2 requests, 50% rate-limited", "(key record #8): 1 request, 0% rate-limited"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("top keys:\n%s\nwant a line with %q", text, want)
+		}
+	}
+}
+
+// TestAJumpAlertCountsTheKeysHoursInWords: a key that existed an hour and
+// a bit before the alert's hours is averaged over "the 1 hour it existed
+// before", two hours and more over "the 2 hours".
+func TestAJumpAlertCountsTheKeysHoursInWords(t *testing.T) {
+	recentFrom := time.Date(2025, 6, 2, 8, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		existed time.Duration
+		want    string
+	}{
+		{80 * time.Minute, "against 0.0 an hour over the 1 hour it existed before."},
+		{2 * time.Hour, "against 0.0 an hour over the 2 hours it existed before."},
+	} {
+		alerts := usageAlertsOf([]models.KeyUsageWindows{{
+			KeyID: 1, DiscordUserID: "800000000000000001", KeyCreatedAt: recentFrom.Add(-tc.existed),
+			Recent: models.KeyUsageCount{Requests: 5000},
+		}}, recentFrom, 10)
+		if len(alerts) != 1 || !slices.Contains(alerts[0].evidence, "5000 requests since 08:00 UTC, "+tc.want) {
+			t.Errorf("alerts of a key %s old: %+v, want the evidence %q", tc.existed, alerts, tc.want)
 		}
 	}
 }
