@@ -113,6 +113,10 @@ func TestMessagesOfBotsAndOtherServersAreIgnored(t *testing.T) {
 		{name: "another server", message: discordgo.Message{GuildID: "999", Author: &discordgo.User{ID: developerID}}},
 		{name: "a direct message", message: discordgo.Message{Author: &discordgo.User{ID: developerID}}},
 		{name: "a bot", message: discordgo.Message{GuildID: guildID, Author: &discordgo.User{ID: developerID, Bot: true}}},
+		// A webhook's message (an integration, or a proxy bot reposting a
+		// member's words) has for author the webhook, with its id, and no
+		// bot flag: no member to give a key to.
+		{name: "a webhook", message: discordgo.Message{GuildID: guildID, WebhookID: "800000000000000077", Author: &discordgo.User{ID: "800000000000000077", Username: "proxy"}}},
 		{name: "no author", message: discordgo.Message{GuildID: guildID}},
 	}
 	for _, tt := range tests {

@@ -57,7 +57,9 @@ func (b *Bot) HandleMessageCreate(ctx context.Context, event *discordgo.MessageC
 		return
 	}
 	m := event.Message
-	if m.Author == nil || m.Author.Bot || m.GuildID != b.cfg.GuildID {
+	// A webhook's message has the webhook for author, with the webhook's
+	// id and no bot flag: no member, whom a key could be for.
+	if m.Author == nil || m.Author.Bot || m.WebhookID != "" || m.GuildID != b.cfg.GuildID {
 		return
 	}
 	command, ok := parseTextCommand(b.cfg.Prefix, m.Content)
