@@ -244,7 +244,10 @@ func (c *responseCache) fetchPlace(ctx context.Context, now time.Time, place cac
 	if place.group != "" {
 		flightKey += "@" + strconv.FormatUint(generation, 10)
 	}
-	result := c.flight.DoChan(flightKey, func() (any, error) {
+	// produce runs in a goroutine of the group's own, where a panic would
+	// end the process: it is caught there, and answered as any error.
+	result := c.flight.DoChan(flightKey, func() (produced any, err error) {
+		defer recoverInto(&err)
 		produceCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 		defer cancel()
 		defer context.AfterFunc(c.requests, cancel)()

@@ -160,11 +160,17 @@ func (s *Server) handleError(c *fiber.Ctx, err error) error {
 	body := errorBody{Error: true, StatusCode: answer.status, StatusText: answer.text, Info: s.cfg.SupportInfo}
 	if !known {
 		body.EventID = newEventID()
-		s.log.LogAttrs(s.requestCtx(c), slog.LevelError, "request failed",
+		attrs := []slog.Attr{
 			slog.String("eventId", body.EventID),
 			slog.String("requestId", requestID(c)),
 			slog.String("route", routeOf(c)),
-			slog.String("error", err.Error()))
+			slog.String("error", err.Error()),
+		}
+		var caught *panicError
+		if errors.As(err, &caught) {
+			attrs = append(attrs, slog.String("stack", string(caught.stack)))
+		}
+		s.log.LogAttrs(s.requestCtx(c), slog.LevelError, "request failed", attrs...)
 	} else if answer.status == http.StatusServiceUnavailable && !busy {
 		s.log.LogAttrs(s.requestCtx(c), slog.LevelWarn, "dependency unavailable",
 			slog.String("requestId", requestID(c)),

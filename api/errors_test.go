@@ -6,8 +6,10 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/crownsdev/crowns/api"
+	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/models/legacy"
 )
 
@@ -181,4 +183,50 @@ func TestAKeyInAPathIsNeverLogged(t *testing.T) {
 			t.Errorf("direct access log %v: the logs do not name the redacted path:\n%s", direct, h.logs.String())
 		}
 	}
+}
+
+// TestAPanicOfAHandlerIsA500AndTheServerGoesOn: a panic of the work
+// behind an answer (here the game data a search asks for, produced in a
+// goroutine of the response cache's own, and a history read in it too;
+// a clan's tracking status, read in the request's) answers 500 with an event id, the log line of that event
+// holds the panic and its stack, and the next request is served: the
+// process, the bot and the scheduler in it, lives on.
+func TestAPanicOfAHandlerIsA500AndTheServerGoesOn(t *testing.T) {
+	h := newHarness(t, harnessOptions{
+		game:    panickingGame{},
+		history: func(real api.ClanHistoryReader) api.ClanHistoryReader { return panickingHistory{real} },
+	})
+	key := h.issue("6")
+	for _, path := range []string{"/clan/search?name=royal", "/player/2CCCP/battles", "/clan/2CCCP/history", "/clan/2CCCP/tracking"} {
+		body := expectError(t, h.get(path, "auth", key), http.StatusInternalServerError, "Internal server error")
+		if len(body.EventID) < 8 || !h.logs.contains(body.EventID) {
+			t.Fatalf("%s: event id %q, not in the log", path, body.EventID)
+		}
+	}
+	if !h.logs.contains("panic: the game data broke") || !h.logs.contains("panic: the history broke") || !h.logs.contains("panics.go") {
+		t.Fatalf("the panics and their stacks are not in the log:\n%s", h.logs)
+	}
+	expectStatus(t, h.get("/healthz"), http.StatusOK)
+}
+
+// panickingGame is a game source that panics.
+type panickingGame struct{}
+
+func (panickingGame) SearchClans(context.Context, legacy.ClanSearchQuery) (legacy.ClanSearchPage, error) {
+	panic("the game data broke")
+}
+
+func (panickingGame) PlayerBattles(context.Context, string) ([]legacy.Battle, error) {
+	panic("the game data broke")
+}
+
+// panickingHistory is a clan history reader whose reads panic.
+type panickingHistory struct{ api.ClanHistoryReader }
+
+func (panickingHistory) FingerprintedClanHistory(context.Context, string, models.SnapshotKind, time.Time, time.Time) ([]models.HistorySnapshot, models.HistoryFingerprint, error) {
+	panic("the history broke")
+}
+
+func (panickingHistory) TrackingStatus(context.Context, string) (models.ClanTracking, error) {
+	panic("the history broke")
 }

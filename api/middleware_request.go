@@ -144,7 +144,7 @@ func (s *Server) requestContext(c *fiber.Ctx) error {
 	c.Locals(localRequest, st)
 	c.Response().Header.SetCanonical(s.headers.requestID, st.id)
 
-	err := c.Next()
+	err := nextRecovering(c)
 	if err != nil {
 		if renderErr := s.handleError(c, err); renderErr != nil {
 			return renderErr
@@ -350,4 +350,11 @@ func (s *Server) allowReadOnly(c *fiber.Ctx) error {
 		return c.Next()
 	}
 	return errMethodNotAllowed
+}
+
+// nextRecovering is c.Next, a panic of the handlers after it turned into
+// a *panicError (see recoverInto).
+func nextRecovering(c *fiber.Ctx) (err error) {
+	defer recoverInto(&err)
+	return c.Next()
 }
