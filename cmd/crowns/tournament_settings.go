@@ -23,10 +23,10 @@ import (
 func (r *envReader) tournamentRefresh(upstreamTimeout time.Duration) scheduler.TournamentRefresherConfig {
 	c := scheduler.TournamentRefresherConfig{
 		SearchTerms:       r.list("CROWNS_TOURNAMENT_SEARCH_TERMS", scheduler.DefaultTournamentSearchTerms()),
-		RefreshInterval:   r.duration("CROWNS_TOURNAMENT_REFRESH_INTERVAL", scheduler.DefaultTournamentRefreshInterval),
+		RefreshInterval:   r.setDuration("CROWNS_TOURNAMENT_REFRESH_INTERVAL", scheduler.DefaultTournamentRefreshInterval),
 		RefreshPerMinute:  r.integer("CROWNS_TOURNAMENT_REFRESH_PER_MINUTE", scheduler.DefaultTournamentRefreshPerMinute, 1, scheduler.MaxTournamentRefreshPerMinute),
-		DiscoveryInterval: r.duration("CROWNS_TOURNAMENT_DISCOVERY_INTERVAL", scheduler.DefaultTournamentDiscoveryInterval),
-		Retention:         r.duration("CROWNS_TOURNAMENT_RETENTION", scheduler.DefaultTournamentRetention),
+		DiscoveryInterval: r.setDuration("CROWNS_TOURNAMENT_DISCOVERY_INTERVAL", scheduler.DefaultTournamentDiscoveryInterval),
+		Retention:         r.setDuration("CROWNS_TOURNAMENT_RETENTION", scheduler.DefaultTournamentRetention),
 		UpstreamTimeout:   upstreamTimeout,
 	}
 	checked, err := c.Checked()
@@ -51,6 +51,16 @@ var tournamentVariables = map[string]string{
 	"DiscoveryInterval": "CROWNS_TOURNAMENT_DISCOVERY_INTERVAL",
 	"Retention":         "CROWNS_TOURNAMENT_RETENTION",
 	"UpstreamTimeout":   "CROWNS_UPSTREAM_TIMEOUT",
+}
+
+// setDuration is duration for a field the refresher reads as its default
+// when zero: a variable set to zero is given as -1ns, so that it is
+// refused as below the minimum with the rest, not taken for the default.
+func (r *envReader) setDuration(name string, def time.Duration) time.Duration {
+	if d := r.duration(name, def); d != 0 {
+		return d
+	}
+	return -time.Nanosecond
 }
 
 // list reads a comma-separated list; blank items are dropped, and an

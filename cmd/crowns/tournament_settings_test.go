@@ -45,6 +45,14 @@ func TestTournamentSettings(t *testing.T) {
 			"CROWNS_TOURNAMENT_DISCOVERY_INTERVAL must be at least 1m0s"},
 		{"retention too short", map[string]string{"CROWNS_TOURNAMENT_RETENTION": "30m"}, scheduler.TournamentRefresherConfig{},
 			"CROWNS_TOURNAMENT_RETENTION must be at least 1h0m0s"},
+		// The refresher reads a zero field as its default: a variable set to
+		// zero is below the minimum all the same, not the default.
+		{"refresh interval zero", map[string]string{"CROWNS_TOURNAMENT_REFRESH_INTERVAL": "0s"}, scheduler.TournamentRefresherConfig{},
+			"CROWNS_TOURNAMENT_REFRESH_INTERVAL must be at least 1m0s"},
+		{"discovery interval zero", map[string]string{"CROWNS_TOURNAMENT_DISCOVERY_INTERVAL": "0"}, scheduler.TournamentRefresherConfig{},
+			"CROWNS_TOURNAMENT_DISCOVERY_INTERVAL must be at least 1m0s"},
+		{"retention zero", map[string]string{"CROWNS_TOURNAMENT_RETENTION": "0h"}, scheduler.TournamentRefresherConfig{},
+			"CROWNS_TOURNAMENT_RETENTION must be at least 1h0m0s"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
