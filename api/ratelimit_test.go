@@ -121,3 +121,33 @@ func TestNewRefusesABucketThatWouldTakeCenturiesToFill(t *testing.T) {
 		t.Fatalf("a bucket filling in 31 years: %v", err)
 	}
 }
+
+// TestNewRefusesBudgetsThatGiveNoneInACentury: the key-lookup and
+// game-call budgets are buckets too, whose interval between tokens must
+// fit the limiter: one smaller than a token in 100 years, or negative,
+// would let every request through.
+func TestNewRefusesBudgetsThatGiveNoneInACentury(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	base := api.Config{RateLimitPerSecond: 10, RateLimitBurst: 20}
+	for _, tt := range []struct {
+		name string
+		set  func(*api.Config, float64)
+	}{
+		{"KeyLookupsPerAddress", func(c *api.Config, r float64) { c.KeyLookupsPerAddress = r }},
+		{"KeyLookupsPerSecond", func(c *api.Config, r float64) { c.KeyLookupsPerSecond = r }},
+		{"GameCallsPerKey", func(c *api.Config, r float64) { c.GameCallsPerKey = r }},
+	} {
+		for _, rate := range []float64{1e-12, -1} {
+			cfg := base
+			tt.set(&cfg, rate)
+			if _, err := api.New(cfg, h.deps); err == nil || !strings.Contains(err.Error(), tt.name) {
+				t.Errorf("%s %g: error %v, want one naming %s", tt.name, rate, err, tt.name)
+			}
+		}
+		cfg := base
+		tt.set(&cfg, 1e-9) // one in 32 years
+		if _, err := api.New(cfg, h.deps); err != nil {
+			t.Errorf("%s 1e-9: %v", tt.name, err)
+		}
+	}
+}

@@ -273,6 +273,19 @@ func New(cfg Config, deps Dependencies) (*Server, error) {
 	cfg.KeyLookupsPerAddress = cmp.Or(cfg.KeyLookupsPerAddress, DefaultKeyLookupsPerAddress)
 	cfg.KeyLookupsPerSecond = cmp.Or(cfg.KeyLookupsPerSecond, DefaultKeyLookupsPerSecond)
 	cfg.GameCallsPerKey = cmp.Or(cfg.GameCallsPerKey, DefaultGameCallsPerKey)
+	for _, budget := range []struct {
+		name string
+		rate float64
+	}{
+		{"KeyLookupsPerAddress", cfg.KeyLookupsPerAddress},
+		{"KeyLookupsPerSecond", cfg.KeyLookupsPerSecond},
+		{"GameCallsPerKey", cfg.GameCallsPerKey},
+	} {
+		// A budget's bucket holds at least one token (burstOf).
+		if budget.rate <= 0 || !RateFillsInTime(budget.rate, 1) {
+			return nil, fmt.Errorf("api: %s must be positive and give one at least once in 100 years", budget.name)
+		}
+	}
 	cfg.MaxConnsPerAddress = cmp.Or(cfg.MaxConnsPerAddress, DefaultMaxConnsPerAddress)
 	cfg.DrainGrace = cmp.Or(cfg.DrainGrace, DefaultDrainGrace)
 	cfg.Clock = cmp.Or[models.Clock](cfg.Clock, models.SystemClock{})

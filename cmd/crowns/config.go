@@ -236,8 +236,22 @@ func readConfig(getenv func(string) string, serving bool) (config, error) {
 	r.check(cfg.MetricsAddr == metricsOff || !sameListenAddress(cfg.MetricsAddr, cfg.Addr), "CROWNS_METRICS_ADDR must differ from CROWNS_ADDR: metrics are never served on the public API address")
 	r.check(cfg.MemoryLimit >= cfg.CacheBytes+32<<20, "CROWNS_MEMORY_LIMIT_MB must leave at least 32 MiB beside CROWNS_CACHE_MB")
 	r.check(cfg.RateLimitPerSecond > 0, "CROWNS_RATE_LIMIT_PER_SECOND must be greater than 0")
-	r.check(cfg.KeyLookupsPerAddress > 0 && cfg.KeyLookupsPerSecond > 0 && cfg.GameCallsPerKey > 0,
-		"CROWNS_KEY_LOOKUPS_PER_ADDRESS, CROWNS_KEY_LOOKUPS_PER_SECOND and CROWNS_GAME_CALLS_PER_KEY must be greater than 0")
+	// The budgets are buckets of at least one token: one must come back
+	// within 100 years, as the key's rate limit must fill, or the limiter
+	// cannot hold the interval between tokens.
+	for _, budget := range []struct {
+		name string
+		rate float64
+	}{
+		{"CROWNS_KEY_LOOKUPS_PER_ADDRESS", cfg.KeyLookupsPerAddress},
+		{"CROWNS_KEY_LOOKUPS_PER_SECOND", cfg.KeyLookupsPerSecond},
+		{"CROWNS_GAME_CALLS_PER_KEY", cfg.GameCallsPerKey},
+	} {
+		r.check(budget.rate > 0, budget.name+" must be greater than 0")
+		r.check(budget.rate <= 0 || api.RateFillsInTime(budget.rate, 1),
+			fmt.Sprintf("%s must be greater than 0 and give one at least once in 100 years (%.2g a second), got %g",
+				budget.name, 1/api.MaxRateFill.Seconds(), budget.rate))
+	}
 	r.check(cfg.RateLimitPerSecond <= 0 || api.RateFillsInTime(cfg.RateLimitPerSecond, cfg.RateLimitBurst),
 		"CROWNS_RATE_LIMIT_BURST / CROWNS_RATE_LIMIT_PER_SECOND (the seconds an empty bucket takes to fill) must be at most 100 years")
 	r.check(cfg.SnapshotRatePerSecond > 0 && cfg.SnapshotRatePerSecond <= 1000, "CROWNS_SNAPSHOT_RATE_PER_SECOND must be greater than 0 and at most 1000")

@@ -382,3 +382,37 @@ func TestConfigChecksTheDiscordIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigRefusesBudgetsTooSmallOrNotFinite: a budget of key lookups
+// or game calls must give one at least once in 100 years, as the key's
+// rate limit must fill in that time; a smaller one is no bound at all in
+// the limiter (its interval between tokens does not fit in nanoseconds),
+// so it is refused naming the variable, as are Inf and NaN for every rate.
+func TestConfigRefusesBudgetsTooSmallOrNotFinite(t *testing.T) {
+	budgets := []string{"CROWNS_KEY_LOOKUPS_PER_ADDRESS", "CROWNS_KEY_LOOKUPS_PER_SECOND", "CROWNS_GAME_CALLS_PER_KEY"}
+	for _, name := range budgets {
+		tests := []struct {
+			value, problem string
+		}{
+			{"1e-9", ""}, // one in 32 years
+			{"0.5", ""},
+			{"1e-12", name + " must be greater than 0 and give one at least once in 100 years"},
+			{"0", name + " must be greater than 0"},
+			{"-1", name + " must be greater than 0"},
+			{"Inf", name + " must be a finite number"},
+			{"NaN", name + " must be a finite number"},
+		}
+		for _, tt := range tests {
+			t.Run(name+"="+tt.value, func(t *testing.T) {
+				loadConfigExpecting(t, map[string]string{name: tt.value}, tt.problem)
+			})
+		}
+	}
+	for _, name := range []string{"CROWNS_RATE_LIMIT_PER_SECOND", "CROWNS_SNAPSHOT_RATE_PER_SECOND"} {
+		for _, value := range []string{"Inf", "+Inf", "-Inf", "NaN"} {
+			t.Run(name+"="+value, func(t *testing.T) {
+				loadConfigExpecting(t, map[string]string{name: value}, name+" must be a finite number")
+			})
+		}
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"net/netip"
 	"os"
 	"strconv"
@@ -84,6 +85,10 @@ func (r *envReader) float(name string, def float64) float64 {
 	f, err := strconv.ParseFloat(raw, 64)
 	if err != nil {
 		r.fail("%s must be a number, got %q", name, raw)
+		return def
+	}
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		r.fail("%s must be a finite number, got %q", name, raw)
 		return def
 	}
 	return f
