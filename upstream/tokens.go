@@ -22,15 +22,21 @@ type tokenRing struct {
 	asideUntil []time.Time
 }
 
-// newTokenRing reads a comma-separated list of tokens; blanks are
-// ignored.
-func newTokenRing(list string) *tokenRing {
+// Tokens reads Config.Token, a comma-separated list of tokens, as the
+// client does: each trimmed, blanks ignored.
+func Tokens(list string) []string {
 	var tokens []string
 	for token := range strings.SplitSeq(list, ",") {
 		if token = strings.TrimSpace(token); token != "" {
 			tokens = append(tokens, token)
 		}
 	}
+	return tokens
+}
+
+// newTokenRing reads a comma-separated list of tokens (Tokens).
+func newTokenRing(list string) *tokenRing {
+	tokens := Tokens(list)
 	return &tokenRing{tokens: tokens, asideUntil: make([]time.Time, len(tokens))}
 }
 

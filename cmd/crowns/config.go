@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -272,8 +273,18 @@ func readConfig(getenv func(string) string, serving bool) (config, error) {
 		fmt.Sprintf("CROWNS_METRICS_ADDR must be host:port with a port from 0 to 65535 (such as %s), or %s, got %q", defaultMetricsAddr, metricsOff, cfg.MetricsAddr))
 	if u, err := url.Parse(cfg.UpstreamURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		r.fail("CROWNS_UPSTREAM_URL must be an http(s) URL such as %s", defaultUpstreamURL)
+	} else if u.User != nil || strings.ContainsAny(cfg.UpstreamURL, "?#") {
+		// Each call's path is added at the end, and the token is sent in
+		// its own header: a query, a fragment or a user would fail every
+		// call, or never be sent.
+		r.fail("CROWNS_UPSTREAM_URL must be the game API's base alone, such as %s: no user or password (CROWNS_UPSTREAM_TOKEN is the credential), query or fragment", defaultUpstreamURL)
 	} else if tokenInClear(u, cfg.UpstreamToken) {
 		r.fail("CROWNS_UPSTREAM_URL is plain http:// to %s: CROWNS_UPSTREAM_TOKEN would cross the network unencrypted; use https:// (plain http is for loopback hosts only)", u.Hostname())
+	}
+	if tokens := upstream.Tokens(cfg.UpstreamToken); cfg.UpstreamToken != "" && len(tokens) == 0 {
+		r.fail("CROWNS_UPSTREAM_TOKEN lists no token, only commas and blanks (leave it unset for the in-process sandbox)")
+	} else if slices.ContainsFunc(tokens, hasControlCharacter) {
+		r.fail("CROWNS_UPSTREAM_TOKEN holds a control character (a line break?): a token is sent in an HTTP header, which cannot carry one")
 	}
 	if cfg.DatabaseURL != "" && !strings.HasPrefix(cfg.DatabaseURL, "postgres://") && !strings.HasPrefix(cfg.DatabaseURL, "postgresql://") {
 		r.fail("CROWNS_DATABASE_URL must start with postgres:// (leave it unset for the embedded SQLite file)")

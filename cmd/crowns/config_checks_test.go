@@ -416,3 +416,45 @@ func TestConfigRefusesBudgetsTooSmallOrNotFinite(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigRefusesAnUpstreamURLOrTokenThatNoCallCouldUse: each call's
+// path is added at the end of CROWNS_UPSTREAM_URL and the token goes in
+// a header, so a base with a query or fragment, a user and password
+// (never sent, yet printed in the summary), a token list of commas alone
+// or a token with a control character would start and then fail every
+// call; each is refused at start-up naming its variable.
+func TestConfigRefusesAnUpstreamURLOrTokenThatNoCallCouldUse(t *testing.T) {
+	const urlProblem = "CROWNS_UPSTREAM_URL must be the game API's base alone"
+	tests := []struct {
+		name, url, token, problem string
+	}{
+		{"a base", "https://api.example.com/v1", "token", ""},
+		{"several tokens", "https://api.example.com/v1", "one, two", ""},
+		{"a query", "https://api.example.com/v1?region=eu", "token", urlProblem},
+		{"an empty query", "https://api.example.com/v1?", "token", urlProblem},
+		{"a fragment", "https://api.example.com/v1#top", "token", urlProblem},
+		{"a user and password", "https://crowns:hunter2@api.example.com/v1", "token", urlProblem},
+		{"commas alone", "https://api.example.com/v1", " , ,", "CROWNS_UPSTREAM_TOKEN lists no token"},
+		{"a line break", "https://api.example.com/v1", "one\ntwo", "CROWNS_UPSTREAM_TOKEN holds a control character"},
+		{"a control character", "https://api.example.com/v1", "one,t\x01wo", "CROWNS_UPSTREAM_TOKEN holds a control character"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := loadConfig(func(name string) string {
+				return map[string]string{"CROWNS_UPSTREAM_URL": tt.url, "CROWNS_UPSTREAM_TOKEN": tt.token}[name]
+			})
+			if tt.problem == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.problem) {
+				t.Fatalf("loadConfig error %v, want %q", err, tt.problem)
+			}
+			if strings.Contains(err.Error(), "hunter2") || strings.Contains(err.Error(), "t\x01wo") {
+				t.Fatalf("the refusal shows a secret: %v", err)
+			}
+		})
+	}
+}

@@ -34,3 +34,9 @@ func loopbackHost(host string) bool {
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
 }
+
+// hasControlCharacter reports whether s holds a character an HTTP header
+// value cannot (a control character other than tab).
+func hasControlCharacter(s string) bool {
+	return strings.ContainsFunc(s, func(c rune) bool { return (c < ' ' && c != '\t') || c == 0x7f })
+}
