@@ -320,11 +320,16 @@ func readConfig(getenv func(string) string, serving bool) (config, error) {
 
 // dataDirProblem says why dir cannot hold the SQLite file and the
 // generated secret (CROWNS_DATA_DIR), or "" when it can: a directory, or
-// a path not there yet, which is created at start.
+// a path not there yet, which is created at start (but not through a
+// symbolic link to nothing).
 func dataDirProblem(dir string) string {
 	info, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+		// A link to nothing (a disk not mounted) cannot be created.
+		if target, err := os.Readlink(dir); err == nil {
+			return fmt.Sprintf("CROWNS_DATA_DIR %q is a symbolic link to %q, which does not exist", dir, target)
+		}
 		return ""
 	case err != nil:
 		return fmt.Sprintf("CROWNS_DATA_DIR %q cannot be used: %v", dir, err)

@@ -56,6 +56,16 @@ func TestConfigChecksTheDataDir(t *testing.T) {
 	if err := os.WriteFile(file, []byte("not a directory"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// A link to a disk not mounted: the directory cannot be created in
+	// its place (mkdir says "file exists").
+	dangling := filepath.Join(dir, "data-link")
+	if err := os.Symlink(filepath.Join(dir, "unmounted", "crowns"), dangling); err != nil {
+		t.Fatal(err)
+	}
+	linked := filepath.Join(dir, "linked")
+	if err := os.Symlink(dir, linked); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name, dataDir, databaseURL, problem string
 	}{
@@ -64,6 +74,9 @@ func TestConfigChecksTheDataDir(t *testing.T) {
 		{"a file", file, "", "CROWNS_DATA_DIR " + strconv.Quote(file) + " is not a directory"},
 		{"under a file", filepath.Join(file, "data"), "", "CROWNS_DATA_DIR " + strconv.Quote(filepath.Join(file, "data")) + " cannot be used"},
 		{"a file, with PostgreSQL", file, "postgres://crowns@db/crowns", ""},
+		{"a link to a directory", linked, "", ""},
+		{"a link to nothing", dangling, "", "CROWNS_DATA_DIR " + strconv.Quote(dangling) + " is a symbolic link to " +
+			strconv.Quote(filepath.Join(dir, "unmounted", "crowns")) + ", which does not exist"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
