@@ -1,6 +1,8 @@
 package keys
 
 import (
+	"math"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -18,11 +20,18 @@ const (
 )
 
 // CheckDiscordUserID reports whether id looks like a Discord user id: 1 to
-// 20 decimal digits. Real snowflakes have 17 to 20; shorter ones are
-// accepted for tests and hand-made ids.
+// 20 decimal digits without a leading zero, at most the largest
+// snowflake (2^64 - 1). Real snowflakes have 17 to 20 digits; shorter ones
+// are accepted for tests and hand-made ids. A leading zero would name
+// another developer than the same number without it ("0042" is not
+// "42"), one no Discord member can be.
 func CheckDiscordUserID(id string) error {
-	if id == "" || len(id) > maxDiscordUserDigits || strings.Trim(id, "0123456789") != "" {
-		return models.Invalid("Discord user id must be 1 to %d digits", maxDiscordUserDigits)
+	if id == "" || len(id) > maxDiscordUserDigits || strings.Trim(id, "0123456789") != "" ||
+		len(id) > 1 && id[0] == '0' {
+		return models.Invalid("Discord user id must be 1 to %d digits, without a leading zero", maxDiscordUserDigits)
+	}
+	if _, err := strconv.ParseUint(id, 10, 64); err != nil {
+		return models.Invalid("Discord user id must be at most %d", uint64(math.MaxUint64))
 	}
 	return nil
 }

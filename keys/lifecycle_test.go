@@ -200,6 +200,11 @@ func TestTransitionsOfUnknownDevelopersAndBadInput(t *testing.T) {
 			{"letters in id", func() error { return service.Disable(ctx, "12a", "bot", "") }, models.ErrInvalid},
 			{"empty id", func() error { _, err := service.IssueOrRemind(ctx, keys.Developer{}, "cli"); return err }, models.ErrInvalid},
 			{"21 digits", func() error { return service.Blacklist(ctx, "123456789012345678901", "", "cli") }, models.ErrInvalid},
+			{"a leading zero", func() error {
+				_, err := service.IssueOrRemind(ctx, keys.Developer{DiscordUserID: "0042"}, "cli")
+				return err
+			}, models.ErrInvalid},
+			{"past the largest snowflake", func() error { return service.Disable(ctx, "18446744073709551616", "bot", "") }, models.ErrInvalid},
 			{"no actor", func() error { return service.Revoke(ctx, "1", " ", "") }, models.ErrInvalid},
 		}
 		for _, tt := range tests {
