@@ -32,7 +32,8 @@ const maxReasonLength = 300
 // runJob fetches a claimed job's clan and stores its snapshot; on a failed
 // fetch it schedules a retry (or records the slot missed when the clan is
 // gone upstream); when the scheduler is stopping it gives the job back.
-// The writes that finish a job run even when ctx has ended.
+// The writes that finish a job run even when ctx has ended, for at most
+// stopGrace more (see finishing).
 func (s *Scheduler) runJob(ctx context.Context, job models.SnapshotJob, problems *tickProblems) outcome {
 	var clan models.ClanDetails
 	fetchErr := ctx.Err()
@@ -41,7 +42,7 @@ func (s *Scheduler) runJob(ctx context.Context, job models.SnapshotJob, problems
 		clan, fetchErr = s.source.Clan(fetchCtx, job.Tag)
 		cancel()
 	}
-	writeCtx, cancelWrite := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+	writeCtx, cancelWrite := finishing(ctx, writeTimeout, s.stopGrace)
 	defer cancelWrite()
 	now := s.cfg.Clock.Now()
 	log := s.log.With("clan", job.Tag, "kind", job.Kind.String(), "slot", job.Slot, "attempt", job.Attempts)

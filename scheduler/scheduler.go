@@ -28,6 +28,9 @@ type Scheduler struct {
 	lastPrune time.Time  // guarded by tickMu
 	// metrics counts slots; nil without Config.Metrics.
 	metrics *slotMetrics
+	// stopGrace is how long finishing writes go on once a stop began
+	// (the constant stopGrace; tests shorten it).
+	stopGrace time.Duration
 }
 
 // TickReport says what one Tick did.
@@ -64,19 +67,20 @@ func New(clans SnapshotStore, source ClanSource, cfg Config) (*Scheduler, error)
 		return nil, fmt.Errorf("scheduler: metrics: %w", err)
 	}
 	return &Scheduler{
-		clans:   clans,
-		source:  source,
-		cfg:     cfg,
-		log:     cfg.Logger.With("component", "scheduler", "owner", cfg.Owner),
-		limiter: rate.NewLimiter(rate.Limit(cfg.SnapshotRatePerSecond), cfg.SnapshotConcurrency),
-		metrics: metrics,
+		clans:     clans,
+		source:    source,
+		cfg:       cfg,
+		log:       cfg.Logger.With("component", "scheduler", "owner", cfg.Owner),
+		limiter:   rate.NewLimiter(rate.Limit(cfg.SnapshotRatePerSecond), cfg.SnapshotConcurrency),
+		metrics:   metrics,
+		stopGrace: stopGrace,
 	}, nil
 }
 
 // Run ticks at once and then every TickInterval until ctx ends; each
 // finished tick is logged at DEBUG ("scheduler tick done", with its
 // report). When ctx ends it stops claiming jobs, gives back the ones whose
-// fetch it cancels, finishes the writes under way and returns.
+// fetch it cancels, finishes the writes under way (for at most stopGrace) and returns.
 func (s *Scheduler) Run(ctx context.Context) error {
 	s.log.Info("scheduler started", "tickInterval", s.cfg.TickInterval, "snapshotConcurrency", s.cfg.SnapshotConcurrency,
 		"snapshotRatePerSecond", s.cfg.SnapshotRatePerSecond, "historyRetentionDays", s.cfg.HistoryRetentionDays)
@@ -216,11 +220,11 @@ func (s *Scheduler) runDueJobs(ctx context.Context, report *TickReport, problems
 }
 
 // claim takes a batch of due jobs, one per worker. The claim is not
-// cancelled with ctx: a claim the database committed must reach this
-// process, or the jobs would sit leased to nobody until their lease
-// expired.
+// cancelled with ctx (only stopGrace after it, see finishing): a claim
+// the database committed must reach this process, or the jobs would sit
+// leased to nobody until their lease expired.
 func (s *Scheduler) claim(ctx context.Context) ([]models.SnapshotJob, error) {
-	claimCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+	claimCtx, cancel := finishing(ctx, writeTimeout, s.stopGrace)
 	defer cancel()
 	return s.clans.ClaimSnapshotJobs(claimCtx, s.cfg.Owner, s.cfg.Clock.Now(), s.cfg.Lease, s.cfg.SnapshotConcurrency)
 }

@@ -21,7 +21,8 @@ const (
 )
 
 // tournamentWriteTimeout bounds the database write that stores a lookup;
-// it runs even while the refresher is stopping.
+// it runs even while the refresher is stopping, for at most stopGrace
+// more (see finishing).
 const tournamentWriteTimeout = 15 * time.Second
 
 // TournamentSource is the game upstream as the tournament refresher uses
@@ -168,7 +169,7 @@ func (r *TournamentRefresher) refresh(ctx context.Context, tag string) refreshOu
 	fetchCtx, cancel := context.WithTimeout(ctx, r.cfg.UpstreamTimeout)
 	details, err := r.source.Tournament(fetchCtx, tag)
 	cancel()
-	writeCtx, cancelWrite := context.WithTimeout(context.WithoutCancel(ctx), tournamentWriteTimeout)
+	writeCtx, cancelWrite := finishing(ctx, tournamentWriteTimeout, stopGrace)
 	defer cancelWrite()
 	switch {
 	case errors.Is(err, models.ErrNotFound):
