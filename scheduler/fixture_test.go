@@ -95,12 +95,18 @@ func historySlots(history []models.HistorySnapshot) []string {
 // a minute of its context ending.
 func expectRunReturnsNil(t *testing.T, done <-chan error) {
 	t.Helper()
+	expectRunReturnsNilWithin(t, done, 30*time.Second)
+}
+
+// expectRunReturnsNilWithin is expectRunReturnsNil, waiting at most within.
+func expectRunReturnsNilWithin(t *testing.T, done <-chan error, within time.Duration) {
+	t.Helper()
 	select {
 	case err := <-done:
 		if err != nil {
 			t.Fatalf("Run returned %v, want nil on shutdown", err)
 		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("Run did not return after its context ended")
+	case <-time.After(within):
+		t.Fatalf("Run did not return within %s of its context ending", within)
 	}
 }
