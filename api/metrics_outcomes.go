@@ -136,11 +136,11 @@ func (m *outcomeMetrics) register(reg prometheus.Registerer) error {
 	}, []string{"cache", "result"})
 	verifications := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "crowns_key_verifications_total",
-		Help: "Developer-key verifications, by outcome (ok, unknown, disabled, blacklisted, unavailable) and where the verdict came from: the verification cache knew the key (cache=hit), the database was asked (cache=miss), or the key was refused by its form alone, malformed or missing its checksum (cache=none).",
+		Help: "Developer-key verifications, by outcome (ok, unknown, disabled, blacklisted, unavailable) and where the verdict came from: the verification cache knew the key (cache=hit), the database was asked (cache=miss), or the key was refused by its form alone, malformed or with a wrong checksum (cache=none).",
 	}, []string{"outcome", "cache"})
 	limited := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "crowns_rate_limited_total",
-		Help: "Requests refused by a limit, by reason: key (the key's rate limit, 429), lookups (the client address's key-lookup budget, 429), lookups_overall (all clients' key-lookup budget, 503), game_calls (the key's game-API call budget, 429), connections (a connection past the client address's bound on open connections, 429).",
+		Help: "Requests refused by a limit, by reason: key (the key's rate limit, 429), lookups (the client address's key-lookup budget, 429), lookups_overall (all clients' key-lookup budget, 503), game_calls (the key's game-API call budget, 429), connections (a connection past the client address's bound on open connections, 429), large_bodies (a leak report over 16 KiB past the announced length the server takes in at a time, 503).",
 	}, []string{"reason"})
 	for _, c := range []prometheus.Collector{cache, verifications, limited} {
 		if err := reg.Register(c); err != nil {
