@@ -291,6 +291,16 @@ func TestBattlesOfTheGamesData(t *testing.T) {
 	checkFields(t, battles, wants)
 }
 
+// TestBattleCardTheCatalogLacks: a card newer than the catalog (and than
+// the last /cards list fetched) keeps the key its name gives and the type
+// its id gives, as a listed card does, not empty strings.
+func TestBattleCardTheCatalogLacks(t *testing.T) {
+	h := newHarness(t, harnessOptions{upstream: gameDataUpstream(t)})
+	battles := getJSON(t, h, h.issue("7002"), "/player/2PYQ8RL/battles")
+	wants := cardWants("0.opponent.0.deck.0", 26000998, 4, 6, "Goblin Sled", "https://icons.example/cards/goblin-sled.png", "Legendary", "goblin-sled", "Troop")
+	checkFields(t, battles, wants[:len(wants)-1]) // its elixir cost is not in the answer
+}
+
 func TestClanSearchOfTheGamesData(t *testing.T) {
 	h := newHarness(t, harnessOptions{upstream: gameDataUpstream(t)})
 	found := getJSON(t, h, h.issue("7003"), "/clan/search?name=kite")

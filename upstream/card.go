@@ -14,7 +14,9 @@ import (
 // card renders a deck card: what the upstream gave (name, level, maximum
 // level, icon, and rarity and elixir when present) completed by the
 // catalog. A card the catalog lacks keeps the upstream's facts, its rarity
-// told by its maximum level, and zero values elsewhere.
+// told by its maximum level, its key by its name and its type by its id,
+// as a card of the game's /cards list gets them, and zero values
+// elsewhere.
 func (c *Client) card(in official.CardLevel) legacy.Card {
 	known, _ := c.Catalog().Card(in.ID)
 	rarity := cmp.Or(rarityOf(in.Rarity), known.Rarity, catalog.RarityOfMaxLevel(in.MaxLevel))
@@ -25,9 +27,9 @@ func (c *Client) card(in official.CardLevel) legacy.Card {
 		Rarity:             rarity,
 		RequiredForUpgrade: requiredForUpgrade(rarity, in.Level, in.MaxLevel),
 		Icon:               in.IconURLs.Medium,
-		Key:                known.Key,
+		Key:                cmp.Or(known.Key, catalog.KeyOf(in.Name)),
 		Elixir:             cmp.Or(in.ElixirCost, known.Elixir),
-		Type:               known.Type,
+		Type:               cmp.Or(known.Type, catalog.TypeOfID(in.ID)),
 		Arena:              known.Arena,
 		Description:        known.Description,
 		ID:                 in.ID,

@@ -142,8 +142,9 @@ func TestBattleCards(t *testing.T) {
 		{"level one common", duo.Team[1].Deck[0], legacy.Card{Name: "Zap", Level: 1, MaxLevel: 14, Rarity: "Common",
 			Icon: "https://icons.example/zap.png", Key: "zap", Elixir: 2, Type: "Spell", Arena: 5, ID: 28000008}, "2"},
 		// Today's game gives no rarity; a maximum level of 6 is a legendary's.
+		// The name gives the key and the id the type, as for a listed card.
 		{"card outside the catalog", duo.Opponent[1].Deck[0], legacy.Card{Name: "Brand New Card", Level: 3, MaxLevel: 6, Rarity: "Legendary",
-			Icon: "https://icons.example/new.png", ID: 26000998}, "6"},
+			Icon: "https://icons.example/new.png", Key: "brand-new-card", Type: "Troop", ID: 26000998}, "6"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -151,7 +152,8 @@ func TestBattleCards(t *testing.T) {
 			if string(got.RequiredForUpgrade) != tt.upgrade {
 				t.Errorf("requiredForUpgrade %s, want %s", got.RequiredForUpgrade, tt.upgrade)
 			}
-			if (got.Description != "") != (tt.want.Key != "") {
+			// the catalog's cards have a description and an elixir cost, a card outside it neither
+			if (got.Description != "") != (tt.want.Elixir != 0) {
 				t.Errorf("description %q", got.Description)
 			}
 			got.RequiredForUpgrade, got.Description = nil, ""
