@@ -366,8 +366,8 @@ func TestTrackingAndHistoryOfTheGamesData(t *testing.T) {
 		tag, name                         string
 		rank, crowns, donations, trophies int
 	}{
-		{"LGYPCR", "Oriel", 1, 12, 246, 6089},
-		{"LQ8PRJQ", "Wren", 2, 0, 122, 5943},
+		{"2QCV9JR0", "Oriel", 1, 12, 246, 6089},
+		{"YRU8QLG2", "Wren", 2, 0, 122, 5943},
 		{"8LJRJRP", "Bram", 3, 0, 90, 5651}, // no clan-chest points given
 	}
 	for i, m := range members {
