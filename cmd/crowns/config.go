@@ -152,6 +152,12 @@ const (
 	defaultSupportInfo       = "The API reference is this service's /docs page; ask in the developer-key channel of the community server for help."
 )
 
+// maxRateLimitPerSecond bounds CROWNS_RATE_LIMIT_PER_SECOND as
+// CROWNS_RATE_LIMIT_BURST is bounded: a million requests a second of one
+// key is past any server, and every keyed answer carries the rate in
+// x-ratelimit-limit, where 1e308 was 309 digits.
+const maxRateLimitPerSecond = 1_000_000
+
 // loadConfig reads the configuration from getenv and validates it; every
 // problem found is reported in one error, a line each.
 func loadConfig(getenv func(string) string) (config, error) {
@@ -236,7 +242,8 @@ func readConfig(getenv func(string) string, serving bool) (config, error) {
 	}
 	r.check(cfg.MetricsAddr == metricsOff || !sameListenAddress(cfg.MetricsAddr, cfg.Addr), "CROWNS_METRICS_ADDR must differ from CROWNS_ADDR: metrics are never served on the public API address")
 	r.check(cfg.MemoryLimit >= cfg.CacheBytes+32<<20, "CROWNS_MEMORY_LIMIT_MB must leave at least 32 MiB beside CROWNS_CACHE_MB")
-	r.check(cfg.RateLimitPerSecond > 0, "CROWNS_RATE_LIMIT_PER_SECOND must be greater than 0")
+	r.check(cfg.RateLimitPerSecond > 0 && cfg.RateLimitPerSecond <= maxRateLimitPerSecond,
+		fmt.Sprintf("CROWNS_RATE_LIMIT_PER_SECOND must be greater than 0 and at most %g", float64(maxRateLimitPerSecond)))
 	// The budgets are buckets of at least one token: one must come back
 	// within 100 years, as the key's rate limit must fill, or the limiter
 	// cannot hold the interval between tokens.

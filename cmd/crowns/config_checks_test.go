@@ -421,6 +421,12 @@ func TestConfigRefusesBudgetsTooSmallOrNotFinite(t *testing.T) {
 			})
 		}
 	}
+	// The key's rate is sent in every answer's x-ratelimit-limit, where
+	// 1e308 was 309 digits; it is bounded as the burst is, at a million.
+	const tooFast = "CROWNS_RATE_LIMIT_PER_SECOND must be greater than 0 and at most 1e+06"
+	loadConfigExpecting(t, map[string]string{"CROWNS_RATE_LIMIT_PER_SECOND": "1e308"}, tooFast)
+	loadConfigExpecting(t, map[string]string{"CROWNS_RATE_LIMIT_PER_SECOND": "1000001"}, tooFast)
+	loadConfigExpecting(t, map[string]string{"CROWNS_RATE_LIMIT_PER_SECOND": "1000000", "CROWNS_RATE_LIMIT_BURST": "1000000"}, "")
 	for _, name := range []string{"CROWNS_RATE_LIMIT_PER_SECOND", "CROWNS_SNAPSHOT_RATE_PER_SECOND"} {
 		for _, value := range []string{"Inf", "+Inf", "-Inf", "NaN"} {
 			t.Run(name+"="+value, func(t *testing.T) {
