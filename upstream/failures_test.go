@@ -216,15 +216,21 @@ func TestCallerDeadlineWins(t *testing.T) {
 	}
 }
 
-func TestConnectionRefused(t *testing.T) {
+// closedAddress is a loopback address nothing listens on.
+func closedAddress(t *testing.T) string {
+	t.Helper()
 	listener, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := listener.Addr().String()
 	listener.Close()
-	client, logs := newClient(t, "http://"+addr+"/v1", upstream.Config{})
-	_, err = client.Locations(context.Background())
+	return addr
+}
+
+func TestConnectionRefused(t *testing.T) {
+	client, logs := newClient(t, "http://"+closedAddress(t)+"/v1", upstream.Config{})
+	_, err := client.Locations(context.Background())
 	var unavailable *models.UnavailableError
 	if !errors.As(err, &unavailable) || unavailable.RetryAfter != 10*time.Second {
 		t.Fatalf("error %v, want unavailable with a 10s advice", err)
@@ -474,15 +480,9 @@ func TestAnAnswerOfTheTagInAnotherCaseCarriesTheTagAsked(t *testing.T) {
 // sent (a clan search's name: a key pasted there by mistake, say), which
 // is neither logged nor put in the error the API logs; the path is.
 func TestAnUnreachableUpstreamIsLoggedWithoutTheQuery(t *testing.T) {
-	listener, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := listener.Addr().String()
-	listener.Close()
-	client, logs := newClient(t, "http://"+addr+"/v1", upstream.Config{})
+	client, logs := newClient(t, "http://"+closedAddress(t)+"/v1", upstream.Config{})
 	const typed = "crw_Q2lIeSyIgG3Ok5Y7v2Ux8mBbDn0aLfPh4Jz1Rt"
-	_, err = client.SearchClans(context.Background(), legacy.ClanSearchQuery{Name: typed, MinScore: -1})
+	_, err := client.SearchClans(context.Background(), legacy.ClanSearchQuery{Name: typed, MinScore: -1})
 	if !errors.Is(err, models.ErrUnavailable) || strings.Contains(err.Error(), typed) {
 		t.Fatalf("error %v, want unavailable without the search's name", err)
 	}

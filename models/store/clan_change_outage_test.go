@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/crownsdev/crowns/internal/backoff"
+	"github.com/crownsdev/crowns/internal/faultproxy"
 	"github.com/crownsdev/crowns/internal/outage/outagetest"
 	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/models/store"
@@ -30,16 +31,7 @@ func TestClanChangesSeenSoonAfterAnOutage(t *testing.T) {
 		atLeast = most / 2 // the jitter keeps a wait in the upper half
 	)
 	waits := &retryWaits{failing: failing, logged: make(chan time.Duration, 64)}
-	reader, proxy, direct := storetest.OpenBehindProxy(t, nil, slog.New(waits), nil)
-	writer, err := store.Open(context.Background(), store.DatabaseConfig{URL: direct, DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = writer.Close() })
-
-	changes := recordChanges(t, reader)
-	storetest.ListenForClanChanges(t, reader)
-	changes.await(t, "first announcement of the listener", isAll)
+	proxy, writer, changes := listeningBehindProxy(t, slog.New(waits))
 
 	proxy.Refuse()
 	var last time.Duration
@@ -61,6 +53,25 @@ func TestClanChangesSeenSoonAfterAnOutage(t *testing.T) {
 	changes.await(t, "announcement of the reconnection", isAll)
 	trackFixture(t, writer, "9QQQ", trackedAt)
 	changes.await(t, "change of 9QQQ after the outage", isTag("9QQQ"))
+}
+
+// listeningBehindProxy opens a store behind a fault proxy, logging to
+// logger (nil: nowhere), that listens for clan changes, and a second
+// store on the same database, directly, to write changes with; it returns
+// the proxy, the writer and the listener's changes once the listener made
+// its first announcement.
+func listeningBehindProxy(t *testing.T, logger *slog.Logger) (*faultproxy.Proxy, *store.Store, *changeRecorder) {
+	t.Helper()
+	reader, proxy, direct := storetest.OpenBehindProxy(t, nil, logger, nil)
+	writer, err := store.Open(context.Background(), store.DatabaseConfig{URL: direct, DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = writer.Close() })
+	changes := recordChanges(t, reader)
+	storetest.ListenForClanChanges(t, reader)
+	changes.await(t, "first announcement of the listener", isAll)
+	return proxy, writer, changes
 }
 
 // retryWaits is a slog handler that passes on the retryIn of every line
@@ -126,16 +137,7 @@ func TestListenerOutageLogsBoundedLines(t *testing.T) {
 // listens again on a new one: it announces a change of all clans then,
 // and hears the next change of another process.
 func TestAListenerWhoseConnectionFallsSilentListensAgain(t *testing.T) {
-	reader, proxy, direct := storetest.OpenBehindProxy(t, nil, nil, nil)
-	writer, err := store.Open(context.Background(), store.DatabaseConfig{URL: direct, DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = writer.Close() })
-
-	changes := recordChanges(t, reader)
-	storetest.ListenForClanChanges(t, reader)
-	changes.await(t, "first announcement of the listener", isAll)
+	proxy, writer, changes := listeningBehindProxy(t, nil)
 
 	proxy.Silence()
 	trackFixture(t, writer, "9QQQ", trackedAt) // its notification is lost
