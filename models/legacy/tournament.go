@@ -63,7 +63,7 @@ func NewTournament(t models.TournamentDetails) Tournament {
 		PrepTime:            t.PreparationDuration,
 		Duration:            t.Duration,
 		StartTime:           unixOrNull(t.StartedTime),
-		CreateTime:          t.CreatedTime.Unix(),
+		CreateTime:          unixOrZero(t.CreatedTime),
 		Members:             make([]TournamentPlayer, len(t.Members)),
 	}
 	if t.EndedTimeRaw != "" {
@@ -83,6 +83,16 @@ func NewTournament(t models.TournamentDetails) Tournament {
 		}
 	}
 	return out
+}
+
+// unixOrZero is t in Unix seconds, or 0 for an unknown time (the zero
+// time, which would be -62135596800): a creation time the game API did
+// not give, or gave in a form it does not document.
+func unixOrZero(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.Unix()
 }
 
 // unixOrNull is t in Unix seconds, or null for the zero time (a

@@ -29,7 +29,7 @@ func listedOf(r models.TournamentRecord) listed {
 		currentPlayers: r.Capacity,
 		prepTime:       r.PreparationDuration,
 		duration:       r.Duration,
-		createTime:     r.CreatedTime.Unix(),
+		createTime:     unixOrZero(r.CreatedTime),
 		startTime:      unixOrNull(r.StartedTime),
 		endTime:        unixOrNull(r.EndedTime),
 	}

@@ -101,3 +101,34 @@ func TestTournamentListShapes(t *testing.T) {
 		})
 	}
 }
+
+// A tournament whose creation time the game API did not give (or gave in
+// a form it does not document) has createTime 0 in every shape, never the
+// zero time's -62135596800.
+func TestAnUnknownCreationTimeIsZero(t *testing.T) {
+	record := models.TournamentRecord{
+		TournamentDetails: models.TournamentDetails{Tag: "UC2LQ0G", Type: "open", Status: "inPreparation", Name: "n", MaxCapacity: 50},
+		UpdatedAt:         time.Date(2018, 7, 6, 11, 37, 10, 0, time.UTC),
+	}
+	for name, shape := range map[string]any{
+		"single":                legacy.NewTournament(record.TournamentDetails),
+		"known, open, joinable": legacy.NewKnownTournament(record),
+		"1k":                    legacy.NewThousandTournament(record),
+		"full":                  legacy.NewFullTournament(record),
+		"inprep":                legacy.NewPreparingTournament(record),
+	} {
+		got, err := json.Marshal(shape)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fields struct {
+			CreateTime *int64 `json:"createTime"`
+		}
+		if err := json.Unmarshal(got, &fields); err != nil {
+			t.Fatal(err)
+		}
+		if fields.CreateTime == nil || *fields.CreateTime != 0 {
+			t.Errorf("%s: %s, want createTime 0", name, got)
+		}
+	}
+}
