@@ -31,12 +31,8 @@ func TestReadmeConfigurationTableListsEveryVariable(t *testing.T) {
 	section, _, _ = strings.Cut(section, "\n## ")
 	known := knownVariables()
 	rows := map[string]int{}
-	for _, line := range strings.Split(section, "\n") {
-		cells := strings.Split(line, "|")
-		if !strings.HasPrefix(line, "| `CROWNS_") || len(cells) < 3 {
-			continue
-		}
-		for _, name := range variableName.FindAllString(cells[1], -1) {
+	for _, row := range settingsRows(section) {
+		for _, name := range row.names {
 			rows[name]++
 			if _, ok := slices.BinarySearch(known, name); !ok {
 				t.Errorf("README's configuration table documents %s, which the configuration does not read", name)
