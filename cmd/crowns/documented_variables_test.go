@@ -20,15 +20,7 @@ var variableName = regexp.MustCompile(`CROWNS_[A-Z0-9_]*[A-Z0-9](_\*)?`)
 // config.go without a row, or a row left behind by a renamed setting,
 // fails here rather than misleading an operator.
 func TestReadmeConfigurationTableListsEveryVariable(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, found := strings.Cut(string(readme), "\n## Configuration\n")
-	if !found {
-		t.Fatal("README.md has no \"## Configuration\" section")
-	}
-	section, _, _ = strings.Cut(section, "\n## ")
+	section := documentSection(t, "README.md", "Configuration")
 	known := knownVariables()
 	rows := map[string]int{}
 	for _, row := range settingsRows(section) {
@@ -48,6 +40,22 @@ func TestReadmeConfigurationTableListsEveryVariable(t *testing.T) {
 			t.Errorf("README's configuration table names %s in %d rows, want one", name, rows[name])
 		}
 	}
+}
+
+// documentSection is the text of a document of the repository (a path
+// below its root) under the level-2 heading, up to the next one.
+func documentSection(t *testing.T, file, heading string) string {
+	t.Helper()
+	text, err := os.ReadFile(filepath.Join("..", "..", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, found := strings.Cut(string(text), "\n## "+heading+"\n")
+	if !found {
+		t.Fatalf("%s has no \"## %s\" section", file, heading)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	return section
 }
 
 // TestDocumentsNameOnlyReadVariables: every CROWNS_* variable the README,

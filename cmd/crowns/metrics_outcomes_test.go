@@ -102,6 +102,29 @@ func TestServeExportsCacheKeyLimitAndGameAPIMetrics(t *testing.T) {
 	}
 }
 
+// exportedMetrics is every metric family a `crowns serve` exports, the
+// bot's included: servedMetrics' scrape, and, since the bot runs only with
+// a Discord token, the families of a bot built (not connected) with a
+// registry of its own.
+func exportedMetrics(t *testing.T) metricstest.Families {
+	t.Helper()
+	exported := servedMetrics(t)
+	reg := prometheus.NewRegistry()
+	db := storetest.Open(t, store.DialectSQLite)
+	service, err := keys.NewService(db, keys.Config{Secret: bytes.Repeat([]byte{7}, 32)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := config{DiscordToken: "t", DiscordGuildID: "1", DiscordKeyChannelID: "2"}
+	if _, err := newKeyDesk(cfg, db, service, nil, slog.New(slog.DiscardHandler), models.SystemClock{}, reg); err != nil {
+		t.Fatal(err)
+	}
+	for name, family := range metricstest.Gather(t, reg) {
+		exported[name] = family
+	}
+	return exported
+}
+
 // dashboardMetric finds the metric names a dashboard query uses.
 var dashboardMetric = regexp.MustCompile(`\bcrowns_[a-z_]+\b`)
 
@@ -121,22 +144,7 @@ func TestGrafanaDashboardUsesOnlyExportedMetrics(t *testing.T) {
 	if err := json.Unmarshal(raw, &dashboard); err != nil {
 		t.Fatalf("the dashboard is not valid JSON: %v", err)
 	}
-	exported := servedMetrics(t)
-	// The bot runs only with a Discord token: its metrics are read from a
-	// bot built (not connected) with a registry of its own.
-	reg := prometheus.NewRegistry()
-	db := storetest.Open(t, store.DialectSQLite)
-	service, err := keys.NewService(db, keys.Config{Secret: bytes.Repeat([]byte{7}, 32)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := config{DiscordToken: "t", DiscordGuildID: "1", DiscordKeyChannelID: "2"}
-	if _, err := newKeyDesk(cfg, db, service, nil, slog.New(slog.DiscardHandler), models.SystemClock{}, reg); err != nil {
-		t.Fatal(err)
-	}
-	for name, family := range metricstest.Gather(t, reg) {
-		exported[name] = family
-	}
+	exported := exportedMetrics(t)
 	used := 0
 	for _, panel := range dashboard.Panels {
 		if len(panel.Targets) == 0 {
