@@ -273,11 +273,13 @@ func clansFailure(err error, req clansRequest) string {
 	var unavailable *models.UnavailableError
 	switch {
 	case errors.Is(err, models.ErrNotTracked):
-		return fmt.Sprintf("clan %s is not tracked (track it first)", req.tag)
+		return fmt.Sprintf("clan %s is not tracked (track it first: crowns clans track %s)", req.tag, req.tag)
 	case errors.Is(err, models.ErrNotFound) && req.action == "track":
 		return fmt.Sprintf("clan %s does not exist upstream", req.tag)
-	case errors.Is(err, models.ErrNotFound):
+	case errors.Is(err, models.ErrNotFound) && req.action == "untrack":
 		return fmt.Sprintf("clan %s is unknown: it was never tracked", req.tag)
+	case errors.Is(err, models.ErrNotFound):
+		return fmt.Sprintf("clan %s is unknown: it was never tracked (track it first: crowns clans track %s)", req.tag, req.tag)
 	case errors.As(err, &unavailable):
 		return fmt.Sprintf("the %s is unavailable; try again later", unavailable.Source)
 	}

@@ -93,10 +93,10 @@ func TestClansCommandLifecycle(t *testing.T) {
 				{[]string{"track", "9999"}, exitFailure, "", "crowns clans track: clan 9999 does not exist upstream\n"},
 				{[]string{"weekly", trackable, "on"}, exitOK, "weekly: collection for " + trackable + " is now on\n", ""},
 				{[]string{"weekly", trackable, "on"}, exitOK, "weekly: collection for " + trackable + " was already on\n", ""},
-				{[]string{"weekly", "9999", "on"}, exitFailure, "", "crowns clans weekly: clan 9999 is unknown: it was never tracked\n"},
+				{[]string{"weekly", "9999", "on"}, exitFailure, "", "crowns clans weekly: clan 9999 is unknown: it was never tracked (track it first: crowns clans track 9999)\n"},
 				{[]string{"untrack", untrackable}, exitOK, "untrack: clan " + untrackable + " is no longer tracked; its history is kept\n", ""},
 				{[]string{"untrack", untrackable}, exitOK, "untrack: clan " + untrackable + " was not tracked; nothing changed\n", ""},
-				{[]string{"weekly", untrackable, "on"}, exitFailure, "", "crowns clans weekly: clan " + untrackable + " is not tracked (track it first)\n"},
+				{[]string{"weekly", untrackable, "on"}, exitFailure, "", "crowns clans weekly: clan " + untrackable + " is not tracked (track it first: crowns clans track " + untrackable + ")\n"},
 				{[]string{"untrack", "9999"}, exitFailure, "", "crowns clans untrack: clan 9999 is unknown: it was never tracked\n"},
 			}
 			for _, step := range steps {
@@ -174,7 +174,7 @@ func TestClansImportStoresALegacyHistory(t *testing.T) {
 				code   int
 				output string
 			}{
-				{[]string{"import", "9999", history}, exitFailure, "crowns clans import: clan 9999 is unknown: it was never tracked\n"},
+				{[]string{"import", "9999", history}, exitFailure, "crowns clans import: clan 9999 is unknown: it was never tracked (track it first: crowns clans track 9999)\n"},
 				{[]string{"track", tag}, exitOK, "track: clan " + tag},
 				{[]string{"import", tag, history}, exitOK, "import: 2 4-hourly snapshots of " + tag + " stored, from 2026-03-09-16-00 to 2026-03-09-20-00; 0 slots already stored kept\n"},
 				{[]string{"import", tag, history}, exitOK, "import: 0 4-hourly snapshots of " + tag + " stored, from 2026-03-09-16-00 to 2026-03-09-20-00; 2 slots already stored kept\n"},
