@@ -205,12 +205,12 @@ func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger, acces
 func (n *node) bindListeners(cfg config) (err error) {
 	if cfg.Roles.API {
 		if n.listen, err = net.Listen("tcp", cfg.Addr); err != nil {
-			return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+			return fmt.Errorf("listen on %s (CROWNS_ADDR): %w", cfg.Addr, err)
 		}
 	}
 	if cfg.MetricsAddr != metricsOff {
 		if n.metricsListen, err = net.Listen("tcp", cfg.MetricsAddr); err != nil {
-			return fmt.Errorf("listen for metrics on %s: %w", cfg.MetricsAddr, err)
+			return fmt.Errorf("listen for metrics on %s (CROWNS_METRICS_ADDR): %w", cfg.MetricsAddr, err)
 		}
 	}
 	return nil

@@ -10,7 +10,9 @@ import (
 
 // TestServeRefusesATakenPortBeforeStartingAnything: serve binds the API's
 // and the metrics' ports before anything else, so with either taken it
-// exits 1 with one line naming the address, and nothing was started (and
+// exits 1 with one line naming the address and the variable that set it
+// (an operator who meets "address already in use" learns what to change),
+// and nothing was started (and
 // torn down) meanwhile: no database opened, no role's background work.
 func TestServeRefusesATakenPortBeforeStartingAnything(t *testing.T) {
 	for _, variable := range []string{"CROWNS_ADDR", "CROWNS_METRICS_ADDR"} {
@@ -35,9 +37,9 @@ func TestServeRefusesATakenPortBeforeStartingAnything(t *testing.T) {
 				}
 			}
 			if code != exitFailure || stdout != "" || len(logged) != 1 ||
-				!strings.Contains(logged[0], `msg="cannot start"`) || !strings.Contains(logged[0], taken.Addr().String()) {
-				t.Fatalf("%s taken: exit %d, want %d and one line, cannot start naming %s; stdout %q, log:\n%s",
-					variable, code, exitFailure, taken.Addr(), stdout, strings.Join(logged, "\n"))
+				!strings.Contains(logged[0], `msg="cannot start"`) || !strings.Contains(logged[0], taken.Addr().String()+" ("+variable+")") {
+				t.Fatalf("%s taken: exit %d, want %d and one line, cannot start naming %s (%s); stdout %q, log:\n%s",
+					variable, code, exitFailure, taken.Addr(), variable, stdout, strings.Join(logged, "\n"))
 			}
 			if _, err := os.Stat(dataDir); !os.IsNotExist(err) {
 				t.Errorf("%s taken: the data dir was created, so the database was opened (%v)", variable, err)
