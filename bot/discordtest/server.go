@@ -35,6 +35,8 @@ type Request struct {
 // Server is the fake Discord. It is safe for concurrent use.
 type Server struct {
 	http *httptest.Server
+	// t hears of every request whose body Discord would refuse.
+	t testing.TB
 
 	mu       sync.Mutex
 	requests []Request
@@ -51,16 +53,19 @@ type Server struct {
 	// botUser is who GET /users/@me says the bot is.
 	botUser discordgo.User
 	// acknowledged are the ids of the interactions given their initial
-	// response.
+	// response, responded their tokens.
 	acknowledged map[string]bool
+	responded    map[string]bool
 }
 
 // New starts a fake Discord that stops when the test ends.
 func New(t testing.TB) *Server {
 	t.Helper()
 	s := &Server{
+		t:            t,
 		nextID:       100000000000000000,
 		acknowledged: map[string]bool{},
+		responded:    map[string]bool{},
 		botUser:      discordgo.User{ID: DefaultBotUserID, Username: "crowns", Bot: true},
 		gateway:      GatewayScript{ApplicationID: DefaultApplicationID},
 		arrived:      make(chan struct{}),
@@ -175,8 +180,15 @@ func (s *Server) serve(w http.ResponseWriter, req *http.Request) {
 	s.route(w, recorded)
 }
 
-// route answers a request the way Discord would when all goes well.
+// route answers a request the way Discord would when all goes well. A
+// request Discord would refuse (see Check) is answered with Discord's 400
+// and fails the test: the bot must never send one.
 func (s *Server) route(w http.ResponseWriter, r Request) {
+	if operation, problems := Check(r); len(problems) > 0 {
+		s.t.Errorf("Discord would refuse %s (%s %s): %s\nbody: %s", operation, r.Method, r.Path, strings.Join(problems, "; "), r.Body)
+		writeJSON(w, http.StatusBadRequest, invalidFormBody{Message: "Invalid Form Body", Code: codeInvalidFormBody, Errors: problems})
+		return
+	}
 	switch {
 	case r.Method == http.MethodGet && r.Path == "/gateway":
 		writeJSON(w, http.StatusOK, map[string]string{"url": "ws" + strings.TrimPrefix(s.http.URL, "http") + "/gateway-socket"})
@@ -198,11 +210,17 @@ func (s *Server) route(w http.ResponseWriter, r Request) {
 	case r.Method == http.MethodDelete && pathMatches("/channels/*/messages/*", r.Path):
 		w.WriteHeader(http.StatusNoContent)
 	case r.Method == http.MethodPost && pathMatches("/interactions/*/*/callback", r.Path):
-		if !s.acknowledge(strings.Split(r.Path, "/")[2]) {
+		parts := strings.Split(r.Path, "/")
+		if !s.acknowledge(parts[2], parts[3]) {
 			writeJSON(w, http.StatusBadRequest, apiError{Message: "Interaction has already been acknowledged.", Code: 40060})
 			return
 		}
 		w.WriteHeader(http.StatusNoContent)
+	case r.Method == http.MethodPatch && pathMatches("/webhooks/*/*/messages/@original", r.Path) && !s.hasResponse(strings.Split(r.Path, "/")[3]):
+		// Discord has no original response to edit before the initial
+		// response (a deferral) was taken.
+		s.t.Errorf("%s %s edits the original response of an interaction never responded to", r.Method, r.Path)
+		writeJSON(w, http.StatusNotFound, apiError{Message: "Unknown Message", Code: 10008})
 	case r.Method == http.MethodPatch && pathMatches("/webhooks/*/*/messages/*", r.Path):
 		var edit discordgo.WebhookEdit
 		_ = json.Unmarshal(r.Body, &edit)
@@ -251,16 +269,25 @@ func (s *Server) membersPage(query url.Values) []*discordgo.Member {
 	return page
 }
 
-// acknowledge records the initial response to an interaction; false when
-// it had one already.
-func (s *Server) acknowledge(interactionID string) bool {
+// acknowledge records the initial response to an interaction, by its id
+// and token; false when it had one already.
+func (s *Server) acknowledge(interactionID, token string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.acknowledged[interactionID] {
 		return false
 	}
 	s.acknowledged[interactionID] = true
+	s.responded[token] = true
 	return true
+}
+
+// hasResponse reports whether the interaction of token had its initial
+// response.
+func (s *Server) hasResponse(token string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.responded[token]
 }
 
 func (s *Server) newID() string {
@@ -297,6 +324,18 @@ func pathMatches(pattern, path string) bool {
 		}
 	}
 	return true
+}
+
+// codeInvalidFormBody is Discord's JSON error code of a request whose
+// body it refuses.
+const codeInvalidFormBody = 50035
+
+// invalidFormBody is Discord's answer to a body it refuses, with what it
+// found wrong.
+type invalidFormBody struct {
+	Message string   `json:"message"`
+	Code    int      `json:"code"`
+	Errors  []string `json:"errors"`
 }
 
 // apiError is Discord's JSON error body.
