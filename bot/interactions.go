@@ -25,7 +25,7 @@ func (b *Bot) HandleInteractionCreate(ctx context.Context, event *discordgo.Inte
 	case discordgo.InteractionApplicationCommand:
 		b.answerCommand(ctx, event.Interaction)
 	case discordgo.InteractionMessageComponent:
-		if strings.HasPrefix(event.MessageComponentData().CustomID, blacklistButtonID) {
+		if strings.HasPrefix(componentData(event.Interaction).CustomID, blacklistButtonID) {
 			b.answerBlacklistButton(ctx, event.Interaction)
 			return
 		}
@@ -59,7 +59,7 @@ func (b *Bot) commandAnswer(ctx context.Context, i *discordgo.Interaction) answe
 	if i.GuildID != b.cfg.GuildID || i.Member == nil || i.Member.User == nil {
 		return answer{text: textOnlyInCommunityServer}
 	}
-	data := i.ApplicationCommandData()
+	data := commandData(i)
 	if len(data.Options) == 0 {
 		return answer{text: textUnknownCommand}
 	}
@@ -100,7 +100,7 @@ func (b *Bot) commandAnswer(ctx context.Context, i *discordgo.Interaction) answe
 // only the member one was offered to may press it, within the
 // confirmation window.
 func (b *Bot) answerButton(ctx context.Context, i *discordgo.Interaction) {
-	rest, ok := strings.CutPrefix(i.MessageComponentData().CustomID, confirmButtonPrefix)
+	rest, ok := strings.CutPrefix(componentData(i).CustomID, confirmButtonPrefix)
 	action, owner, _ := strings.Cut(rest, ":")
 	ok = ok && (action == subRegenerate || action == subRevoke)
 	if !ok || i.GuildID != b.cfg.GuildID || i.Member == nil || i.Member.User == nil || i.Member.User.ID != owner {

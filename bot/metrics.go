@@ -137,7 +137,7 @@ func (m *commandMetrics) acknowledgementFailed() {
 // slashCommandName is the command label of a slash command: its name and
 // subcommand.
 func slashCommandName(i *discordgo.Interaction) string {
-	data := i.ApplicationCommandData()
+	data := commandData(i)
 	if len(data.Options) == 0 {
 		return data.Name
 	}

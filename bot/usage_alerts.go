@@ -194,7 +194,7 @@ func (b *Bot) answerBlacklistButton(ctx context.Context, i *discordgo.Interactio
 	// Discord's window for the response runs during the look-up too.
 	ctx, cancel := context.WithTimeout(ctx, acknowledgeWindow)
 	defer cancel()
-	target := strings.TrimPrefix(i.MessageComponentData().CustomID, blacklistButtonID)
+	target := strings.TrimPrefix(componentData(i).CustomID, blacklistButtonID)
 	text := textModeratorsOnlyButton
 	askReason := i.GuildID == b.cfg.GuildID && isModerator(i.Member) && target != ""
 	if askReason {
@@ -255,7 +255,7 @@ func (b *Bot) answerBlacklistReason(ctx context.Context, i *discordgo.Interactio
 }
 
 func (b *Bot) blacklistFromForm(ctx context.Context, i *discordgo.Interaction) answer {
-	data := i.ModalSubmitData()
+	data := formData(i)
 	target, ok := strings.CutPrefix(data.CustomID, blacklistModalID)
 	if !ok || target == "" {
 		return answer{text: textUnknownCommand}
