@@ -35,7 +35,10 @@ const (
 // after the saved position, saving the position after each post. A failed
 // post stops there and returns the error: the event is posted by a later
 // call, never skipped (an event may be posted twice if the process stops
-// between a post and the save). Without a log channel it does nothing.
+// between a post and the save). Only a post Discord refuses for its body,
+// which no later call would get through, is logged with the event and
+// passed over, so that the events after it are posted. Without a log
+// channel it does nothing.
 func (b *Bot) PostPendingEvents(ctx context.Context) (posted int, err error) {
 	if b.cfg.LogChannelID == "" {
 		return 0, nil
@@ -51,14 +54,19 @@ func (b *Bot) PostPendingEvents(ctx context.Context) (posted int, err error) {
 		}
 		for _, event := range events {
 			err := b.postToLogChannel(ctx, &discordgo.MessageSend{Embeds: []*discordgo.MessageEmbed{auditEmbed(event)}})
-			if err != nil {
+			switch {
+			case err == nil:
+				posted++
+			case isRefusedMessage(err):
+				b.log.ErrorContext(ctx, "Discord refused the log channel's post of a key event; passed over",
+					"event", event.ID, "action", event.Action, "user", event.DiscordUserID, "discord", describeDiscordError(err))
+			default:
 				return posted, fmt.Errorf("post key event %d to the log channel: %s", event.ID, describeDiscordError(err))
 			}
 			position = event.ID
 			if err := b.deps.Cursors.SaveBotCursorPosition(ctx, AuditCursorName, position, b.clock.Now()); err != nil {
 				return posted, fmt.Errorf("save the log channel's outbox position: %w", err)
 			}
-			posted++
 		}
 		if len(events) < auditBatchSize {
 			return posted, nil

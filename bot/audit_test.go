@@ -136,3 +136,27 @@ func TestWithoutLogChannelNothingIsPosted(t *testing.T) {
 		t.Errorf("cursor moved to %d, %v", position, err)
 	}
 }
+
+// A key event whose post Discord refuses for its body (400) would be
+// refused however often it is sent: it is logged with the event and
+// passed over, and the events after it are posted, where waiting for it
+// would hold back every later post for good.
+func TestALogPostRefusedForItsBodyIsPassedOver(t *testing.T) {
+	d := newDesk(t, deskOptions{logChannel: logChannelID})
+	d.getKey(developerID)
+	d.getKey(otherDevID)
+	d.discord.Fail(discordtest.Rule{Method: "POST", Path: "/channels/" + logChannelID + "/messages", Failure: discordtest.InvalidFormBody, Times: 1})
+	posted, err := d.bot.PostPendingEvents(t.Context())
+	if err != nil || posted != 1 {
+		t.Fatalf("posted %d, err %v; want the second event posted past the refused first", posted, err)
+	}
+	if posts := d.channelPosts(logChannelID); len(posts) != 2 || !strings.Contains(posts[1], otherDevID) {
+		t.Errorf("posts = %q, want the refused one and then the other developer's", posts)
+	}
+	if logs := d.logs.String(); !strings.Contains(logs, "passed over") || !strings.Contains(logs, "event=1") || !strings.Contains(logs, "HTTP 400, code 50035") {
+		t.Errorf("logs:\n%s\nwant the refused event and Discord's answer", logs)
+	}
+	if again, err := d.bot.PostPendingEvents(t.Context()); err != nil || again != 0 {
+		t.Errorf("a later call posted %d (%v), want nothing: the refused event is not tried again", again, err)
+	}
+}

@@ -136,3 +136,25 @@ func TestAUsageAlertNotPostedNamesItsKey(t *testing.T) {
 		t.Errorf("error = %v, want the key record, its developer and Discord's answer", err)
 	}
 }
+
+// A usage alert Discord refuses for its body (400) is logged and passed
+// over until its cool-down ends, and the alerts after it are posted in
+// the same check; a check stopped at it would have stopped at it again
+// every time.
+func TestAUsageAlertRefusedForItsBodyIsPassedOver(t *testing.T) {
+	d := newDesk(t, deskOptions{logChannel: logChannelID})
+	d.getKey(developerID)
+	d.getKey(otherDevID)
+	d.use(developerID, "/clan/search", models.KeyUsageCount{Requests: 1000, RateLimited: 700}, 0)
+	d.use(otherDevID, "/clan/search", models.KeyUsageCount{Requests: 1000, RateLimited: 700}, 0)
+	d.discord.Fail(discordtest.Rule{Method: "POST", Path: "/channels/" + logChannelID + "/messages", Failure: discordtest.InvalidFormBody, Times: 1})
+	if posted, err := d.bot.CheckUsageAlerts(t.Context()); err != nil || posted != 1 {
+		t.Fatalf("CheckUsageAlerts posted %d (%v), want the alert after the refused one", posted, err)
+	}
+	if logs := d.logs.String(); !strings.Contains(logs, "Discord refused a usage alert") || !strings.Contains(logs, "HTTP 400, code 50035") {
+		t.Errorf("logs:\n%s\nwant the refused alert and Discord's answer", logs)
+	}
+	if posted, err := d.bot.CheckUsageAlerts(t.Context()); err != nil || posted != 0 {
+		t.Errorf("the next check posted %d (%v), want none: the refused alert's cool-down holds", posted, err)
+	}
+}

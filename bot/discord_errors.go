@@ -50,6 +50,16 @@ func isLastingRefusal(err error) bool {
 	return status >= 400 && status < 500 && status != http.StatusTooManyRequests
 }
 
+// isRefusedMessage tells a post Discord refused for its body (400: a
+// text past a limit, a field it does not take): posted again, it is
+// refused again, so a queue of posts passes it over rather than wait
+// behind it. A refusal of the channel (403, 404) is the operator's to
+// mend, and the queue waits for it.
+func isRefusedMessage(err error) bool {
+	var restErr *discordgo.RESTError
+	return errors.As(err, &restErr) && restErr.Response != nil && restErr.Response.StatusCode == http.StatusBadRequest
+}
+
 // describeDiscordError words a failed Discord request for the log: status,
 // JSON code and Discord's message, or the transport failure without its
 // URL (interaction URLs carry the interaction's token). Request bodies,

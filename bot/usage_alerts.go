@@ -62,7 +62,10 @@ type usageAlert struct {
 // that stays rate-limited or whose volume jumped (both said in one post),
 // unless the key was alerted within the cool-down (on the bot's clock), by
 // this process or another, before or after a restart: the database keeps
-// when each key was alerted (see UsageReader.ClaimUsageAlert).
+// when each key was alerted (see UsageReader.ClaimUsageAlert). A post
+// that fails stops the check, its claim released so that the next check
+// posts it; only one Discord refuses for its body, which would be refused
+// again, is logged and passed over until its cool-down ends.
 // Without a log channel or usage it does nothing.
 func (b *Bot) CheckUsageAlerts(ctx context.Context) (posted int, err error) {
 	if b.cfg.LogChannelID == "" || b.deps.Usage == nil {
@@ -88,6 +91,13 @@ func (b *Bot) CheckUsageAlerts(ctx context.Context) (posted int, err error) {
 				discordgo.Button{Label: textBlacklistButton, Style: discordgo.DangerButton, CustomID: blacklistButtonID + alert.discordUserID},
 			}}},
 		})
+		if err != nil && isRefusedMessage(err) {
+			// Posted again it would be refused again: its cool-down
+			// holds, and the alerts after it go on.
+			b.log.ErrorContext(ctx, "Discord refused a usage alert; passed over until its cool-down ends",
+				"keyRecord", alert.keyID, "user", alert.discordUserID, "discord", describeDiscordError(err))
+			continue
+		}
 		if err != nil {
 			postErr := fmt.Errorf("post the usage alert of key record #%d (developer %s): %s",
 				alert.keyID, alert.discordUserID, describeDiscordError(err))

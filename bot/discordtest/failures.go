@@ -27,6 +27,10 @@ const (
 	Unauthorized
 	// UnknownMessage is 404 with code 10008: the message is gone.
 	UnknownMessage
+	// InvalidFormBody is 400 with code 50035: Discord refuses what the
+	// request's body says (a text past a limit, a field it does not
+	// take), however often it is sent.
+	InvalidFormBody
 )
 
 // String names the failure, for test names.
@@ -46,6 +50,8 @@ func (f Failure) String() string {
 		return "unauthorized-401"
 	case UnknownMessage:
 		return "unknown-message-404"
+	case InvalidFormBody:
+		return "invalid-form-body-400"
 	}
 	return "unknown-failure"
 }
@@ -125,6 +131,8 @@ func (r Rule) write(w http.ResponseWriter) {
 		writeJSON(w, http.StatusNotFound, apiError{Message: "Unknown Channel", Code: 10003})
 	case UnknownMessage:
 		writeJSON(w, http.StatusNotFound, apiError{Message: "Unknown Message", Code: 10008})
+	case InvalidFormBody:
+		writeJSON(w, http.StatusBadRequest, invalidFormBody{Message: "Invalid Form Body", Code: codeInvalidFormBody})
 	case RateLimited:
 		wait := r.RetryAfter
 		if wait <= 0 {
