@@ -14,7 +14,7 @@ type DeveloperInfo = models.DeveloperInfo
 // is models.ErrNotFound. Last use is as of the latest Flush of the
 // process that verified the key.
 func (s *Service) Info(ctx context.Context, discordUserID string) (DeveloperInfo, error) {
-	if err := CheckDiscordUserID(discordUserID); err != nil {
+	if err := CheckStoredDiscordUserID(discordUserID); err != nil {
 		return DeveloperInfo{}, err
 	}
 	return s.db.DeveloperInfo(ctx, discordUserID)

@@ -24,10 +24,14 @@ const (
 // snowflake (2^64 - 1). Real snowflakes have 17 to 20 digits; shorter ones
 // are accepted for tests and hand-made ids. A leading zero would name
 // another developer than the same number without it ("0042" is not
-// "42"), one no Discord member can be.
+// "42"), one no Discord member can be. It bounds the developers a
+// transition records; those already stored are named by
+// CheckStoredDiscordUserID.
 func CheckDiscordUserID(id string) error {
-	if id == "" || len(id) > maxDiscordUserDigits || strings.Trim(id, "0123456789") != "" ||
-		len(id) > 1 && id[0] == '0' {
+	if err := CheckStoredDiscordUserID(id); err != nil {
+		return err
+	}
+	if len(id) > 1 && id[0] == '0' {
 		return models.Invalid("Discord user id must be 1 to %d digits, without a leading zero", maxDiscordUserDigits)
 	}
 	if _, err := strconv.ParseUint(id, 10, 64); err != nil {
@@ -36,9 +40,23 @@ func CheckDiscordUserID(id string) error {
 	return nil
 }
 
-// checkTransition validates what every transition is given.
+// CheckStoredDiscordUserID reports whether id may name a developer already
+// stored: 1 to 20 decimal digits, what every release has taken. Releases
+// before CheckDiscordUserID's bounds stored ids with a leading zero or past
+// the largest snowflake; their developers are still shown, disabled,
+// revoked and blacklisted, and only a new developer is held to those
+// bounds.
+func CheckStoredDiscordUserID(id string) error {
+	if id == "" || len(id) > maxDiscordUserDigits || strings.Trim(id, "0123456789") != "" {
+		return models.Invalid("Discord user id must be 1 to %d digits", maxDiscordUserDigits)
+	}
+	return nil
+}
+
+// checkTransition validates what every transition is given; a developer
+// it records is checked by CheckDiscordUserID as well (loadDeveloper).
 func checkTransition(discordUserID, actor, reason string) error {
-	if err := CheckDiscordUserID(discordUserID); err != nil {
+	if err := CheckStoredDiscordUserID(discordUserID); err != nil {
 		return err
 	}
 	if strings.TrimSpace(actor) == "" || utf8.RuneCountInString(actor) > maxActorLength {

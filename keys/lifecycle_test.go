@@ -204,7 +204,7 @@ func TestTransitionsOfUnknownDevelopersAndBadInput(t *testing.T) {
 				_, err := service.IssueOrRemind(ctx, keys.Developer{DiscordUserID: "0042"}, "cli")
 				return err
 			}, models.ErrInvalid},
-			{"past the largest snowflake", func() error { return service.Disable(ctx, "18446744073709551616", "bot", "") }, models.ErrInvalid},
+			{"past the largest snowflake", func() error { return service.Blacklist(ctx, "18446744073709551616", "", "cli") }, models.ErrInvalid},
 			{"no actor", func() error { return service.Revoke(ctx, "1", " ", "") }, models.ErrInvalid},
 		}
 		for _, tt := range tests {

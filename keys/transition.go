@@ -65,6 +65,9 @@ func (c *change) loadDeveloper(who subject) error {
 	var err error
 	c.developer, err = c.tx.Developer(who.discordUserID)
 	if errors.Is(err, models.ErrNotFound) && who.createIfMissing {
+		if err := CheckDiscordUserID(who.discordUserID); err != nil {
+			return err
+		}
 		c.developer = models.Developer{
 			DiscordUserID: who.discordUserID,
 			DisplayName:   who.displayName,

@@ -116,7 +116,9 @@ func parseKeysFlags(req keysRequest, allowed keysFlags, args []string) (keysRequ
 		if req.discordUserID == "" {
 			return keysRequest{}, errors.New("--discord-user is required")
 		}
-		if err := keys.CheckDiscordUserID(req.discordUserID); err != nil {
+		// The form any stored developer has; a developer the action would
+		// record is held to keys.CheckDiscordUserID by the service.
+		if err := keys.CheckStoredDiscordUserID(req.discordUserID); err != nil {
 			return keysRequest{}, fmt.Errorf("--discord-user: %w", err)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/store"
+	"github.com/crownsdev/crowns/models/store/storetest"
 )
 
 // keysCLI runs crowns with the given environment and returns the exit
@@ -192,5 +194,32 @@ func TestKeysCommandReportsAnUnknownDeveloper(t *testing.T) {
 		if code != exitFailure || stdout != "" || !strings.Contains(stderr, "no developer with Discord user id 42") {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q", action, code, stdout, stderr)
 		}
+	}
+}
+
+// A developer an earlier release stored under an id now refused for new
+// developers (0042) is still shown and revoked by the command; a new one
+// under such an id is still refused as a bad argument.
+func TestKeysCommandManagesADeveloperStoredUnderAnIdNowRefused(t *testing.T) {
+	c := newKeysCLI(t, "")
+	c.key(t, "issue", "--discord-user", "42")
+	ctx := context.Background()
+	db, err := store.Open(ctx, store.DatabaseConfig{DataDir: c.env["CROWNS_DATA_DIR"]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = storetest.SQL(t, db).WithContext(ctx).Exec(`UPDATE developers SET discord_user_id = '0042'`).Error
+	_ = db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, stdout, stderr := c.run("show", "--discord-user", "0042"); code != exitOK || !strings.Contains(stdout, "0042") {
+		t.Fatalf("show 0042: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if code, stdout, stderr := c.run("revoke", "--discord-user", "0042"); code != exitOK || !strings.Contains(stdout, "developer 0042 is now without a key") {
+		t.Fatalf("revoke 0042: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if code, _, stderr := c.run("issue", "--discord-user", "0043"); code != exitUsage || !strings.Contains(stderr, "without a leading zero") {
+		t.Fatalf("issue 0043: exit %d, stderr %q; want exit %d, the id refused", code, stderr, exitUsage)
 	}
 }
