@@ -302,7 +302,9 @@ func readConfig(getenv func(string) string, serving bool) (config, error) {
 	}
 	// A secret refused as it was read is one problem: neither missing nor
 	// malformed besides.
-	r.check(cfg.DatabaseURL == "" || cfg.Secret != "" || secretRefused, errSecretRequired.Error())
+	if cfg.DatabaseURL != "" && cfg.Secret == "" && !secretRefused {
+		r.fail("%s", secretRequiredProblem(cfg.DataDir))
+	}
 	if cfg.Secret != "" && !secretRefused {
 		if raw, err := base64.StdEncoding.DecodeString(cfg.Secret); err != nil || len(raw) < 32 {
 			r.fail("%s must be base64 of at least 32 bytes (try: openssl rand -base64 32)", secretName(cfg))

@@ -20,6 +20,21 @@ import (
 var errSecretRequired = errors.New("CROWNS_SECRET is required with PostgreSQL (CROWNS_DATABASE_URL): " +
 	"set the same base64 secret on every host (make one with: head -c 32 /dev/urandom | base64)")
 
+// secretRequiredProblem words a PostgreSQL deployment's missing secret.
+// Releases before the secret was required generated one into the data
+// directory with PostgreSQL too, and sealed the stored keys with it: when
+// that file is there, the line names it, since a new secret, as
+// errSecretRequired advises, would be refused as not the database's.
+func secretRequiredProblem(dataDir string) string {
+	file := filepath.Join(dataDir, keys.SecretFileName)
+	if info, err := os.Stat(file); dataDir == "" || err != nil || !info.Mode().IsRegular() {
+		return errSecretRequired.Error()
+	}
+	return fmt.Sprintf("CROWNS_SECRET is required with PostgreSQL (CROWNS_DATABASE_URL): %s holds the secret "+
+		"an earlier release generated there, which this database's keys may be sealed with: "+
+		"set CROWNS_SECRET to its content on every host (CROWNS_SECRET=\"$(cat %s)\")", file, file)
+}
+
 // errSecretFileLost: the generated secret file of the data directory is
 // missing, but its database has been used with a secret, so a new one
 // cannot be right.

@@ -193,6 +193,41 @@ func TestPostgresRequiresASecret(t *testing.T) {
 	}
 }
 
+// TestPostgresWithoutASecretNamesTheSecretFileOfAnEarlierRelease: a
+// release before the secret was required generated one into the data dir
+// with PostgreSQL too and sealed its keys with it. Started there without
+// CROWNS_SECRET, the line names that file, not only how to make a new
+// secret (which the database would refuse), and the secret it holds is
+// taken as the line says.
+func TestPostgresWithoutASecretNamesTheSecretFileOfAnEarlierRelease(t *testing.T) {
+	dataDir := t.TempDir()
+	secret, _, err := keys.LoadOrCreateSecret(dataDir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dataDir, keys.SecretFileName)
+	env := map[string]string{
+		"CROWNS_DATA_DIR":     dataDir,
+		"CROWNS_DATABASE_URL": "postgres://postgres@127.0.0.1:1/crowns",
+		"CROWNS_ADDR":         freeAddr(t),
+	}
+	code, stdout, stderr := runCrowns(env, "serve")
+	want := "crowns: invalid configuration: CROWNS_SECRET is required with PostgreSQL (CROWNS_DATABASE_URL): " + file +
+		` holds the secret an earlier release generated there, which this database's keys may be sealed with: ` +
+		`set CROWNS_SECRET to its content on every host (CROWNS_SECRET="$(cat ` + file + `)")` + "\n"
+	if code != exitUsage || stdout != "" || stderr != want {
+		t.Fatalf("serve without CROWNS_SECRET beside a secret file: exit %d, stdout %q, stderr %q; want exit %d and %q", code, stdout, stderr, exitUsage, want)
+	}
+	content, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	taken, _, err := keys.LoadOrCreateSecret(t.TempDir(), strings.TrimSpace(string(content)))
+	if err != nil || !bytes.Equal(taken, secret) {
+		t.Fatalf("CROWNS_SECRET set to the file's content: %v, the same secret %v", err, bytes.Equal(taken, secret))
+	}
+}
+
 // firstProcessBeside plays a first process starting beside this one on an
 // empty data dir: between this one's look for the secret file and its
 // question to the database, it publishes its file and records its secret.
