@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"gorm.io/gorm"
@@ -34,3 +35,15 @@ func (s *Store) WithoutSessionLimits(ctx context.Context, fn func(conn *gorm.DB)
 
 // PlayersByKeySQL is playersByKeySQL, for the test of its plan.
 func PlayersByKeySQL(n int) string { return playersByKeySQL(n) }
+
+// MigrateTo applies the migrations up to version and no later one, as
+// the release whose schema stopped there did, for tests of upgrades
+// from it.
+func (s *Store) MigrateTo(ctx context.Context, version int) ([]string, error) {
+	all := migrations()
+	upTo := slices.IndexFunc(all, func(m migration) bool { return m.version > version })
+	if upTo < 0 {
+		upTo = len(all)
+	}
+	return s.migrate(ctx, all[:upTo])
+}

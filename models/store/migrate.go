@@ -37,7 +37,12 @@ func (SchemaMigration) TableName() string { return "schema_migrations" }
 // and returns the names of those it applied. It refuses to run against a
 // database migrated by a newer release.
 func (s *Store) Migrate(ctx context.Context) ([]string, error) {
-	all := migrations()
+	return s.migrate(ctx, migrations())
+}
+
+// migrate applies the migrations of all, in order, that the database
+// lacks; all's last is the newest version it accepts the database at.
+func (s *Store) migrate(ctx context.Context, all []migration) ([]string, error) {
 	latest := all[len(all)-1].version
 	var applied []string
 	err := s.withMigrationLock(ctx, func(db *gorm.DB) error {
