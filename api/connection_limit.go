@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/crownsdev/crowns/internal/outage"
 )
 
 // DefaultMaxConnsPerAddress is how many connections one client address
@@ -62,23 +65,43 @@ func newConnectionLimit(limit int, proxies []netip.Prefix, body []byte, ids *req
 	}
 }
 
-// listener is ln letting in only the connections within the limit.
-func (l *connectionLimit) listener(ln net.Listener) net.Listener {
-	return &limitedListener{Listener: ln, limit: l}
+// listener is ln letting in only the connections within the limit; an
+// accept that fails for want of a resource is tried again (see
+// outOfResources), its failures logged to failures.
+func (l *connectionLimit) listener(ln net.Listener, failures *outage.Log) net.Listener {
+	return &limitedListener{Listener: ln, limit: l, failures: failures}
 }
 
 // limitedListener is a listener under a connectionLimit.
 type limitedListener struct {
 	net.Listener
-	limit *connectionLimit
+	limit    *connectionLimit
+	failures *outage.Log
+	// failed counts the accepts failed in a row. Accept is called by the
+	// server's one accepting goroutine.
+	failed int
 }
 
 // Accept returns the next connection whose address is within its limit.
+// An accept that fails for want of a resource is tried again after a
+// wait (acceptRetryDelay); any other failure, the listener closed among them,
+// is the end of the listener.
 func (ll *limitedListener) Accept() (net.Conn, error) {
 	for {
 		conn, err := ll.Listener.Accept()
+		if err != nil && outOfResources(err) {
+			ll.failed++
+			wait := acceptRetryDelay(ll.failed)
+			ll.failures.Failed(context.Background(), err, "retryIn", wait)
+			time.Sleep(wait)
+			continue
+		}
 		if err != nil {
 			return nil, err
+		}
+		if ll.failed > 0 {
+			ll.failed = 0
+			ll.failures.Succeeded(context.Background())
 		}
 		if ll.limit.admit(conn) {
 			return conn, nil

@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/crownsdev/crowns/api/internal/accesslog"
+	"github.com/crownsdev/crowns/internal/outage"
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/models/legacy"
@@ -378,7 +379,12 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 	s.listener = ln
 	s.serving.Unlock()
-	return s.app.Listener(s.connections.listener(ln))
+	return s.app.Listener(s.connections.listener(ln, outage.New(outage.Config{
+		Logger:    s.log,
+		Now:       s.clock.Now,
+		Failing:   "cannot accept connections; trying again",
+		Recovered: "accepting connections again",
+	})))
 }
 
 // Shutdown stops taking requests and waits for those in flight, at most
