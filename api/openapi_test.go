@@ -202,6 +202,10 @@ func TestEveryAnswerMatchesTheOpenAPIDocument(t *testing.T) {
 	if err := h.keys.Blacklist(ctx, "901", "abuse", "mod"); err != nil {
 		t.Fatal(err)
 	}
+	disabled := h.issue("902")
+	if err := h.keys.Disable(ctx, "902", "bot", "left the server"); err != nil {
+		t.Fatal(err)
+	}
 	unknown, err := keys.NewKey()
 	if err != nil {
 		t.Fatal(err)
@@ -252,6 +256,7 @@ func TestEveryAnswerMatchesTheOpenAPIDocument(t *testing.T) {
 		{name: "search unknown key", path: "/clan/search?name=royal", headers: []string{"auth", unknown}, status: 401},
 		{name: "search malformed key", path: "/clan/search?name=royal", headers: []string{"Authorization", "Bearer nope"}, status: 401},
 		{name: "search blacklisted key", path: "/clan/search?name=royal", headers: []string{"auth", blacklisted}, status: 403},
+		{name: "search disabled key", path: "/clan/search?name=royal", headers: []string{"auth", disabled}, status: 401},
 
 		{name: "battles", path: "/player/" + player + "/battles", headers: auth, status: 200},
 		{name: "battles with #", path: "/player/%23" + player + "/battles", headers: auth, status: 200},
@@ -330,6 +335,7 @@ func TestEveryAnswerMatchesTheOpenAPIDocument(t *testing.T) {
 			contractCase{name: path + "several", path: path + tournament + "," + h.world.TournamentTags()[1], headers: auth, status: 200},
 			contractCase{name: path + "unknown", path: path + unknownTournamentA, headers: auth, status: 404},
 			contractCase{name: path + "bad tag", path: path + "ABC", headers: auth, status: 400},
+			contractCase{name: path + "empty tag", path: path + tournament + ",", headers: auth, status: 400},
 			contractCase{name: path + "too many", path: path + strings.Repeat("2PP,", 10) + "2PP", headers: auth, status: 400},
 			contractCase{name: path + "without key", path: path + tournament, status: 401},
 			contractCase{name: path + "blacklisted", path: path + tournament, headers: []string{"auth", blacklisted}, status: 403},
@@ -577,5 +583,64 @@ func TestLeakReportAnswersMatchTheOpenAPIDocument(t *testing.T) {
 				t.Fatalf("the answer carries headers the document does not list: %s", strings.Join(missing, ", "))
 			}
 		})
+	}
+}
+
+// TestTheDocumentHoldsTheContractsErrorTexts: the document gives each
+// error status of a route the texts the contract words it with, and no
+// other, so that an answer whose text drifted fails the validation of
+// the answers above. An answer of the status with a text the contract
+// does not give it is refused for its statusText, and one with the
+// contract's text is not.
+func TestTheDocumentHoldsTheContractsErrorTexts(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	v := contractValidator(t, h)
+	tests := []struct {
+		method, path string
+		status       int
+		right, wrong string
+	}{
+		{http.MethodGet, "/clan/search", 400, "at least one filter is required: name, score, minMembers or locationId", "a filter is required"},
+		{http.MethodGet, "/clan/2PP/history", 400, "invalid value for 'days': must be between 0 and 365", "invalid days"},
+		{http.MethodGet, "/player/2PP/battles", 400, "illegal characters in tag 'ABC' (allowed: 0289CGJLPQRUVY)", "illegal tag 'ABC'"},
+		{http.MethodGet, "/player/2PP/battles", 400, "tag too long", "tag is long"},
+		{http.MethodGet, "/tournament/2PP", 400, "tag too short: ''", "tag is short"},
+		{http.MethodGet, "/clan/search", 401, "Unauthorized; missing authentication key", "Unauthorized"},
+		{http.MethodGet, "/auth/stats", 401, "Unauthorized; key disabled: its owner is no longer a member of the community server", "Unauthorized; key disabled"},
+		{http.MethodGet, "/clan/search", 401, "Unauthorized; unknown token", "Unauthorized; missing or invalid signature"},
+		{http.MethodGet, "/clan/search", 403, "Forbidden; key blacklisted", "Forbidden"},
+		{http.MethodGet, "/player/2PP/battles", 404, "Not found", "Path not found"},
+		{http.MethodGet, "/clan/2PP/history", 417, "clan not tracked", "not tracked"},
+		{http.MethodGet, "/clan/2PP/history/weekly", 417, "weekly history not enabled for this clan", "weekly history not enabled"},
+		{http.MethodGet, "/clan/2PP/track", 417, "clan should have 'crowns.example' in description", "clan should have crowns.example in description"},
+		{http.MethodGet, "/tournaments/known", 429, "Rate limit exceeded", "Too Many Requests"},
+		{http.MethodGet, "/tournaments/known", 501, "Not Implemented", "Not implemented"},
+		{http.MethodGet, "/readyz", 503, "Temporarily unavailable", "Service Unavailable"},
+		{http.MethodGet, "/clan/search", 500, "Internal server error", "database is locked"},
+		{http.MethodPost, leakReportPath, 400, "Bad Request", "not an array"},
+		{http.MethodPost, leakReportPath, 401, "Unauthorized; missing or invalid signature", "Unauthorized; unknown token"},
+		{http.MethodPost, leakReportPath, 405, "Method not allowed", "Not allowed"},
+		{http.MethodPost, leakReportPath, 415, "Unsupported Media Type", "gzip refused"},
+		{http.MethodPost, leakReportPath, 503, "Temporarily unavailable", "busy"},
+	}
+	for _, tt := range tests {
+		for _, text := range []string{tt.right, tt.wrong} {
+			t.Run(fmt.Sprintf("%s %d %s", tt.path, tt.status, text), func(t *testing.T) {
+				body, err := json.Marshal(map[string]any{"error": true, "statusCode": tt.status, "statusText": text, "info": "i", "eventId": "e1"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp := &http.Response{StatusCode: tt.status, Header: http.Header{"Content-Type": {"application/json"}},
+					Body: io.NopCloser(bytes.NewReader(body))}
+				_, problems := v.ValidateHttpResponse(httptest.NewRequest(tt.method, tt.path, nil), resp)
+				refused := strings.Contains(describe(problems), "statusText")
+				if text == tt.right && refused {
+					t.Errorf("the contract's text is refused: %s", describe(problems))
+				}
+				if text == tt.wrong && !refused {
+					t.Errorf("a text the contract does not give %d is taken (%s)", tt.status, describe(problems))
+				}
+			})
+		}
 	}
 }
