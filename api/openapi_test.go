@@ -1,12 +1,15 @@
 package api_test
 
 import (
+	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -31,10 +34,14 @@ import (
 // get; its answer (and, for a 2xx or 304, the request too) must match
 // the OpenAPI document.
 type contractCase struct {
-	name    string
+	name string
+	// method is GET unless given (see answerProblem).
+	method  string
 	path    string
 	headers []string
-	status  int
+	// body is sent with the request (see checkOverConnections).
+	body   []byte
+	status int
 	// shaped marks a request whose keys or exclude leave fields out of
 	// the answer, which the schemas cannot say: its request is validated,
 	// and its answer must be JSON of the status asked.
@@ -137,21 +144,45 @@ func (h *harness) check(t *testing.T, v contract, cases []contractCase) {
 
 // contractProblem is what is wrong with the answer to tt, or "".
 func (h *harness) contractProblem(v contract, tt contractCase) string {
-	req := httptest.NewRequest(http.MethodGet, tt.path, nil)
+	sent := tt.request()
+	resp, err := h.server.App().Test(sent, -1)
+	if err != nil {
+		return fmt.Sprintf("%s %s: %v", sent.Method, tt.path, err)
+	}
+	return v.answerProblem(tt, sent, resp)
+}
+
+// request is the request of tt.
+func (tt contractCase) request() *http.Request {
+	var body io.Reader
+	if tt.body != nil {
+		body = bytes.NewReader(tt.body)
+	}
+	req := httptest.NewRequest(cmp.Or(tt.method, http.MethodGet), tt.path, body)
 	for i := 0; i+1 < len(tt.headers); i += 2 {
 		req.Header.Set(tt.headers[i], tt.headers[i+1])
 	}
-	resp, err := h.server.App().Test(req, -1)
-	if err != nil {
-		return fmt.Sprintf("GET %s: %v", tt.path, err)
-	}
+	return req
+}
+
+// answerProblem is what is wrong with resp, the answer to sent, the
+// request of tt, or "".
+func (v contract) answerProblem(tt contractCase, sent *http.Request, resp *http.Response) string {
+	method := sent.Method
 	raw, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if err != nil {
-		return fmt.Sprintf("GET %s: %v", tt.path, err)
+		return fmt.Sprintf("%s %s: %v", method, tt.path, err)
 	}
 	if resp.StatusCode != tt.status {
-		return fmt.Sprintf("GET %s: status %d, want %d; body %.300s", tt.path, resp.StatusCode, tt.status, raw)
+		return fmt.Sprintf("%s %s: status %d, want %d; body %.300s", method, tt.path, resp.StatusCode, tt.status, raw)
+	}
+	// The answer to a method the route does not take (a 405) is held to
+	// the responses of the one the document gives the path.
+	req := sent.Clone(sent.Context())
+	req.Method, req.Body = http.MethodGet, http.NoBody
+	if req.URL.Path == leakReportPath {
+		req.Method = http.MethodPost
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(raw))
 	var (
@@ -170,12 +201,39 @@ func (h *harness) contractProblem(v contract, tt contractCase) string {
 		ok, problems = v.ValidateHttpResponse(req, resp)
 	}
 	if !ok {
-		return fmt.Sprintf("GET %s → %d does not match the document: %s; body %.300s", tt.path, resp.StatusCode, describe(problems), raw)
+		return fmt.Sprintf("%s %s → %d does not match the document: %s; body %.300s", method, tt.path, resp.StatusCode, describe(problems), raw)
 	}
 	if missing := v.undocumentedHeaders(req, resp); len(missing) > 0 {
-		return fmt.Sprintf("GET %s → %d carries headers the document does not list: %s", tt.path, resp.StatusCode, strings.Join(missing, ", "))
+		return fmt.Sprintf("%s %s → %d carries headers the document does not list: %s", method, tt.path, resp.StatusCode, strings.Join(missing, ", "))
 	}
 	return ""
+}
+
+// checkOverConnections sends each case over a connection of its own to
+// the real server and validates its answer: the framework's in-memory
+// Test gives no answer to a request the HTTP server refuses before the
+// app (a head or body over its limits), and the server closes the
+// connection after one.
+func (h *harness) checkOverConnections(t *testing.T, v contract, cases []contractCase) {
+	t.Helper()
+	addr := serveOn(t, h)
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			var request bytes.Buffer
+			if err := tt.request().Write(&request); err != nil {
+				t.Fatal(err)
+			}
+			conn, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			resp := rawExchange(t, conn, bufio.NewReader(conn), request.String())
+			if problem := v.answerProblem(tt, tt.request(), resp); problem != "" {
+				t.Fatal(problem)
+			}
+		})
+	}
 }
 
 func describe(problems []*validationerrors.ValidationError) string {
@@ -283,6 +341,15 @@ func TestEveryAnswerMatchesTheOpenAPIDocument(t *testing.T) {
 		{name: "stats without key", path: "/auth/stats", status: 401},
 		{name: "stats unknown key", path: "/auth/stats", headers: []string{"auth", unknown}, status: 401},
 		{name: "stats blacklisted key", path: "/auth/stats", headers: []string{"auth", blacklisted}, status: 403},
+
+		// What any route answers to a method it does not take.
+		{name: "search POST", method: http.MethodPost, path: "/clan/search?name=royal", headers: auth, status: 405},
+		{name: "history DELETE", method: http.MethodDelete, path: "/clan/" + trackable + "/history", headers: auth, status: 405},
+		{name: "stats OPTIONS", method: http.MethodOptions, path: "/auth/stats", status: 405},
+		{name: "healthz PUT", method: http.MethodPut, path: "/healthz", status: 405},
+		{name: "openapi.json PATCH", method: http.MethodPatch, path: "/openapi.json", status: 405},
+		{name: "docs POST", method: http.MethodPost, path: "/docs", status: 405},
+		{name: "leak reports GET", path: leakReportPath, status: 405},
 	})
 	// Keyed 304s: from the cache (x-cached) and from the database.
 	battlesTag := h.get("/player/"+player+"/battles", auth...).Header.Get("ETag")
@@ -339,6 +406,7 @@ func TestEveryAnswerMatchesTheOpenAPIDocument(t *testing.T) {
 			contractCase{name: path + "too many", path: path + strings.Repeat("2PP,", 10) + "2PP", headers: auth, status: 400},
 			contractCase{name: path + "without key", path: path + tournament, status: 401},
 			contractCase{name: path + "blacklisted", path: path + tournament, headers: []string{"auth", blacklisted}, status: 403},
+			contractCase{name: path + "POST", method: http.MethodPost, path: path + tournament, headers: auth, status: 405},
 		)
 	}
 	for _, list := range []struct{ name string }{
@@ -351,9 +419,29 @@ func TestEveryAnswerMatchesTheOpenAPIDocument(t *testing.T) {
 			contractCase{name: list.name + " bad filter", path: path + "?open=2", headers: auth, status: 400},
 			contractCase{name: list.name + " bad max", path: path + "?max=101", headers: auth, status: 400},
 			contractCase{name: list.name + " without key", path: path, status: 401},
+			contractCase{name: list.name + " DELETE", method: http.MethodDelete, path: path, headers: auth, status: 405},
 		)
 	}
 	h.check(t, v, tournamentCases)
+}
+
+// TestOpenAPIRefusalsBeforeTheRoutes: a body or head over the HTTP
+// server's limits is refused before any route, on every route, as the
+// document says.
+func TestOpenAPIRefusalsBeforeTheRoutes(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	v := contractValidator(t, h)
+	key := h.issue("950")
+	large := bytes.Repeat([]byte("x"), 17<<10)
+	filler := []string{"X-Filler", strings.Repeat("x", 9<<10)}
+	h.checkOverConnections(t, v, []contractCase{
+		{name: "battles with a large body", path: "/player/2PP/battles", headers: []string{"auth", key}, body: large, status: 413},
+		{name: "readyz with a large body", path: "/readyz", body: large, status: 413},
+		{name: "leak report over 256 KiB", method: http.MethodPost, path: leakReportPath, body: bytes.Repeat([]byte("x"), 257<<10), status: 413},
+		{name: "tracking with a large head", path: "/clan/2PP/tracking", headers: append([]string{"auth", key}, filler...), status: 431},
+		{name: "search with a long query", path: "/clan/search?name=" + strings.Repeat("x", 9<<10), headers: []string{"auth", key}, status: 431},
+		{name: "docs with a large head", path: "/docs", headers: filler, status: 431},
+	})
 }
 
 func TestOpenAPIErrorsOfOtherServers(t *testing.T) {
@@ -617,6 +705,9 @@ func TestTheDocumentHoldsTheContractsErrorTexts(t *testing.T) {
 		{http.MethodGet, "/tournaments/known", 501, "Not Implemented", "Not implemented"},
 		{http.MethodGet, "/readyz", 503, "Temporarily unavailable", "Service Unavailable"},
 		{http.MethodGet, "/clan/search", 500, "Internal server error", "database is locked"},
+		{http.MethodGet, "/healthz", 405, "Method not allowed", "Method Not Allowed"},
+		{http.MethodGet, "/player/2PP/battles", 413, "Request Entity Too Large", "Payload Too Large"},
+		{http.MethodGet, "/docs", 431, "Request Header Fields Too Large", "Headers Too Large"},
 		{http.MethodPost, leakReportPath, 400, "Bad Request", "not an array"},
 		{http.MethodPost, leakReportPath, 401, "Unauthorized; missing or invalid signature", "Unauthorized; unknown token"},
 		{http.MethodPost, leakReportPath, 405, "Method not allowed", "Not allowed"},
