@@ -297,6 +297,8 @@ func TestEveryAnswerMatchesTheOpenAPIDocument(t *testing.T) {
 		{name: "healthz 304", path: "/healthz", headers: []string{"If-None-Match", etag}, status: 304},
 		{name: "readyz", path: "/readyz", status: 200},
 		{name: "openapi.json", path: "/openapi.json", status: 200},
+		{name: "openapi.json shaped", path: "/openapi.json?keys=openapi,info.title", status: 200, shaped: true},
+		{name: "healthz shaped", path: "/healthz?exclude=status", status: 200, shaped: true},
 		{name: "docs", path: "/docs", status: 200},
 		{name: "docs script", path: "/docs/redoc.standalone.js", status: 200},
 		{name: "docs script licence", path: "/docs/redoc.standalone.js.LICENSE.txt", status: 200},
@@ -533,14 +535,21 @@ func documentModel(t *testing.T, h *harness) *v3.Document {
 	return &model.Model
 }
 
-// takesHeader tells whether parameters declare the request header name.
-func takesHeader(parameters []*v3.Parameter, name string) bool {
+// takesParameter tells whether parameters declare the parameter name
+// in in ("header", "query"...); header names are told apart without case.
+func takesParameter(parameters []*v3.Parameter, in, name string) bool {
 	for _, p := range parameters {
-		if p.In == "header" && strings.EqualFold(p.Name, name) {
+		if p.In == in && (p.Name == name || in == "header" && strings.EqualFold(p.Name, name)) {
 			return true
 		}
 	}
 	return false
+}
+
+// answersJSON tells whether operation's 200 is JSON.
+func answersJSON(operation *v3.Operation) bool {
+	ok := operation.Responses.Codes.GetOrZero("200")
+	return ok != nil && ok.Content.GetOrZero(fiber.MIMEApplicationJSON) != nil
 }
 
 // fiberParam matches a Fiber path parameter (":tag").
@@ -561,9 +570,17 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 		}
 		if item.Get == nil {
 			t.Errorf("%s: documented without GET", path)
-		} else if !takesHeader(item.Get.Parameters, fiber.HeaderIfNoneMatch) {
-			// Every GET answers 304 to a matching If-None-Match.
-			t.Errorf("GET %s: If-None-Match is not among its parameters", path)
+		} else {
+			if !takesParameter(item.Get.Parameters, "header", fiber.HeaderIfNoneMatch) {
+				// Every GET answers 304 to a matching If-None-Match.
+				t.Errorf("GET %s: If-None-Match is not among its parameters", path)
+			}
+			// keys and exclude shape every JSON answer.
+			for _, name := range []string{"keys", "exclude"} {
+				if answersJSON(item.Get) && !takesParameter(item.Get.Parameters, "query", name) {
+					t.Errorf("GET %s: answers JSON, but %s is not among its parameters", path, name)
+				}
+			}
 		}
 		if item.Post != nil || item.Put != nil || item.Patch != nil || item.Delete != nil {
 			t.Errorf("%s: documents a method the API refuses", path)
