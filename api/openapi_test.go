@@ -752,3 +752,44 @@ func TestTheDocumentHoldsTheContractsErrorTexts(t *testing.T) {
 		}
 	}
 }
+
+// TestTheDocumentHoldsTheContractsHeaderValues: a keyed answer whose
+// header departs from the form the contract gives it is refused by the
+// document, so that a drifted header fails the answers' validation; the
+// answer as served is taken.
+func TestTheDocumentHoldsTheContractsHeaderValues(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	v := contractValidator(t, h)
+	key := h.issue("960")
+	served := h.get("/player/"+h.world.PlayerTags()[0]+"/battles", "auth", key)
+	body := readBody(t, served)
+	tests := []struct{ header, value string }{
+		{"", ""},
+		{"RateLimit-Policy", "default;q=10"},
+		{"RateLimit-Policy", `"default";q=10;w=60`},
+		{"RateLimit", `"default";r=19`},
+		{"RateLimit", "19"},
+		{"x-ratelimit-limit", "ten"},
+		{"x-ratelimit-remaining", "-1"},
+		{"Cache-Control", "no-store"},
+		{"Vary", "Accept-Encoding"},
+		{"X-Content-Type-Options", "sniff"},
+		{"x-cached", "false"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.header+" "+tt.value, func(t *testing.T) {
+			resp := &http.Response{StatusCode: served.StatusCode, Header: served.Header.Clone(), Body: io.NopCloser(bytes.NewReader(body))}
+			if tt.header != "" {
+				resp.Header.Set(tt.header, tt.value)
+			}
+			req := httptest.NewRequest(http.MethodGet, "/player/2PP/battles", nil)
+			ok, problems := v.ValidateHttpResponse(req, resp)
+			switch {
+			case tt.header == "" && !ok:
+				t.Fatalf("the answer as served is refused: %s", describe(problems))
+			case tt.header != "" && !strings.Contains(strings.ToLower(describe(problems)), strings.ToLower(tt.header)):
+				t.Fatalf("%s: %s is taken (%s)", tt.header, tt.value, describe(problems))
+			}
+		})
+	}
+}
