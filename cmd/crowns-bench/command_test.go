@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -12,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 
@@ -134,25 +137,31 @@ func TestBenchRunsEndToEndInATinyConfiguration(t *testing.T) {
 	}
 }
 
-// TestBenchCountsTheStatementsOfRequests: a row whose answers need the
-// database (gzip and identity history of clans first read in the run)
-// is not reported as free, so the 0 statements/request of a warm row
-// means something.
-func TestBenchCountsTheStatementsOfRequests(t *testing.T) {
+// startTestCrowns starts crowns serve, the API role on SQLite in a
+// temporary data directory, on ports freePort gives, until the test ends.
+func startTestCrowns(t *testing.T, freePort func() (string, error)) *crownsProcess {
+	t.Helper()
 	dir := t.TempDir()
 	secret, err := newSecret()
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr, _ := freeLoopbackAddr()
-	metricsAddr, _ := freeLoopbackAddr()
 	p, err := startCrowns(context.Background(), builtCrowns(t), filepath.Join(dir, "crowns.log"), map[string]string{
-		"CROWNS_ADDR": addr, "CROWNS_METRICS_ADDR": metricsAddr, "CROWNS_DATA_DIR": dir, "CROWNS_SECRET": secret, "CROWNS_ROLES": "api",
-	})
+		"CROWNS_DATA_DIR": dir, "CROWNS_SECRET": secret, "CROWNS_ROLES": "api",
+	}, freePort)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.stop()
+	t.Cleanup(p.stop)
+	return p
+}
+
+// TestBenchCountsTheStatementsOfRequests: a row whose answers need the
+// database (gzip and identity history of clans first read in the run)
+// is not reported as free, so the 0 statements/request of a warm row
+// means something.
+func TestBenchCountsTheStatementsOfRequests(t *testing.T) {
+	p := startTestCrowns(t, freeLoopbackAddr)
 	before, err := p.statements()
 	if err != nil {
 		t.Fatal(err)
@@ -162,7 +171,7 @@ func TestBenchCountsTheStatementsOfRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := fetchAll(context.Background(), addr, []draw{{uri: "/clan/search?name=royal", key: unknown[0]}}, true); err != nil {
+	if _, err := fetchAll(context.Background(), p.addr, []draw{{uri: "/clan/search?name=royal", key: unknown[0]}}, true); err != nil {
 		t.Fatal(err)
 	}
 	after, err := p.statements()
@@ -220,5 +229,63 @@ func TestTheProductionBinaryHasNoBench(t *testing.T) {
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(string(out), `unknown command "bench"`) {
 		t.Fatalf("crowns bench: %v\n%s", err, out)
+	}
+}
+
+// TestStartCrownsIsNotFooledByAnotherServerOnItsPort: a port found free
+// can be taken by another process before crowns binds it; crowns then
+// exits, and the other process may answer /healthz in its place. The
+// bench asks a port only once crowns's log says it listens there, starts
+// crowns again on other ports, and so measures crowns, not whoever holds
+// the port.
+func TestStartCrownsIsNotFooledByAnotherServerOnItsPort(t *testing.T) {
+	var asked atomic.Int64
+	impostor := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer impostor.Close()
+	taken := strings.TrimPrefix(impostor.URL, "http://")
+	ports := 0
+	freePort := func() (string, error) {
+		ports++
+		if ports == 1 {
+			return taken, nil
+		}
+		return freeLoopbackAddr()
+	}
+	p := startTestCrowns(t, freePort)
+	if p.addr == taken || ports != 4 {
+		t.Fatalf("crowns at %s after %d ports chosen; want it started again on two fresh ports, not at the taken %s", p.addr, ports, taken)
+	}
+	if n := asked.Load(); n != 0 {
+		t.Errorf("the server holding the taken port was asked %d times: the bench asks only where crowns says it listens", n)
+	}
+	resp, err := http.Get("http://" + p.addr + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("crowns /readyz: %d", resp.StatusCode)
+	}
+}
+
+// TestARowFailedByAnExitedCrownsSaysSo: when crowns goes during a run,
+// the error a row fails with says that it exited and ends with its log,
+// which is deleted with the run's temporary directory.
+func TestARowFailedByAnExitedCrownsSaysSo(t *testing.T) {
+	p := startTestCrowns(t, freeLoopbackAddr)
+	refused := errors.New("connection refused")
+	if err := p.explain(refused); err != refused {
+		t.Fatalf("crowns running: %v, want the error as it is", err)
+	}
+	if err := p.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-p.exited
+	err := p.explain(refused)
+	if !errors.Is(err, refused) || !strings.Contains(err.Error(), "crowns has exited (signal: killed)") || !strings.Contains(err.Error(), `msg="API listening"`) {
+		t.Fatalf("crowns gone: %v, want the error, that crowns exited and how, and its log", err)
 	}
 }

@@ -43,10 +43,40 @@ type crownsProcess struct {
 	peakRSS int64
 }
 
+// startAttempts is how many times startCrowns starts crowns on fresh
+// ports when the ports it chose were taken before crowns bound them.
+const startAttempts = 3
+
+// errPortTaken: crowns could not listen on a port chosen for it, which
+// another process took after freePort found it free.
+var errPortTaken = errors.New("a port chosen for crowns was taken before it listened")
+
 // startCrowns runs binary serve with env added to this process's
-// environment (less its CROWNS_* variables), its output into logPath,
-// and waits until its API answers /healthz.
-func startCrowns(ctx context.Context, binary, logPath string, env map[string]string) (*crownsProcess, error) {
+// environment (less its CROWNS_* variables), its API and metrics on
+// loopback ports that freePort gives, its output into logPath, and waits
+// until its API answers /healthz. Should another process take a port
+// first, it starts again on others.
+func startCrowns(ctx context.Context, binary, logPath string, env map[string]string, freePort func() (string, error)) (*crownsProcess, error) {
+	var err error
+	for range startAttempts {
+		var p *crownsProcess
+		if p, err = startCrownsOnce(ctx, binary, logPath, env, freePort); !errors.Is(err, errPortTaken) {
+			return p, err
+		}
+	}
+	return nil, err
+}
+
+// startCrownsOnce is one attempt of startCrowns.
+func startCrownsOnce(ctx context.Context, binary, logPath string, env map[string]string, freePort func() (string, error)) (*crownsProcess, error) {
+	addr, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	metricsAddr, err := freePort()
+	if err != nil {
+		return nil, err
+	}
 	log, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
@@ -61,11 +91,12 @@ func startCrowns(ctx context.Context, binary, logPath string, env map[string]str
 	for name, value := range env {
 		cmd.Env = append(cmd.Env, name+"="+value)
 	}
+	cmd.Env = append(cmd.Env, "CROWNS_ADDR="+addr, "CROWNS_METRICS_ADDR="+metricsAddr, "CROWNS_LOG_FORMAT=text")
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start crowns: %w", err)
 	}
-	p := &crownsProcess{cmd: cmd, addr: env["CROWNS_ADDR"], metricsURL: "http://" + env["CROWNS_METRICS_ADDR"] + "/metrics",
+	p := &crownsProcess{cmd: cmd, addr: addr, metricsURL: "http://" + metricsAddr + "/metrics",
 		logPath: logPath, exited: make(chan struct{})}
 	go func() {
 		_ = cmd.Wait()
@@ -78,16 +109,25 @@ func startCrowns(ctx context.Context, binary, logPath string, env map[string]str
 	return p, nil
 }
 
-// waitReady polls /healthz until it answers 200.
+// waitReady waits until the process's log says it listens on its
+// address and /healthz there answers 200: an answer alone could come from
+// another process that took the port before crowns bound it.
 func (p *crownsProcess) waitReady(ctx context.Context, limit time.Duration) error {
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
 		select {
 		case <-p.exited:
-			return fmt.Errorf("crowns exited at start:\n%s", p.logTail())
+			tail := p.logTail()
+			if strings.Contains(tail, "address already in use") {
+				return fmt.Errorf("%w:\n%s", errPortTaken, tail)
+			}
+			return fmt.Errorf("crowns exited at start:\n%s", tail)
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(50 * time.Millisecond):
+		}
+		if !p.listening() {
+			continue
 		}
 		resp, err := http.Get("http://" + p.addr + "/healthz")
 		if err == nil {
@@ -98,6 +138,25 @@ func (p *crownsProcess) waitReady(ctx context.Context, limit time.Duration) erro
 		}
 	}
 	return fmt.Errorf("crowns did not answer /healthz within %s:\n%s", limit, p.logTail())
+}
+
+// listening reports whether the process's log says its API listens on
+// its address.
+func (p *crownsProcess) listening() bool {
+	out, _ := os.ReadFile(p.logPath)
+	return strings.Contains(string(out), `msg="API listening" addr=`+p.addr+"\n")
+}
+
+// explain adds to err, when the process has exited, that it has and the
+// end of its log: a row that fails for want of an answer says why crowns
+// went.
+func (p *crownsProcess) explain(err error) error {
+	select {
+	case <-p.exited:
+		return fmt.Errorf("%w\ncrowns has exited (%s); the end of its log:\n%s", err, p.cmd.ProcessState, p.logTail())
+	default:
+		return err
+	}
 }
 
 // logTail is the end of the process's output, for error messages.
@@ -215,7 +274,8 @@ func (p *crownsProcess) statements() (statements, error) {
 	return out, nil
 }
 
-// freeLoopbackAddr is a loopback address with a port free right now.
+// freeLoopbackAddr is a loopback address with a port free right now (and
+// maybe not a moment later: see startCrowns).
 func freeLoopbackAddr() (string, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

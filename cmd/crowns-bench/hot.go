@@ -66,17 +66,7 @@ func runHot(ctx context.Context, req request, stdout io.Writer, progress func(st
 	if err != nil {
 		return err
 	}
-	addr, err := freeLoopbackAddr()
-	if err != nil {
-		return err
-	}
-	metricsAddr, err := freeLoopbackAddr()
-	if err != nil {
-		return err
-	}
 	env := map[string]string{
-		"CROWNS_ADDR":                  addr,
-		"CROWNS_METRICS_ADDR":          metricsAddr,
 		"CROWNS_DATA_DIR":              dataDir,
 		"CROWNS_DATABASE_URL":          req.databaseURL,
 		"CROWNS_SECRET":                secret,
@@ -91,7 +81,7 @@ func runHot(ctx context.Context, req request, stdout io.Writer, progress func(st
 		"CROWNS_GAME_CALLS_PER_KEY":      unlimitedRate,
 	}
 	progress("starting %s serve (API role, in-process sandbox; its log in a temporary file)", binary)
-	crowns, err := startCrowns(ctx, binary, filepath.Join(dir, "crowns.log"), env)
+	crowns, err := startCrowns(ctx, binary, filepath.Join(dir, "crowns.log"), env, freeLoopbackAddr)
 	if err != nil {
 		return err
 	}
@@ -100,7 +90,7 @@ func runHot(ctx context.Context, req request, stdout io.Writer, progress func(st
 	defer stopWatch()
 	go crowns.watchMemory(watchCtx, 100*time.Millisecond)
 
-	b := &hotBench{req: req, dir: dir, progress: progress, crowns: crowns, client: newLoadClient(addr, req.connections), report: r}
+	b := &hotBench{req: req, dir: dir, progress: progress, crowns: crowns, client: newLoadClient(crowns.addr, req.connections), report: r}
 	defer b.client.close()
 	rows, err := b.rows(world)
 	if err != nil {
@@ -109,7 +99,7 @@ func runHot(ctx context.Context, req request, stdout io.Writer, progress func(st
 	b.warmKeys(ctx, world, rows)
 	for _, row := range rows {
 		if err := b.measure(ctx, row); err != nil {
-			return err
+			return crowns.explain(fmt.Errorf("%s, %s client: %w", row.name, row.clientName(), err))
 		}
 	}
 	crowns.sampleMemory()
