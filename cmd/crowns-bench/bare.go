@@ -1,15 +1,18 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -47,6 +50,8 @@ func clientIndex(gzip bool) int {
 // headers and body Crowns answered it with, and does nothing else.
 type bareServer struct {
 	app *fiber.App
+	// addr is where it listens.
+	addr string
 }
 
 // bareRoutes are the route patterns of the bare server: those of the
@@ -60,8 +65,9 @@ const bareCommand = "bare-server"
 // startBareProcess runs the bare server as a process of its own, like
 // Crowns, so that neither shares the load generator's Go runtime: it
 // writes replay to a file in dir and starts this executable with
-// bareCommand on a free loopback port, and returns that address, the
-// process's id and the function that stops it.
+// bareCommand, which listens on a loopback port of the system's choosing
+// and says which on its first line of output; it returns that address,
+// the process's id and the function that stops it.
 func startBareProcess(ctx context.Context, dir string, replay answers) (addr string, pid int, stop func(), err error) {
 	path := filepath.Join(dir, "bare-answers.gob")
 	f, err := os.Create(path)
@@ -79,11 +85,12 @@ func startBareProcess(ctx context.Context, dir string, replay answers) (addr str
 	if err != nil {
 		return "", 0, nil, err
 	}
-	if addr, err = freeLoopbackAddr(); err != nil {
+	cmd := exec.Command(self, bareCommand, path, "127.0.0.1:0")
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
 		return "", 0, nil, err
 	}
-	cmd := exec.Command(self, bareCommand, path, addr)
-	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		return "", 0, nil, fmt.Errorf("start the bare server: %w", err)
 	}
@@ -91,22 +98,32 @@ func startBareProcess(ctx context.Context, dir string, replay answers) (addr str
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		_ = cmd.Wait()
 	}
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if conn, err := net.Dial("tcp", addr); err == nil {
-			_ = conn.Close()
+	said := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(out).ReadString('\n')
+		said <- line
+		_, _ = io.Copy(io.Discard, out)
+	}()
+	select {
+	case line := <-said:
+		if addr, ok := strings.CutPrefix(strings.TrimSpace(line), bareListening); ok {
 			return addr, cmd.Process.Pid, stop, nil
 		}
-		if ctx.Err() != nil {
-			break
-		}
+		stop()
+		return "", 0, nil, fmt.Errorf("the bare server did not listen (it said %q)", line)
+	case <-time.After(30 * time.Second):
+	case <-ctx.Done():
 	}
 	stop()
 	return "", 0, nil, errors.New("the bare server did not listen within 30s")
 }
 
+// bareListening begins the bare server's line saying where it listens.
+const bareListening = "listening on "
+
 // serveBare is the bare server's process: it serves the answers of path
-// on addr until ctx ends.
-func serveBare(ctx context.Context, path, addr string) error {
+// on addr until ctx ends, once listening writing where to stdout.
+func serveBare(ctx context.Context, path, addr string, stdout io.Writer) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -119,6 +136,9 @@ func serveBare(ctx context.Context, path, addr string) error {
 	}
 	bare, err := startBareServer(replay, addr)
 	if err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintln(stdout, bareListening+bare.addr); err != nil {
 		return err
 	}
 	<-ctx.Done()
@@ -153,5 +173,5 @@ func startBareServer(replay answers, addr string) (*bareServer, error) {
 		return nil, fmt.Errorf("bare server: %w", err)
 	}
 	go func() { _ = app.Listener(ln) }()
-	return &bareServer{app: app}, nil
+	return &bareServer{app: app, addr: ln.Addr().String()}, nil
 }

@@ -15,10 +15,6 @@ import (
 // server the status, headers and body Crowns answered, so that both cost
 // the client the same.
 func TestBareServerReplaysTheWholeAnswer(t *testing.T) {
-	addr, err := freeLoopbackAddr()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var replay answers
 	replay[0] = map[string]answer{}
 	replay[1] = map[string]answer{"/player/2PP/battles": {
@@ -26,12 +22,12 @@ func TestBareServerReplaysTheWholeAnswer(t *testing.T) {
 		Headers: [][2]string{{"X-Ratelimit-Remaining", "19"}, {"Etag", `"1-2"`}, {"Vary", "auth, Authorization, Accept-Encoding"}},
 		Body:    []byte("compressed"),
 	}}
-	bare, err := startBareServer(replay, addr)
+	bare, err := startBareServer(replay, "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = bare.app.Shutdown() }()
-	fetched, err := fetchAll(t.Context(), addr, []draw{{uri: "/player/2PP/battles", key: "k"}}, true)
+	fetched, err := fetchAll(t.Context(), bare.addr, []draw{{uri: "/player/2PP/battles", key: "k"}}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,4 +79,29 @@ func spin() int {
 		x ^= i * i
 	}
 	return x
+}
+
+// TestBareProcessListensWhereItSays: the bare server's process listens
+// on a port the system chose and says which, so that no other process
+// can hold the port it is asked on, and the load reaches the bare server
+// and nothing else.
+func TestBareProcessListensWhereItSays(t *testing.T) {
+	var replay answers
+	replay[0] = map[string]answer{"/clan/search?name=royal": {Status: http.StatusOK, ContentType: "application/json", Body: []byte("[]")}}
+	replay[1] = map[string]answer{}
+	addr, pid, stop, err := startBareProcess(t.Context(), t.TempDir(), replay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	if pid == os.Getpid() || pid <= 0 {
+		t.Fatalf("pid %d, want the bare server's own process", pid)
+	}
+	fetched, err := fetchAll(t.Context(), addr, []draw{{uri: "/clan/search?name=royal", key: "k"}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fetched[0]; got.Status != http.StatusOK || string(got.Body) != "[]" {
+		t.Fatalf("the bare server at %s answered %+v", addr, got)
+	}
 }

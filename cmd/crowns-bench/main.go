@@ -86,7 +86,7 @@ func main() {
 // run runs the bench and returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 3 && args[0] == bareCommand {
-		if err := serveBare(ctx, args[1], args[2]); err != nil {
+		if err := serveBare(ctx, args[1], args[2], stdout); err != nil {
 			fmt.Fprintf(stderr, "crowns-bench bare server: %v\n", err)
 			return exitFailure
 		}
