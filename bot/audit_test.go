@@ -75,7 +75,7 @@ func TestEveryTransitionIsPostedToTheLogChannelWithoutTheKey(t *testing.T) {
 }
 
 func TestFailedLogPostsAreRetriedNotLost(t *testing.T) {
-	for _, failure := range []discordtest.Failure{discordtest.Forbidden, discordtest.NotFound, discordtest.ServerError} {
+	for _, failure := range []discordtest.Failure{discordtest.Forbidden, discordtest.NotFound, discordtest.NotTextChannel, discordtest.ServerError} {
 		t.Run(failure.String(), func(t *testing.T) {
 			d := newDesk(t, deskOptions{logChannel: logChannelID})
 			d.getKey(developerID)

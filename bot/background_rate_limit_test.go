@@ -158,3 +158,19 @@ func TestAUsageAlertRefusedForItsBodyIsPassedOver(t *testing.T) {
 		t.Errorf("the next check posted %d (%v), want none: the refused alert's cool-down holds", posted, err)
 	}
 }
+
+// A usage alert refused with a 400 that is not about its body (a log
+// channel that takes no messages) is not passed over: the check stops
+// with the error, and once the channel is mended the next check posts it.
+func TestAUsageAlertRefusedForItsChannelIsPostedLater(t *testing.T) {
+	d := newDesk(t, deskOptions{logChannel: logChannelID})
+	d.getKey(developerID)
+	d.use(developerID, "/clan/search", models.KeyUsageCount{Requests: 1000, RateLimited: 700}, 0)
+	d.discord.Fail(discordtest.Rule{Method: "POST", Path: "/channels/" + logChannelID + "/messages", Failure: discordtest.NotTextChannel, Times: 1})
+	if posted, err := d.bot.CheckUsageAlerts(t.Context()); !strings.Contains(errorText(err), "code 50008") || posted != 0 {
+		t.Fatalf("CheckUsageAlerts posted %d (%v), want none and Discord's refusal", posted, err)
+	}
+	if posted, err := d.bot.CheckUsageAlerts(t.Context()); err != nil || posted != 1 {
+		t.Errorf("the next check posted %d (%v), want the alert refused before", posted, err)
+	}
+}

@@ -22,6 +22,11 @@ const (
 	// codeAlreadyAcknowledged: the interaction has had its initial
 	// response.
 	codeAlreadyAcknowledged = 40060
+	// codeEmptyMessage: a message with no content, embed or file.
+	codeEmptyMessage = 50006
+	// codeInvalidFormBody: a field of the body past Discord's limits or
+	// not taken.
+	codeInvalidFormBody = 50035
 )
 
 // isDMClosed reports whether Discord refused a direct message because the
@@ -50,14 +55,19 @@ func isLastingRefusal(err error) bool {
 	return status >= 400 && status < 500 && status != http.StatusTooManyRequests
 }
 
-// isRefusedMessage tells a post Discord refused for its body (400: a
-// text past a limit, a field it does not take): posted again, it is
-// refused again, so a queue of posts passes it over rather than wait
-// behind it. A refusal of the channel (403, 404) is the operator's to
-// mend, and the queue waits for it.
+// isRefusedMessage tells a post Discord refused for its body (400 with
+// code 50035, Invalid Form Body: a text past a limit, a field it does not
+// take; or 50006, an empty message): posted again, it is refused again, so
+// a queue of posts passes it over rather than wait behind it. Any other
+// refusal, a 400 of the channel among them (50008: a voice channel or a
+// category, which takes no message), is the operator's to mend, and the
+// queue waits for it: passed over, every post would be lost.
 func isRefusedMessage(err error) bool {
 	var restErr *discordgo.RESTError
-	return errors.As(err, &restErr) && restErr.Response != nil && restErr.Response.StatusCode == http.StatusBadRequest
+	if !errors.As(err, &restErr) || restErr.Response == nil || restErr.Response.StatusCode != http.StatusBadRequest {
+		return false
+	}
+	return hasDiscordCode(err, codeInvalidFormBody) || hasDiscordCode(err, codeEmptyMessage)
 }
 
 // describeDiscordError words a failed Discord request for the log: status,

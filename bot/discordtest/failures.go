@@ -31,6 +31,9 @@ const (
 	// request's body says (a text past a limit, a field it does not
 	// take), however often it is sent.
 	InvalidFormBody
+	// NotTextChannel is 400 with code 50008: the channel takes no
+	// messages (a voice channel or a category), whatever the body.
+	NotTextChannel
 )
 
 // String names the failure, for test names.
@@ -52,6 +55,8 @@ func (f Failure) String() string {
 		return "unknown-message-404"
 	case InvalidFormBody:
 		return "invalid-form-body-400"
+	case NotTextChannel:
+		return "not-text-channel-400"
 	}
 	return "unknown-failure"
 }
@@ -133,6 +138,8 @@ func (r Rule) write(w http.ResponseWriter) {
 		writeJSON(w, http.StatusNotFound, apiError{Message: "Unknown Message", Code: 10008})
 	case InvalidFormBody:
 		writeJSON(w, http.StatusBadRequest, invalidFormBody{Message: "Invalid Form Body", Code: codeInvalidFormBody})
+	case NotTextChannel:
+		writeJSON(w, http.StatusBadRequest, apiError{Message: "Cannot send messages in a non-text channel", Code: 50008})
 	case RateLimited:
 		wait := r.RetryAfter
 		if wait <= 0 {
