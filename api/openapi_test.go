@@ -324,6 +324,7 @@ func TestEveryAnswerMatchesTheOpenAPIDocument(t *testing.T) {
 		{name: "battles bad page", path: "/player/" + player + "/battles?page=-1", headers: auth, status: 400},
 		{name: "battles bad tag", path: "/player/ABC/battles", headers: auth, status: 400},
 		{name: "battles short tag", path: "/player/22/battles", headers: auth, status: 400},
+		{name: "battles tag with a line break", path: "/player/2P%0AP/battles", headers: auth, status: 400},
 		{name: "battles unknown player", path: "/player/" + tagUnknown + "/battles", headers: auth, status: 404},
 		{name: "battles without key", path: "/player/" + player + "/battles", status: 401},
 
@@ -405,6 +406,7 @@ func TestEveryAnswerMatchesTheOpenAPIDocument(t *testing.T) {
 			contractCase{name: path + "unknown", path: path + unknownTournamentA, headers: auth, status: 404},
 			contractCase{name: path + "bad tag", path: path + "ABC", headers: auth, status: 400},
 			contractCase{name: path + "empty tag", path: path + tournament + ",", headers: auth, status: 400},
+			contractCase{name: path + "long tag with a line break", path: path + tournament + ",2P%0A" + strings.Repeat("P", 20), headers: auth, status: 400},
 			contractCase{name: path + "too many", path: path + strings.Repeat("2PP,", 10) + "2PP", headers: auth, status: 400},
 			contractCase{name: path + "without key", path: path + tournament, status: 401},
 			contractCase{name: path + "blacklisted", path: path + tournament, headers: []string{"auth", blacklisted}, status: 403},
