@@ -8,13 +8,10 @@ import (
 	"github.com/crownsdev/crowns/internal/backoff"
 )
 
-// acceptRetryDelay is the wait before accepting again after failures
-// accepts in a row failed for want of a resource (see outOfResources):
-// from 5 ms, doubled per failure, at most a second, as Go's own HTTP
-// server waits.
-func acceptRetryDelay(failures int) time.Duration {
-	return backoff.Policy{First: 5 * time.Millisecond, Max: time.Second}.Delay(failures)
-}
+// acceptRetry is the wait before accepting again after accepts failed in
+// a row for want of a resource (see outOfResources): from 5 ms, doubled
+// per failure, at most a second, as Go's own HTTP server waits.
+var acceptRetry = backoff.Policy{First: 5 * time.Millisecond, Max: time.Second}
 
 // outOfResources reports whether an accept failed for a resource that
 // comes back (the process's or the system's open files, the kernel's

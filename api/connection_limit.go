@@ -11,6 +11,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/crownsdev/crowns/internal/backoff"
 	"github.com/crownsdev/crowns/internal/outage"
 )
 
@@ -68,8 +69,9 @@ func newConnectionLimit(limit int, proxies []netip.Prefix, body []byte, ids *req
 // listener is ln letting in only the connections within the limit; an
 // accept that fails for want of a resource is tried again (see
 // outOfResources), its failures logged to failures.
-func (l *connectionLimit) listener(ln net.Listener, failures *outage.Log) net.Listener {
-	return &limitedListener{Listener: ln, limit: l, failures: failures}
+func (l *connectionLimit) listener(ln net.Listener, failures *outage.Log) *limitedListener {
+	closing, stop := context.WithCancel(context.Background())
+	return &limitedListener{Listener: ln, limit: l, failures: failures, retry: acceptRetry, closing: closing, stop: stop}
 }
 
 // limitedListener is a listener under a connectionLimit.
@@ -77,6 +79,11 @@ type limitedListener struct {
 	net.Listener
 	limit    *connectionLimit
 	failures *outage.Log
+	// retry is the wait between failed accepts (acceptRetry).
+	retry backoff.Policy
+	// closing ends with Close, and with it a wait between failed accepts.
+	closing context.Context
+	stop    context.CancelFunc
 	// failed counts the accepts failed in a row. Accept is called by the
 	// server's one accepting goroutine.
 	failed int
@@ -84,16 +91,18 @@ type limitedListener struct {
 
 // Accept returns the next connection whose address is within its limit.
 // An accept that fails for want of a resource is tried again after a
-// wait (acceptRetryDelay); any other failure, the listener closed among them,
-// is the end of the listener.
+// wait (retry), which Close cuts short; any other failure, the listener
+// closed among them, is the end of the listener.
 func (ll *limitedListener) Accept() (net.Conn, error) {
 	for {
 		conn, err := ll.Listener.Accept()
 		if err != nil && outOfResources(err) {
 			ll.failed++
-			wait := acceptRetryDelay(ll.failed)
+			wait := ll.retry.Delay(ll.failed)
 			ll.failures.Failed(context.Background(), err, "retryIn", wait)
-			time.Sleep(wait)
+			if !backoff.Wait(ll.closing, wait) {
+				return nil, &net.OpError{Op: "accept", Net: ll.Addr().Network(), Addr: ll.Addr(), Err: net.ErrClosed}
+			}
 			continue
 		}
 		if err != nil {
@@ -108,6 +117,13 @@ func (ll *limitedListener) Accept() (net.Conn, error) {
 		}
 		go ll.limit.refuse(conn)
 	}
+}
+
+// Close closes the listener, cutting short a wait between failed
+// accepts: the server returns at once rather than after it.
+func (ll *limitedListener) Close() error {
+	ll.stop()
+	return ll.Listener.Close()
 }
 
 // admit counts conn against its address's limit, and tells whether it is

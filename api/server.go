@@ -377,14 +377,15 @@ func (s *Server) Serve(ln net.Listener) error {
 		_ = ln.Close()
 		return nil
 	}
-	s.listener = ln
-	s.serving.Unlock()
-	return s.app.Listener(s.connections.listener(ln, outage.New(outage.Config{
+	limited := s.connections.listener(ln, outage.New(outage.Config{
 		Logger:    s.log,
 		Now:       s.clock.Now,
 		Failing:   "cannot accept connections; trying again",
 		Recovered: "accepting connections again",
-	})))
+	}))
+	s.listener = limited
+	s.serving.Unlock()
+	return s.app.Listener(limited)
 }
 
 // Shutdown stops taking requests and waits for those in flight, at most
