@@ -63,10 +63,6 @@ func isLastingRefusal(err error) bool {
 // category, which takes no message), is the operator's to mend, and the
 // queue waits for it: passed over, every post would be lost.
 func isRefusedMessage(err error) bool {
-	var restErr *discordgo.RESTError
-	if !errors.As(err, &restErr) || restErr.Response == nil || restErr.Response.StatusCode != http.StatusBadRequest {
-		return false
-	}
 	return hasDiscordCode(err, codeInvalidFormBody) || hasDiscordCode(err, codeEmptyMessage)
 }
 

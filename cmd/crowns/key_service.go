@@ -17,8 +17,12 @@ import (
 
 // errSecretRequired: with PostgreSQL, several processes on several hosts
 // share the database, so none may generate a secret of its own.
-var errSecretRequired = errors.New("CROWNS_SECRET is required with PostgreSQL (CROWNS_DATABASE_URL): " +
+var errSecretRequired = errors.New(secretRequired +
 	"set the same base64 secret on every host (make one with: head -c 32 /dev/urandom | base64)")
+
+// secretRequired begins every line about a PostgreSQL deployment's
+// missing secret.
+const secretRequired = "CROWNS_SECRET is required with PostgreSQL (CROWNS_DATABASE_URL): "
 
 // secretRequiredProblem words a PostgreSQL deployment's missing secret.
 // Releases before the secret was required generated one into the data
@@ -30,7 +34,7 @@ func secretRequiredProblem(dataDir string) string {
 	if info, err := os.Stat(file); dataDir == "" || err != nil || !info.Mode().IsRegular() {
 		return errSecretRequired.Error()
 	}
-	return fmt.Sprintf("CROWNS_SECRET is required with PostgreSQL (CROWNS_DATABASE_URL): %s holds the secret "+
+	return fmt.Sprintf(secretRequired+"%s holds the secret "+
 		"an earlier release generated there, which this database's keys may be sealed with: "+
 		"set CROWNS_SECRET to its content on every host (CROWNS_SECRET=\"$(cat %s)\")", file, file)
 }
