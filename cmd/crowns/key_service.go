@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/crownsdev/crowns/models/store"
 
@@ -36,7 +37,14 @@ func secretRequiredProblem(dataDir string) string {
 	}
 	return fmt.Sprintf(secretRequired+"%s holds the secret "+
 		"an earlier release generated there, which this database's keys may be sealed with: "+
-		"set CROWNS_SECRET to its content on every host (CROWNS_SECRET=\"$(cat %s)\")", file, file)
+		"set CROWNS_SECRET to its content on every host (CROWNS_SECRET=\"$(cat %s)\")", file, shellQuoted(file))
+}
+
+// shellQuoted is s as one word of a POSIX shell command line, whatever
+// it holds: in single quotes, each single quote of s closed, escaped and
+// reopened.
+func shellQuoted(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // errSecretFileLost: the generated secret file of the data directory is

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -198,9 +199,10 @@ func TestPostgresRequiresASecret(t *testing.T) {
 // with PostgreSQL too and sealed its keys with it. Started there without
 // CROWNS_SECRET, the line names that file, not only how to make a new
 // secret (which the database would refuse), and the secret it holds is
-// taken as the line says.
+// taken as the line says: its command, run by a shell, gives the file's
+// content even from a directory whose name holds a space and a quote.
 func TestPostgresWithoutASecretNamesTheSecretFileOfAnEarlierRelease(t *testing.T) {
-	dataDir := t.TempDir()
+	dataDir := filepath.Join(t.TempDir(), "crowns data's")
 	secret, _, err := keys.LoadOrCreateSecret(dataDir, "")
 	if err != nil {
 		t.Fatal(err)
@@ -214,15 +216,16 @@ func TestPostgresWithoutASecretNamesTheSecretFileOfAnEarlierRelease(t *testing.T
 	code, stdout, stderr := runCrowns(env, "serve")
 	want := "crowns: invalid configuration: CROWNS_SECRET is required with PostgreSQL (CROWNS_DATABASE_URL): " + file +
 		` holds the secret an earlier release generated there, which this database's keys may be sealed with: ` +
-		`set CROWNS_SECRET to its content on every host (CROWNS_SECRET="$(cat ` + file + `)")` + "\n"
+		`set CROWNS_SECRET to its content on every host (CROWNS_SECRET="$(cat '` + strings.ReplaceAll(file, "'", `'\''`) + `')")` + "\n"
 	if code != exitUsage || stdout != "" || stderr != want {
 		t.Fatalf("serve without CROWNS_SECRET beside a secret file: exit %d, stdout %q, stderr %q; want exit %d and %q", code, stdout, stderr, exitUsage, want)
 	}
-	content, err := os.ReadFile(file)
+	_, command, _ := strings.Cut(strings.TrimSuffix(stderr, ")\n"), "every host (")
+	out, err := exec.CommandContext(t.Context(), "sh", "-c", command+` && printf %s "$CROWNS_SECRET"`).Output()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("the line's command %s: %v", command, err)
 	}
-	taken, _, err := keys.LoadOrCreateSecret(t.TempDir(), strings.TrimSpace(string(content)))
+	taken, _, err := keys.LoadOrCreateSecret(t.TempDir(), string(out))
 	if err != nil || !bytes.Equal(taken, secret) {
 		t.Fatalf("CROWNS_SECRET set to the file's content: %v, the same secret %v", err, bytes.Equal(taken, secret))
 	}
