@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/gob"
@@ -87,23 +86,17 @@ func startBareProcess(ctx context.Context, dir string, replay answers) (addr str
 	}
 	cmd := exec.Command(self, bareCommand, path, "127.0.0.1:0")
 	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return "", 0, nil, err
-	}
+	said := make(chan string, 1)
+	cmd.Stdout = &firstLine{said: said}
 	if err := cmd.Start(); err != nil {
 		return "", 0, nil, fmt.Errorf("start the bare server: %w", err)
 	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
 	stop = func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
-		_ = cmd.Wait()
+		<-exited
 	}
-	said := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(out).ReadString('\n')
-		said <- line
-		_, _ = io.Copy(io.Discard, out)
-	}()
 	select {
 	case line := <-said:
 		if addr, ok := strings.CutPrefix(strings.TrimSpace(line), bareListening); ok {
@@ -111,11 +104,35 @@ func startBareProcess(ctx context.Context, dir string, replay answers) (addr str
 		}
 		stop()
 		return "", 0, nil, fmt.Errorf("the bare server did not listen (it said %q)", line)
+	case err := <-exited:
+		return "", 0, nil, fmt.Errorf("the bare server ended before it listened: %v", err)
 	case <-time.After(30 * time.Second):
 	case <-ctx.Done():
 	}
 	stop()
 	return "", 0, nil, errors.New("the bare server did not listen within 30s")
+}
+
+// firstLine is a process's output that sends its first line, once
+// whole, to said and drops the rest. As the command's Stdout, rather than
+// a pipe read beside it, it is copied to by os/exec itself, whose Wait
+// returns once the copy ends.
+type firstLine struct {
+	line []byte
+	said chan<- string
+	sent bool
+}
+
+func (f *firstLine) Write(p []byte) (int, error) {
+	if f.sent {
+		return len(p), nil
+	}
+	f.line = append(f.line, p...)
+	if i := bytes.IndexByte(f.line, '\n'); i >= 0 {
+		f.said <- string(f.line[:i+1])
+		f.sent, f.line = true, nil
+	}
+	return len(p), nil
 }
 
 // bareListening begins the bare server's line saying where it listens.

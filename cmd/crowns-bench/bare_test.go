@@ -105,3 +105,24 @@ func TestBareProcessListensWhereItSays(t *testing.T) {
 		t.Fatalf("the bare server at %s answered %+v", addr, got)
 	}
 }
+
+// TestFirstLineSendsTheFirstLineOnceWhole: the bare server's output may
+// come in pieces; its first line is sent once it is whole, and nothing
+// after it is.
+func TestFirstLineSendsTheFirstLineOnceWhole(t *testing.T) {
+	said := make(chan string, 2)
+	out := &firstLine{said: said}
+	for _, piece := range []string{"listening ", "on 127.0.0.1:9", "\nmore\n", "and more\n"} {
+		if n, err := out.Write([]byte(piece)); n != len(piece) || err != nil {
+			t.Fatalf("Write(%q) = %d, %v", piece, n, err)
+		}
+	}
+	close(said)
+	var lines []string
+	for line := range said {
+		lines = append(lines, line)
+	}
+	if len(lines) != 1 || lines[0] != "listening on 127.0.0.1:9\n" {
+		t.Fatalf("sent %q, want the first line alone", lines)
+	}
+}
