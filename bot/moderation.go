@@ -43,7 +43,7 @@ func (b *Bot) keyAdmin(ctx context.Context, moderatorID string, sub *discordgo.A
 		return answer{text: textInfoHeading(target), embeds: []*discordgo.MessageEmbed{embed}}
 	case subRevoke:
 		reason := optionValue(sub, optionReason)
-		if reason == "" {
+		if blank(reason) {
 			reason = textRevokeDefaultReason
 		}
 		if err := b.deps.Keys.Revoke(ctx, target, actor, reason); err != nil {
@@ -58,7 +58,7 @@ func (b *Bot) keyAdmin(ctx context.Context, moderatorID string, sub *discordgo.A
 // which must say something: it is what the log channel and later
 // moderators are shown.
 func (b *Bot) blacklist(ctx context.Context, target, reason, actor string) answer {
-	if reason == "" {
+	if blank(reason) {
 		return answer{text: textNotAccepted(textBlacklistReasonMissing)}
 	}
 	if err := b.deps.Keys.Blacklist(ctx, target, reason, actor); err != nil {

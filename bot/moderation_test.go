@@ -3,6 +3,7 @@ package bot_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -165,14 +166,18 @@ func TestModeratorChangesThatChangeNothingSaySo(t *testing.T) {
 		}
 		d.assertVerdict(key, models.ErrKeyBlacklisted)
 	})
-	t.Run("blacklist with a blank reason", func(t *testing.T) {
-		d := newDesk(t, deskOptions{})
-		key := d.getKey(developerID)
-		if answer := d.answerText(d.keyadmin(moderatorPerms, "blacklist", userOption(developerID), stringOption("reason", "  "))); !strings.Contains(answer, "needs a reason") {
-			t.Errorf("answer = %q", answer)
-		}
-		d.assertVerdict(key, nil)
-	})
+	// Blank is what shows nothing: spaces, and the control and zero-width
+	// characters strings.TrimSpace leaves.
+	for _, reason := range []string{"  ", "\u200b", "\x01 \u200d\t", "\ufeff"} {
+		t.Run(fmt.Sprintf("blacklist with the blank reason %q", reason), func(t *testing.T) {
+			d := newDesk(t, deskOptions{})
+			key := d.getKey(developerID)
+			if answer := d.answerText(d.keyadmin(moderatorPerms, "blacklist", userOption(developerID), stringOption("reason", reason))); !strings.Contains(answer, "needs a reason") {
+				t.Errorf("answer = %q", answer)
+			}
+			d.assertVerdict(key, nil)
+		})
+	}
 	t.Run("unblacklist of a member who is not blacklisted", func(t *testing.T) {
 		d := newDesk(t, deskOptions{logChannel: logChannelID})
 		key := d.getKey(developerID)

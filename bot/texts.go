@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/bwmarrin/discordgo"
 
@@ -473,8 +474,20 @@ func markdownEscaped(text string) string {
 
 // orDash is s, or a dash when s is blank.
 func orDash(s string) string {
-	if strings.TrimSpace(s) == "" {
+	if blank(s) {
 		return "—"
 	}
 	return s
+}
+
+// blank tells whether s shows nothing in Discord: it holds only spaces,
+// control characters and invisible format characters (a zero-width
+// space or joiner), which strings.TrimSpace leaves.
+func blank(s string) bool {
+	for _, r := range s {
+		if !unicode.IsSpace(r) && !unicode.IsControl(r) && !unicode.Is(unicode.Cf, r) {
+			return false
+		}
+	}
+	return true
 }
