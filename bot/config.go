@@ -91,6 +91,19 @@ type Config struct {
 // 2000 characters.
 const MaxPrefixLength = 32
 
+// CheckPrefix reports whether prefix can begin the text commands: at most
+// MaxPrefixLength characters, and no backtick, since the bot's answers
+// quote its commands as inline code, which a backtick would end early.
+func CheckPrefix(prefix string) error {
+	if utf8.RuneCountInString(prefix) > MaxPrefixLength {
+		return fmt.Errorf("must be at most %d characters", MaxPrefixLength)
+	}
+	if strings.Contains(prefix, "`") {
+		return errors.New("must not hold a backtick (`): the bot's answers quote commands as inline code")
+	}
+	return nil
+}
+
 // Defaults of Config.
 const (
 	DefaultPrefix            = "!key"
@@ -119,8 +132,8 @@ func (c Config) withDefaults() (Config, error) {
 	if c.LogChannelID != "" && !(c.RateLimitPerSecond > 0) {
 		problems = append(problems, "bot: RateLimitPerSecond must be greater than 0 with a LogChannelID (usage alerts)")
 	}
-	if utf8.RuneCountInString(c.Prefix) > MaxPrefixLength {
-		problems = append(problems, fmt.Sprintf("bot: Prefix must be at most %d characters", MaxPrefixLength))
+	if err := CheckPrefix(c.Prefix); err != nil {
+		problems = append(problems, "bot: Prefix "+err.Error())
 	}
 	if min(c.HandlerTimeout, c.DirectMessageTimeout, c.AnswerTimeout, c.RequestTimeout, c.AuditPollInterval, c.ReconnectDelay) < 0 {
 		problems = append(problems, "bot: timeouts and intervals must not be negative")

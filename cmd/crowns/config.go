@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/crownsdev/crowns/api"
 	"github.com/crownsdev/crowns/bot"
@@ -319,8 +318,8 @@ func readConfig(getenv func(string) string, serving bool) (config, error) {
 		r.check(cfg.DiscordKeyChannelID != "", "CROWNS_DISCORD_KEY_CHANNEL_ID is required when CROWNS_DISCORD_TOKEN is set")
 	}
 	r.check(strings.TrimSpace(cfg.DiscordPrefix) != "", "CROWNS_DISCORD_PREFIX must not be empty")
-	r.check(utf8.RuneCountInString(strings.TrimSpace(cfg.DiscordPrefix)) <= bot.MaxPrefixLength,
-		fmt.Sprintf("CROWNS_DISCORD_PREFIX must be at most %d characters", bot.MaxPrefixLength))
+	prefixErr := bot.CheckPrefix(strings.TrimSpace(cfg.DiscordPrefix))
+	r.check(prefixErr == nil, fmt.Sprint("CROWNS_DISCORD_PREFIX ", prefixErr))
 	if len(r.problems) > 0 {
 		return config{}, errors.New(strings.Join(r.problems, "\n"))
 	}

@@ -322,6 +322,15 @@ func TestTheTextCommandPrefixIsBounded(t *testing.T) {
 	loadConfigExpecting(t, map[string]string{"CROWNS_DISCORD_PREFIX": strings.Repeat("é", bot.MaxPrefixLength)}, "")
 }
 
+// TestTheTextCommandPrefixHoldsNoBacktick: the bot's answers quote its
+// commands as inline code (`!key get`), which a backtick in the prefix
+// would end early.
+func TestTheTextCommandPrefixHoldsNoBacktick(t *testing.T) {
+	loadConfigExpecting(t, map[string]string{"CROWNS_DISCORD_PREFIX": "`key"},
+		"CROWNS_DISCORD_PREFIX must not hold a backtick (`)")
+	loadConfigExpecting(t, map[string]string{"CROWNS_DISCORD_PREFIX": "'key"}, "")
+}
+
 // TestRefusedConfigurationNamesUnknownVariables: a misspelled variable is
 // often why the configuration is refused (the bot's guild id set under a
 // wrong name); the warning naming it and the closest known name comes
