@@ -91,8 +91,12 @@ func startBareProcess(ctx context.Context, dir string, replay answers) (addr str
 	if err := cmd.Start(); err != nil {
 		return "", 0, nil, fmt.Errorf("start the bare server: %w", err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	var waitErr error
+	exited := make(chan struct{})
+	go func() {
+		waitErr = cmd.Wait()
+		close(exited)
+	}()
 	stop = func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		<-exited
@@ -104,8 +108,8 @@ func startBareProcess(ctx context.Context, dir string, replay answers) (addr str
 		}
 		stop()
 		return "", 0, nil, fmt.Errorf("the bare server did not listen (it said %q)", line)
-	case err := <-exited:
-		return "", 0, nil, fmt.Errorf("the bare server ended before it listened: %v", err)
+	case <-exited:
+		return "", 0, nil, fmt.Errorf("the bare server ended before it listened: %v", waitErr)
 	case <-time.After(30 * time.Second):
 	case <-ctx.Done():
 	}
