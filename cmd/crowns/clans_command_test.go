@@ -179,7 +179,7 @@ func TestClansImportStoresALegacyHistory(t *testing.T) {
 				{[]string{"import", tag, history}, exitOK, "import: 2 4-hourly snapshots of " + tag + " stored, from 2026-03-09-16-00 to 2026-03-09-20-00; 0 slots already stored kept\n"},
 				{[]string{"import", tag, history}, exitOK, "import: 0 4-hourly snapshots of " + tag + " stored, from 2026-03-09-16-00 to 2026-03-09-20-00; 2 slots already stored kept\n"},
 				{[]string{"import", tag, weekly}, exitFailure, "\"2026-03-09-23-00\" is not a 4-hourly slot (YYYY-MM-DD-HH-mm, UTC)\n"},
-				{[]string{"import", tag, weekly, "--weekly"}, exitOK, "import: 1 weekly snapshot of " + tag + " stored, from 2026-03-09-23-00 to 2026-03-09-23-00; 0 slots already stored kept\n" +
+				{[]string{"import", tag, weekly, "--weekly"}, exitOK, "import: 1 weekly snapshot of " + tag + " stored, at 2026-03-09-23-00; 0 slots already stored kept\n" +
 					"import: weekly collection is off for " + tag + ", so /clan/" + tag + "/history/weekly answers 417 until crowns clans weekly " + tag + " on\n"},
 				{[]string{"import", tag, file("list.json", `[]`)}, exitFailure, "not a history answer: want the JSON object, keyed by slot, that GET /clan/TAG/history answers\n"},
 				{[]string{"import", tag, file("empty.json", `{}`)}, exitFailure, "no snapshots\n"},

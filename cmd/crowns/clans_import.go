@@ -45,14 +45,23 @@ func importHistory(ctx context.Context, env cli, cfg config, clans *store.Store,
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(env.stdout, "import: %s of %s stored, from %s to %s; %s already stored kept\n",
-		count(stored, kind.String()+" snapshot"), req.tag, models.HistoryKey(snapshots[0].Slot),
-		models.HistoryKey(snapshots[len(snapshots)-1].Slot), count(len(snapshots)-stored, "slot"))
+	_, err = fmt.Fprintf(env.stdout, "import: %s of %s stored, %s; %s already stored kept\n",
+		count(stored, kind.String()+" snapshot"), req.tag, slotSpan(snapshots), count(len(snapshots)-stored, "slot"))
 	if err == nil && kind == models.SnapshotWeekly && !clan.Weekly {
 		_, err = fmt.Fprintf(env.stdout, "import: weekly collection is off for %s, so /clan/%s/history/weekly answers 417 until crowns clans weekly %s on\n",
 			req.tag, req.tag, req.tag)
 	}
 	return err
+}
+
+// slotSpan words the slots of snapshots, oldest first: "at SLOT" for
+// one, "from OLDEST to NEWEST" for more.
+func slotSpan(snapshots []models.HistorySnapshot) string {
+	oldest, newest := models.HistoryKey(snapshots[0].Slot), models.HistoryKey(snapshots[len(snapshots)-1].Slot)
+	if len(snapshots) == 1 {
+		return "at " + oldest
+	}
+	return "from " + oldest + " to " + newest
 }
 
 // count is n things, in words: "1 slot", "2 slots".
