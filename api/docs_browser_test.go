@@ -1,9 +1,13 @@
+// The allocation test runs apart, without the race detector, built with
+// the allocations tag: without this file, it needs none of its libraries
+// compiled a second time (see .ci/run).
+
+//go:build !allocations
+
 package api_test
 
 import (
 	"context"
-	"errors"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -17,8 +21,6 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
-
-	"github.com/crownsdev/crowns/api"
 )
 
 // chromiumPath is Debian's Chromium, which .ci/run installs.
@@ -41,26 +43,6 @@ func (b *browserLog) snapshot() (requests, problems []string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return append([]string(nil), b.requests...), append([]string(nil), b.problems...)
-}
-
-// serveOnLoopback serves the harness's real app on a loopback port.
-func serveOnLoopback(t *testing.T, server *api.Server) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- server.Serve(ln) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = server.Shutdown(ctx)
-		if err := <-done; err != nil && !errors.Is(err, net.ErrClosed) {
-			t.Errorf("serve: %v", err)
-		}
-	})
-	return "http://" + ln.Addr().String()
 }
 
 // TestDocsPageInChromium opens /docs, served under a path prefix, in

@@ -1,3 +1,9 @@
+// The allocation test runs apart, without the race detector, built with
+// the allocations tag: without this file, it needs none of its libraries
+// compiled a second time (see .ci/run).
+
+//go:build !allocations
+
 package api_test
 
 import (

@@ -1,3 +1,9 @@
+// The allocation test runs apart, without the race detector, built with
+// the allocations tag: without this file, it needs none of its libraries
+// compiled a second time (see .ci/run).
+
+//go:build !allocations
+
 package api_test
 
 import (
@@ -646,9 +652,6 @@ func TestOpenAPIDocumentAnswer(t *testing.T) {
 	expectError(t, h.do(http.MethodPost, "/openapi.json"), http.StatusMethodNotAllowed, "Method not allowed")
 	expectError(t, h.get("/docs/nothing"), http.StatusNotFound, "Path not found")
 }
-
-// leakReportPath is the one route that takes POST.
-const leakReportPath = "/security/leaked-keys"
 
 // The answers of the leak-report route match the document: the verdicts,
 // the refusal of an unsigned report and of a compressed one.

@@ -25,6 +25,9 @@ import (
 	"github.com/crownsdev/crowns/models/store/storetest"
 )
 
+// leakReportPath is the one route that takes POST.
+const leakReportPath = "/security/leaked-keys"
+
 // leakSigner signs leak reports as GitHub's secret scanning does, with a
 // P-256 key made for the test.
 type leakSigner struct {
