@@ -57,11 +57,11 @@ func importHistory(ctx context.Context, env cli, cfg config, clans *store.Store,
 // slotSpan words the slots of snapshots, oldest first: "at SLOT" for
 // one, "from OLDEST to NEWEST" for more.
 func slotSpan(snapshots []models.HistorySnapshot) string {
-	oldest, newest := models.HistoryKey(snapshots[0].Slot), models.HistoryKey(snapshots[len(snapshots)-1].Slot)
+	oldest := models.HistoryKey(snapshots[0].Slot)
 	if len(snapshots) == 1 {
 		return "at " + oldest
 	}
-	return "from " + oldest + " to " + newest
+	return "from " + oldest + " to " + models.HistoryKey(snapshots[len(snapshots)-1].Slot)
 }
 
 // count is n things, in words: "1 slot", "2 slots".
