@@ -104,6 +104,11 @@ func newDesk(t *testing.T, opts deskOptions) *desk {
 	if discord == nil {
 		discord = discordtest.New(t)
 	}
+	discord.AddChannels(
+		discordgo.Channel{ID: keyChannelID, GuildID: guildID, Name: "developer-keys", Type: discordgo.ChannelTypeGuildText},
+		discordgo.Channel{ID: logChannelID, GuildID: guildID, Name: "key-log", Type: discordgo.ChannelTypeGuildText},
+		discordgo.Channel{ID: otherChannelID, GuildID: guildID, Name: "general", Type: discordgo.ChannelTypeGuildText},
+	)
 	secret := opts.secret
 	if secret == nil {
 		secret = newSecret(t)

@@ -9,8 +9,9 @@ import (
 
 // HandleReady handles a READY event: a start-up or a reconnection that
 // was not a resume. It checks the bot is in the community server,
-// registers the slash commands there and reconciles the keys of
-// developers with the member list.
+// checks the configured channels are the community server's, registers
+// the slash commands there and reconciles the keys of developers with the
+// member list.
 func (b *Bot) HandleReady(ctx context.Context, ready *discordgo.Ready) {
 	if ready == nil || ready.User == nil {
 		return
@@ -24,6 +25,7 @@ func (b *Bot) HandleReady(ctx context.Context, ready *discordgo.Ready) {
 		b.log.ErrorContext(ctx, textNotInGuild(b.cfg.GuildID, inviteURL(applicationID)))
 		return
 	}
+	b.checkChannels(ctx)
 	if err := b.registerCommands(ctx, applicationID); err != nil {
 		b.logDiscordFailure(ctx, "register slash commands", err)
 	}

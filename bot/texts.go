@@ -35,6 +35,21 @@ func textNotInGuild(guildID, invite string) string {
 		"(or fix the server id) and restart", guildID, invite)
 }
 
+// textChannelHidden is logged when a configured channel does not exist or
+// the bot may not see it.
+func textChannelHidden(purpose, channelID, setting string) string {
+	return fmt.Sprintf("the %s %s (%s) is not a channel the bot can see: fix the id, or give the bot "+
+		"View Channel and Send Messages there, and restart", purpose, channelID, setting)
+}
+
+// textChannelElsewhere is logged when a configured channel belongs to
+// another server than the community server.
+func textChannelElsewhere(purpose, channelID, setting, itsGuildID, guildID string) string {
+	return fmt.Sprintf("the %s %s (%s) is in the Discord server %s, not in the community server %s "+
+		"(CROWNS_DISCORD_GUILD_ID): the bot acts only on commands and buttons of the community server; "+
+		"use one of its channels and restart", purpose, channelID, setting, itsGuildID, guildID)
+}
+
 // Slash-command descriptions (at most 100 characters each).
 const (
 	describeKeyCommand      = "Your Crowns developer key"

@@ -50,6 +50,9 @@ func Check(r Request) (operation string, problems []string) {
 			p.snowflake("recipient_id", body.RecipientID)
 		}
 		return "create_dm", p
+	case is("GET", "/channels/*"):
+		p.snowflake("channel_id", segments[1])
+		return "get_channel", p
 	case is("POST", "/channels/*/messages"):
 		var message messageBody
 		if decode(&message) {

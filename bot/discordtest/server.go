@@ -42,8 +42,10 @@ type Server struct {
 	requests []Request
 	rules    []*Rule
 	// arrived is closed and replaced whenever a request is recorded.
-	arrived  chan struct{}
-	members  []*discordgo.Member
+	arrived chan struct{}
+	members []*discordgo.Member
+	// channels are what GET /channels/{id} knows, by id.
+	channels map[string]discordgo.Channel
 	nextID   int64
 	gateway  GatewayScript
 	identify []Identify
@@ -65,6 +67,7 @@ func New(t testing.TB) *Server {
 		t:            t,
 		nextID:       100000000000000000,
 		acknowledged: map[string]bool{},
+		channels:     map[string]discordgo.Channel{},
 		responded:    map[string]bool{},
 		botUser:      discordgo.User{ID: DefaultBotUserID, Username: "crowns", Bot: true},
 		gateway:      GatewayScript{ApplicationID: DefaultApplicationID},
@@ -137,6 +140,16 @@ func (s *Server) SetMembers(userIDs ...string) {
 	s.members = members
 }
 
+// AddChannels makes GET /channels/{id} answer these channels (by their
+// ID); any other id answers Discord's 404 Unknown Channel.
+func (s *Server) AddChannels(channels ...discordgo.Channel) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range channels {
+		s.channels[c.ID] = c
+	}
+}
+
 // DMChannelID is the id of the direct-message channel the fake opens with
 // userID.
 func DMChannelID(userID string) string { return "dm" + userID }
@@ -203,6 +216,15 @@ func (s *Server) route(w http.ResponseWriter, r Request) {
 		}
 		_ = json.Unmarshal(r.Body, &data)
 		writeJSON(w, http.StatusOK, discordgo.Channel{ID: DMChannelID(data.RecipientID), Type: discordgo.ChannelTypeDM})
+	case r.Method == http.MethodGet && pathMatches("/channels/*", r.Path):
+		s.mu.Lock()
+		channel, known := s.channels[strings.Split(r.Path, "/")[2]]
+		s.mu.Unlock()
+		if !known {
+			writeJSON(w, http.StatusNotFound, apiError{Message: "Unknown Channel", Code: 10003})
+			return
+		}
+		writeJSON(w, http.StatusOK, channel)
 	case r.Method == http.MethodPost && pathMatches("/channels/*/messages", r.Path):
 		var sent discordgo.MessageSend
 		_ = json.Unmarshal(r.Body, &sent)
