@@ -58,7 +58,7 @@ func TestDocsPageInChromium(t *testing.T) {
 	}
 	h := newTournamentHarness(t)
 	base := serveOnLoopback(t, h.server)
-	paths := documentModel(t, h).Paths.PathItems
+	paths := documentModel(t, h).Paths.InMatchingOrder()
 
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
 		chromedp.ExecPath(chromiumPath),
@@ -134,7 +134,7 @@ func TestDocsPageInChromium(t *testing.T) {
 		t.Fatalf("the page did not render: %v; requests %v; problems %v", err, requests, problems)
 	}
 
-	for path := range paths.KeysFromOldest() {
+	for _, path := range paths {
 		if !strings.Contains(text, path) {
 			t.Errorf("route %s is not listed on the page", path)
 		}

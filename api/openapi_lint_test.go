@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pb33f/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/crownsdev/crowns/api"
 )

@@ -10,11 +10,10 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"testing"
 
-	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+	"github.com/getkin/kin-openapi/openapi3"
 )
 
 // TestSeveralTournamentsAsTheDocumentWritesTheirTags sends the lookup of
@@ -29,7 +28,7 @@ func TestSeveralTournamentsAsTheDocumentWritesTheirTags(t *testing.T) {
 	key := h.issue("910")
 	tags := h.world.TournamentTags()[:2]
 	for _, route := range []string{"/tournament/{tags}", "/tournaments/{tags}"} {
-		item := documentModel(t, h).Paths.PathItems.GetOrZero(route)
+		item := documentModel(t, h).Paths.Value(route)
 		if item == nil || item.Get == nil {
 			t.Fatalf("GET %s is not in the document", route)
 		}
@@ -47,9 +46,9 @@ func TestSeveralTournamentsAsTheDocumentWritesTheirTags(t *testing.T) {
 }
 
 // pathParameter is the path parameter name of parameters, or nil.
-func pathParameter(parameters []*v3.Parameter, name string) *v3.Parameter {
-	for _, p := range parameters {
-		if p.In == "path" && p.Name == name {
+func pathParameter(parameters openapi3.Parameters, name string) *openapi3.Parameter {
+	for _, ref := range parameters {
+		if p := ref.Value; p.In == "path" && p.Name == name {
 			return p
 		}
 	}
@@ -60,11 +59,11 @@ func pathParameter(parameters []*v3.Parameter, name string) *v3.Parameter {
 // without explode (a path parameter's default and only useful style):
 // an array's items each percent-encoded and joined by commas, any other
 // value, here the values written with commas, percent-encoded whole.
-func simpleStyle(param *v3.Parameter, values []string) string {
+func simpleStyle(param *openapi3.Parameter, values []string) string {
 	if param.Style != "" && param.Style != "simple" {
 		return "(style " + param.Style + ")"
 	}
-	if param.Schema != nil && slices.Contains(param.Schema.Schema().Type, "array") {
+	if param.Schema != nil && param.Schema.Value.Type.Is(openapi3.TypeArray) {
 		escaped := make([]string, len(values))
 		for i, v := range values {
 			escaped[i] = url.PathEscape(v)

@@ -24,12 +24,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/gofiber/fiber/v2"
-	"github.com/pb33f/libopenapi"
-	validator "github.com/pb33f/libopenapi-validator"
-	validationerrors "github.com/pb33f/libopenapi-validator/errors"
-	"github.com/pb33f/libopenapi-validator/paths"
-	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 
 	"github.com/crownsdev/crowns/api"
 	"github.com/crownsdev/crowns/keys"
@@ -54,13 +53,13 @@ type contractCase struct {
 	shaped bool
 }
 
-// contract is the document the server answers at /openapi.json: loaded
-// by a real OpenAPI 3.1 validator, which checks what an answer must carry,
-// and as a model, to check that it carries nothing the document leaves
-// out.
+// contract is the document the server answers at /openapi.json, loaded
+// by a real OpenAPI 3.1 validator (kin-openapi, which checks the schemas
+// of a 3.1 document as JSON Schema 2020-12), with a router that finds the
+// document's operation of a request.
 type contract struct {
-	validator.Validator
-	model *v3.Document
+	doc    *openapi3.T
+	router routers.Router
 }
 
 // contractValidator loads the document the server answers at
@@ -72,25 +71,152 @@ func contractValidator(t *testing.T, h *harness) contract {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("/openapi.json: status %d", resp.StatusCode)
 	}
-	document, err := libopenapi.NewDocument(raw)
+	doc := loadDocument(t, raw)
+	if doc.OpenAPI != "3.1.0" {
+		t.Fatalf("document version %q, want 3.1.0", doc.OpenAPI)
+	}
+	if err := doc.Validate(context.Background(), openapi3.EnableExamplesValidation()); err != nil {
+		t.Fatalf("the document is not valid OpenAPI 3.1: %v", err)
+	}
+	router, err := gorillamux.NewRouter(doc)
+	if err != nil {
+		t.Fatalf("no router of the document: %v", err)
+	}
+	return contract{doc: doc, router: router}
+}
+
+// loadDocument loads an OpenAPI document from its JSON.
+func loadDocument(t *testing.T, raw []byte) *openapi3.T {
+	t.Helper()
+	doc, err := openapi3.NewLoader().LoadFromData(raw)
 	if err != nil {
 		t.Fatalf("the document does not load: %v", err)
 	}
-	if v := document.GetVersion(); v != "3.1.0" {
-		t.Fatalf("document version %q, want 3.1.0", v)
+	return doc
+}
+
+// validationOptions are the validator's: every problem at once, a status
+// the operation does not document refused, and the security schemes held
+// to their header (see keyPresented).
+var validationOptions = &openapi3filter.Options{
+	MultiError:            true,
+	IncludeResponseStatus: true,
+	AuthenticationFunc:    keyPresented,
+}
+
+// keyPresented passes a security scheme of the document when the request
+// carries its header: auth, or Authorization with the Bearer scheme. What
+// the key is worth is the server's to judge.
+func keyPresented(_ context.Context, input *openapi3filter.AuthenticationInput) error {
+	scheme, req := input.SecurityScheme, input.RequestValidationInput.Request
+	switch {
+	case scheme.Type == "apiKey" && scheme.In == "header" && req.Header.Get(scheme.Name) != "":
+		return nil
+	case scheme.Type == "http" && strings.EqualFold(scheme.Scheme, "bearer"):
+		if kind, _, ok := strings.Cut(req.Header.Get("Authorization"), " "); ok && strings.EqualFold(kind, "bearer") {
+			return nil
+		}
 	}
-	v, errs := validator.NewValidator(document)
-	if len(errs) > 0 {
-		t.Fatalf("no validator of the document: %v", errs)
-	}
-	if ok, problems := v.ValidateDocument(); !ok {
-		t.Fatalf("the document is not valid OpenAPI 3.1: %s", describe(problems))
-	}
-	model, err := document.BuildV3Model()
+	return fmt.Errorf("no %s credentials", input.SecuritySchemeName)
+}
+
+// requestInput finds the operation of req in the document.
+func (c contract) requestInput(req *http.Request) (*openapi3filter.RequestValidationInput, error) {
+	route, pathParams, err := c.router.FindRoute(req)
 	if err != nil {
-		t.Fatalf("the document has no model: %v", err)
+		return nil, fmt.Errorf("no operation of the document: %w", err)
 	}
-	return contract{Validator: v, model: &model.Model}
+	return &openapi3filter.RequestValidationInput{Request: req, PathParams: pathParams, Route: route, Options: validationOptions}, nil
+}
+
+// validateRequest checks req against its operation.
+func (c contract) validateRequest(req *http.Request) error {
+	input, err := c.requestInput(req)
+	if err != nil {
+		return err
+	}
+	return openapi3filter.ValidateRequest(context.Background(), input)
+}
+
+// validateResponse checks resp, the answer to req, against the response
+// its operation documents for its status: headers and body.
+func (c contract) validateResponse(req *http.Request, resp *http.Response) error {
+	input, err := c.requestInput(req)
+	if err != nil {
+		return err
+	}
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(raw))
+	status := resp.StatusCode
+	if status == http.StatusNotModified {
+		// kin-openapi passes every 304 unread: its headers are checked
+		// under a status it reads, with the operation's 304 response.
+		input = notModifiedAsRead(input)
+		status = statusStandingForNotModified
+	}
+	return openapi3filter.ValidateResponse(context.Background(), &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: input,
+		Status:                 status,
+		Header:                 resp.Header,
+		Body:                   io.NopCloser(bytes.NewReader(raw)),
+		Options:                validationOptions,
+	})
+}
+
+// statusStandingForNotModified is the status under which a 304's headers
+// are validated: one no operation documents.
+const statusStandingForNotModified = 299
+
+// notModifiedAsRead is input with a route whose operation documents only
+// its 304 response, under statusStandingForNotModified.
+func notModifiedAsRead(input *openapi3filter.RequestValidationInput) *openapi3filter.RequestValidationInput {
+	operation := *input.Route.Operation
+	operation.Responses = openapi3.NewResponses()
+	if notModified := input.Route.Operation.Responses.Status(http.StatusNotModified); notModified != nil {
+		operation.Responses.Set(strconv.Itoa(statusStandingForNotModified), notModified)
+	}
+	route := *input.Route
+	route.Operation = &operation
+	read := *input
+	read.Route = &route
+	return &read
+}
+
+// bodyProblem checks body alone against the JSON schema the operation of
+// req documents for status, every problem at once.
+func (c contract) bodyProblem(req *http.Request, status int, body []byte) error {
+	route, _, err := c.router.FindRoute(req)
+	if err != nil {
+		return fmt.Errorf("no operation of the document: %w", err)
+	}
+	response := route.Operation.Responses.Status(status)
+	if response == nil {
+		return fmt.Errorf("no %d response of %s %s", status, req.Method, req.URL.Path)
+	}
+	media := response.Value.Content.Get(fiber.MIMEApplicationJSON)
+	if media == nil || media.Schema == nil {
+		return fmt.Errorf("the %d response of %s %s has no JSON schema", status, req.Method, req.URL.Path)
+	}
+	var value any
+	if err := json.Unmarshal(body, &value); err != nil {
+		return err
+	}
+	return media.Schema.Value.VisitJSON(value, openapi3.EnableJSONSchema2020(), openapi3.MultiErrors())
+}
+
+// The documentation page and its script are validated as text: their
+// schemas say they are strings.
+func init() {
+	openapi3filter.RegisterBodyDecoder(fiber.MIMETextHTML, openapi3filter.PlainBodyDecoder)
+	openapi3filter.RegisterBodyDecoder(fiber.MIMETextJavaScript, openapi3filter.PlainBodyDecoder)
+}
+
+// validateExchange checks req and resp, its answer.
+func (c contract) validateExchange(req *http.Request, resp *http.Response) error {
+	return errors.Join(c.validateRequest(req), c.validateResponse(req, resp))
 }
 
 // headersOfNoAnswer are the headers HTTP itself gives every answer, which
@@ -101,19 +227,15 @@ var headersOfNoAnswer = []string{"Content-Type", "Content-Length", "Content-Enco
 // undocumentedHeaders names the headers of resp, the answer to req, that
 // the document's response for its operation and status does not list.
 func (c contract) undocumentedHeaders(req *http.Request, resp *http.Response) []string {
-	item, _, _ := paths.FindPath(req, c.model, nil)
-	if item == nil {
-		return []string{"(no path of the document matches " + req.URL.Path + ")"}
+	route, _, err := c.router.FindRoute(req)
+	if err != nil {
+		return []string{"(no operation of the document matches " + req.Method + " " + req.URL.Path + ")"}
 	}
-	operation := item.GetOperations().GetOrZero(strings.ToLower(req.Method))
-	if operation == nil || operation.Responses == nil {
-		return []string{"(no " + req.Method + " operation at " + req.URL.Path + ")"}
-	}
-	response := operation.Responses.Codes.GetOrZero(strconv.Itoa(resp.StatusCode))
+	response := route.Operation.Responses.Status(resp.StatusCode)
 	if response == nil {
-		response = operation.Responses.Default
+		response = route.Operation.Responses.Default()
 	}
-	if response == nil {
+	if response == nil || response.Value == nil {
 		return []string{fmt.Sprintf("(no %d response of %s %s)", resp.StatusCode, req.Method, req.URL.Path)}
 	}
 	var missing []string
@@ -122,7 +244,7 @@ func (c contract) undocumentedHeaders(req *http.Request, resp *http.Response) []
 			continue
 		}
 		documented := false
-		for declared := range response.Headers.KeysFromOldest() {
+		for declared := range response.Value.Headers {
 			if strings.EqualFold(declared, name) {
 				documented = true
 				break
@@ -191,23 +313,20 @@ func (v contract) answerProblem(tt contractCase, sent *http.Request, resp *http.
 		req.Method = http.MethodPost
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(raw))
-	var (
-		ok       bool
-		problems []*validationerrors.ValidationError
-	)
+	var problem error
 	switch {
 	case tt.shaped:
-		if ok, problems = v.ValidateHttpRequest(req); ok && !json.Valid(raw) {
+		if problem = v.validateRequest(req); problem == nil && !json.Valid(raw) {
 			return fmt.Sprintf("GET %s: the shaped answer is not JSON: %.300s", tt.path, raw)
 		}
 	case resp.StatusCode < http.StatusBadRequest:
-		ok, problems = v.ValidateHttpRequestResponse(req, resp)
+		problem = v.validateExchange(req, resp)
 	default:
 		// The request of an error case is wrong on purpose.
-		ok, problems = v.ValidateHttpResponse(req, resp)
+		problem = v.validateResponse(req, resp)
 	}
-	if !ok {
-		return fmt.Sprintf("%s %s → %d does not match the document: %s; body %.300s", method, tt.path, resp.StatusCode, describe(problems), raw)
+	if problem != nil {
+		return fmt.Sprintf("%s %s → %d does not match the document: %v; body %.300s", method, tt.path, resp.StatusCode, problem, raw)
 	}
 	if missing := v.undocumentedHeaders(req, resp); len(missing) > 0 {
 		return fmt.Sprintf("%s %s → %d carries headers the document does not list: %s", method, tt.path, resp.StatusCode, strings.Join(missing, ", "))
@@ -240,21 +359,6 @@ func (h *harness) checkOverConnections(t *testing.T, v contract, cases []contrac
 			}
 		})
 	}
-}
-
-func describe(problems []*validationerrors.ValidationError) string {
-	var out []string
-	for _, p := range problems {
-		text := p.Message
-		if p.Reason != "" {
-			text += ": " + p.Reason
-		}
-		for _, s := range p.SchemaValidationErrors {
-			text += fmt.Sprintf(" [%s: %s]", s.FieldPath, s.Reason)
-		}
-		out = append(out, text)
-	}
-	return strings.Join(out, "; ")
 }
 
 func TestEveryAnswerMatchesTheOpenAPIDocument(t *testing.T) {
@@ -530,23 +634,16 @@ func newUnknownKey(t *testing.T) string {
 }
 
 // documentModel is the document the server answers, as a model.
-func documentModel(t *testing.T, h *harness) *v3.Document {
+func documentModel(t *testing.T, h *harness) *openapi3.T {
 	t.Helper()
-	document, err := libopenapi.NewDocument(readBody(t, h.get("/openapi.json")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	model, err := document.BuildV3Model()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &model.Model
+	return loadDocument(t, readBody(t, h.get("/openapi.json")))
 }
 
 // takesParameter tells whether parameters declare the parameter name
 // in in ("header", "query"...); header names are told apart without case.
-func takesParameter(parameters []*v3.Parameter, in, name string) bool {
-	for _, p := range parameters {
+func takesParameter(parameters openapi3.Parameters, in, name string) bool {
+	for _, ref := range parameters {
+		p := ref.Value
 		if p.In == in && (p.Name == name || in == "header" && strings.EqualFold(p.Name, name)) {
 			return true
 		}
@@ -555,9 +652,9 @@ func takesParameter(parameters []*v3.Parameter, in, name string) bool {
 }
 
 // answersJSON tells whether operation's 200 is JSON.
-func answersJSON(operation *v3.Operation) bool {
-	ok := operation.Responses.Codes.GetOrZero("200")
-	return ok != nil && ok.Content.GetOrZero(fiber.MIMEApplicationJSON) != nil
+func answersJSON(operation *openapi3.Operation) bool {
+	ok := operation.Responses.Status(http.StatusOK)
+	return ok != nil && ok.Value.Content.Get(fiber.MIMEApplicationJSON) != nil
 }
 
 // fiberParam matches a Fiber path parameter (":tag").
@@ -568,7 +665,7 @@ var fiberParam = regexp.MustCompile(`:([A-Za-z]+)`)
 func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 	h := newTournamentHarness(t)
 	documented := map[string]bool{}
-	for path, item := range documentModel(t, h).Paths.PathItems.FromOldest() {
+	for path, item := range documentModel(t, h).Paths.Map() {
 		if path == leakReportPath {
 			if item.Post == nil || item.Get != nil || item.Put != nil || item.Patch != nil || item.Delete != nil {
 				t.Errorf("%s: documented with other methods than POST", path)
@@ -686,8 +783,8 @@ func TestLeakReportAnswersMatchTheOpenAPIDocument(t *testing.T) {
 			}
 			resp.Body = io.NopCloser(bytes.NewReader(raw))
 			req.Body = io.NopCloser(bytes.NewReader(body))
-			if ok, problems := v.ValidateHttpResponse(req, resp); !ok {
-				t.Fatalf("answer %s does not match the document: %s", raw, describe(problems))
+			if err := v.validateResponse(req, resp); err != nil {
+				t.Fatalf("answer %s does not match the document: %v", raw, err)
 			}
 			if missing := v.undocumentedHeaders(req, resp); len(missing) > 0 {
 				t.Fatalf("the answer carries headers the document does not list: %s", strings.Join(missing, ", "))
@@ -743,15 +840,13 @@ func TestTheDocumentHoldsTheContractsErrorTexts(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				resp := &http.Response{StatusCode: tt.status, Header: http.Header{"Content-Type": {"application/json"}},
-					Body: io.NopCloser(bytes.NewReader(body))}
-				_, problems := v.ValidateHttpResponse(httptest.NewRequest(tt.method, tt.path, nil), resp)
-				refused := strings.Contains(describe(problems), "statusText")
+				problem := v.bodyProblem(httptest.NewRequest(tt.method, tt.path, nil), tt.status, body)
+				refused := strings.Contains(fmt.Sprint(problem), "statusText")
 				if text == tt.right && refused {
-					t.Errorf("the contract's text is refused: %s", describe(problems))
+					t.Errorf("the contract's text is refused: %v", problem)
 				}
 				if text == tt.wrong && !refused {
-					t.Errorf("a text the contract does not give %d is taken (%s)", tt.status, describe(problems))
+					t.Errorf("a text the contract does not give %d is taken (%v)", tt.status, problem)
 				}
 			})
 		}
@@ -788,12 +883,12 @@ func TestTheDocumentHoldsTheContractsHeaderValues(t *testing.T) {
 				resp.Header.Set(tt.header, tt.value)
 			}
 			req := httptest.NewRequest(http.MethodGet, "/player/2PP/battles", nil)
-			ok, problems := v.ValidateHttpResponse(req, resp)
+			problem := v.validateResponse(req, resp)
 			switch {
-			case tt.header == "" && !ok:
-				t.Fatalf("the answer as served is refused: %s", describe(problems))
-			case tt.header != "" && !strings.Contains(strings.ToLower(describe(problems)), strings.ToLower(tt.header)):
-				t.Fatalf("%s: %s is taken (%s)", tt.header, tt.value, describe(problems))
+			case tt.header == "" && problem != nil:
+				t.Fatalf("the answer as served is refused: %v", problem)
+			case tt.header != "" && !strings.Contains(strings.ToLower(fmt.Sprint(problem)), strings.ToLower(tt.header)):
+				t.Fatalf("%s: %s is taken (%v)", tt.header, tt.value, problem)
 			}
 		})
 	}
