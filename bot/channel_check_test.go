@@ -21,9 +21,10 @@ func readyInGuild() *discordgo.Ready {
 
 // TestReadyChecksTheConfiguredChannels: at READY the bot looks up the key
 // channel and the log channel, and logs an error naming the setting of
-// one it cannot see or that belongs to another server; a lookup Discord
-// fails for another reason is a warning that blames no setting. In every
-// case it goes on to register its commands.
+// one it cannot see or that belongs to another server, and a warning for
+// one of a type it is not meant for; a lookup Discord fails for another
+// reason is a warning that blames no setting. In every case it goes on to
+// register its commands.
 func TestReadyChecksTheConfiguredChannels(t *testing.T) {
 	const otherGuildID = "700000000000000999"
 	cases := []struct {
@@ -71,6 +72,37 @@ func TestReadyChecksTheConfiguredChannels(t *testing.T) {
 			},
 			want:    []string{"the key channel " + keyChannelID + " (CROWNS_DISCORD_KEY_CHANNEL_ID) is in the Discord server " + otherGuildID},
 			wantNot: []string{"CROWNS_DISCORD_LOG_CHANNEL_ID"},
+		},
+		{
+			name: "key channel a category",
+			arrange: func(s *discordtest.Server) {
+				s.AddChannels(discordgo.Channel{ID: keyChannelID, GuildID: guildID, Type: discordgo.ChannelTypeGuildCategory})
+			},
+			want:    []string{"level=WARN", "the key channel " + keyChannelID + " (CROWNS_DISCORD_KEY_CHANNEL_ID) is a category, not a text channel"},
+			wantNot: []string{"level=ERROR", "CROWNS_DISCORD_LOG_CHANNEL_ID"},
+		},
+		{
+			name: "key channel an announcement channel",
+			arrange: func(s *discordtest.Server) {
+				s.AddChannels(discordgo.Channel{ID: keyChannelID, GuildID: guildID, Type: discordgo.ChannelTypeGuildNews})
+			},
+			want:    []string{"level=WARN", "(CROWNS_DISCORD_KEY_CHANNEL_ID) is an announcement channel, not a text channel"},
+			wantNot: []string{"CROWNS_DISCORD_LOG_CHANNEL_ID"},
+		},
+		{
+			name: "log channel an announcement channel",
+			arrange: func(s *discordtest.Server) {
+				s.AddChannels(discordgo.Channel{ID: logChannelID, GuildID: guildID, Type: discordgo.ChannelTypeGuildNews})
+			},
+			wantNot: []string{"CROWNS_DISCORD_KEY_CHANNEL_ID", "CROWNS_DISCORD_LOG_CHANNEL_ID"},
+		},
+		{
+			name: "log channel a forum",
+			arrange: func(s *discordtest.Server) {
+				s.AddChannels(discordgo.Channel{ID: logChannelID, GuildID: guildID, Type: discordgo.ChannelTypeGuildForum})
+			},
+			want:    []string{"level=WARN", "the log channel " + logChannelID + " (CROWNS_DISCORD_LOG_CHANNEL_ID) is a forum channel, not a text channel"},
+			wantNot: []string{"CROWNS_DISCORD_KEY_CHANNEL_ID"},
 		},
 		{
 			name: "Discord failing",

@@ -50,6 +50,13 @@ func textChannelElsewhere(purpose, channelID, setting, itsGuildID, guildID strin
 		"use one of its channels and restart", purpose, channelID, setting, itsGuildID, guildID)
 }
 
+// textChannelOfWrongType is logged when a configured channel is not of a
+// type the key desk is meant for (a category, a voice or forum channel).
+func textChannelOfWrongType(purpose, channelID, setting, typeName string) string {
+	return fmt.Sprintf("the %s %s (%s) is %s, not a text channel: members and moderators may not find or use it there; "+
+		"use a text channel and restart", purpose, channelID, setting, typeName)
+}
+
 // Slash-command descriptions (at most 100 characters each).
 const (
 	describeKeyCommand      = "Your Crowns developer key"
