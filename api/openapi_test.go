@@ -55,10 +55,9 @@ type contractCase struct {
 
 // contract is the document the server answers at /openapi.json, loaded
 // by a real OpenAPI 3.1 validator (kin-openapi, which checks the schemas
-// of a 3.1 document as JSON Schema 2020-12), with a router that finds the
-// document's operation of a request.
+// of a 3.1 document as JSON Schema 2020-12): router finds the document's
+// operation of a request.
 type contract struct {
-	doc    *openapi3.T
 	router routers.Router
 }
 
@@ -82,7 +81,7 @@ func contractValidator(t *testing.T, h *harness) contract {
 	if err != nil {
 		t.Fatalf("no router of the document: %v", err)
 	}
-	return contract{doc: doc, router: router}
+	return contract{router: router}
 }
 
 // loadDocument loads an OpenAPI document from its JSON.
