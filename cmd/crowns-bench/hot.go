@@ -97,6 +97,9 @@ func runHot(ctx context.Context, req request, stdout io.Writer, progress func(st
 		return err
 	}
 	b.warmKeys(ctx, world, rows)
+	if req.wrkDir != "" {
+		return b.exportForWrk(ctx, rows, req.wrkDir, stdout)
+	}
 	for _, row := range rows {
 		if err := b.measure(ctx, row); err != nil {
 			return crowns.explain(fmt.Errorf("%s, %s client: %w", row.name, row.clientName(), err))

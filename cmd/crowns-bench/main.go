@@ -51,6 +51,12 @@ statements per request, ratio to bare, targets) and writes it as JSON.
                       tick snapshotting --cold-clans tracked clans against the
                       sandbox with no upstream rate limit
   --cold-clans N      tracked clans of the scheduler tick (default 10000)
+  --wrk DIR           measure nothing: seed and start crowns as for the hot
+                      rows, then write each row's requests and a wrk script
+                      into DIR, start each row's bare server, print the wrk
+                      command lines for both servers, and hold everything up
+                      until interrupted, so that wrk (an independent load
+                      tool) can check the bench's figures
 
 The load generator, the bare server and Crowns share the machine's cores:
 compare ratios within one run.
@@ -74,6 +80,9 @@ type request struct {
 	crowns      string
 	cold        bool
 	coldClans   int
+	// wrkDir, when set, is where the hot rows are written for wrk
+	// instead of being measured.
+	wrkDir string
 }
 
 func main() {
@@ -128,6 +137,7 @@ func parseArgs(args []string) (request, error) {
 	fs.StringVar(&req.crowns, "crowns", "", "the crowns binary")
 	fs.BoolVar(&req.cold, "cold", false, "measure the cold paths")
 	fs.IntVar(&req.coldClans, "cold-clans", 10_000, "tracked clans of the scheduler tick")
+	fs.StringVar(&req.wrkDir, "wrk", "", "where to write the rows for wrk")
 	if err := fs.Parse(args); err != nil {
 		return req, err
 	}
@@ -143,6 +153,9 @@ func parseArgs(args []string) (request, error) {
 	}
 	if req.keys < 1 || req.clans < 1 || req.coldClans < 1 {
 		problems = append(problems, "--keys, --clans and --cold-clans must be at least 1")
+	}
+	if req.cold && req.wrkDir != "" {
+		problems = append(problems, "--wrk exports the hot rows: it cannot be used with --cold")
 	}
 	if req.jsonPath == "" {
 		problems = append(problems, "--json must name a file")
