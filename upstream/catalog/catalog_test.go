@@ -168,3 +168,31 @@ func TestUpgradeCost(t *testing.T) {
 		}
 	}
 }
+
+// TestCountriesCarryTheGameIDs checks that built-in countries are numbered
+// as the game API numbers them (its /locations list), so that a
+// locationId taken from the game's documentation means the same country in
+// the sandbox and in answers mapped without a fetched location list.
+func TestCountriesCarryTheGameIDs(t *testing.T) {
+	c := load(t)
+	tests := []struct {
+		id   int
+		name string
+		code string
+	}{
+		{57000017, "Argentina", "AR"},
+		{57000038, "Brazil", "BR"},
+		{57000087, "France", "FR"},
+		{57000094, "Germany", "DE"},
+		{57000122, "Japan", "JP"},
+		{57000248, "United Kingdom", "GB"},
+		{57000249, "United States", "US"},
+		{57000255, "Vietnam", "VN"},
+	}
+	for _, tt := range tests {
+		l, ok := c.Location(tt.id)
+		if !ok || l.Name != tt.name || !l.IsCountry || l.Code() != tt.code {
+			t.Errorf("Location(%d) = %+v, %v; want the country %s (%s)", tt.id, l, ok, tt.name, tt.code)
+		}
+	}
+}

@@ -71,7 +71,9 @@ func TestClanSearchFilters(t *testing.T) {
 	}{
 		{"name=royal", func(c official.Clan) bool { return strings.Contains(strings.ToLower(c.Name), "royal") }},
 		{"name=KNIGHTS&limit=100", func(c official.Clan) bool { return strings.Contains(strings.ToLower(c.Name), "knights") }},
-		{"locationId=57000016", func(c official.Clan) bool { return c.Location != nil && c.Location.ID == 57000016 }},
+		{"locationId=57000094", func(c official.Clan) bool {
+			return c.Location != nil && c.Location.ID == 57000094 && c.Location.Name == "Germany" && c.Location.CountryCode == "DE"
+		}},
 		{"minMembers=45&maxMembers=48", func(c official.Clan) bool { return c.Members >= 45 && c.Members <= 48 }},
 		{"maxMembers=3", func(c official.Clan) bool { return c.Members <= 3 }},
 		{"minScore=40000", func(c official.Clan) bool { return c.ClanScore >= 40000 }},
