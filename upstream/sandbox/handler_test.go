@@ -200,3 +200,40 @@ func assertReason(t *testing.T, body []byte, reason string) {
 		t.Errorf("error body %s, want reason %q and a message", body, reason)
 	}
 }
+
+// TestLocationsPaging checks that /locations takes limit, after and
+// before as the official API does, so that a client following its cursors
+// gets every location once.
+func TestLocationsPaging(t *testing.T) {
+	f := newFixture(t, sandbox.Config{})
+	all := decode[official.List[official.Location]](t, f, "/locations")
+	first := decode[official.List[official.Location]](t, f, "/locations?limit=10")
+	if len(first.Items) != 10 || first.Paging == nil || first.Paging.Cursors.After == "" || first.Paging.Cursors.Before != "" {
+		t.Fatalf("limit=10: %d items, paging %+v; want 10 and a next page", len(first.Items), first.Paging)
+	}
+	seen := map[int]bool{}
+	page := first
+	for pages := 1; ; pages++ {
+		for _, l := range page.Items {
+			if seen[l.ID] {
+				t.Fatalf("location %d listed twice", l.ID)
+			}
+			seen[l.ID] = true
+		}
+		if page.Paging.Cursors.After == "" {
+			break
+		}
+		if pages > len(all.Items) {
+			t.Fatal("the cursors never end")
+		}
+		page = decode[official.List[official.Location]](t, f, "/locations?limit=10&after="+page.Paging.Cursors.After)
+	}
+	if len(seen) != len(all.Items) {
+		t.Fatalf("the pages hold %d locations, the whole list %d", len(seen), len(all.Items))
+	}
+	if status, body := f.get(t, "/locations?limit=0"); status != http.StatusBadRequest {
+		t.Errorf("limit=0: status %d, want 400", status)
+	} else {
+		assertReason(t, body, official.ReasonBadRequest)
+	}
+}

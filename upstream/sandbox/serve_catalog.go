@@ -15,9 +15,16 @@ func (w *World) serveCards(rw http.ResponseWriter, _ *http.Request) {
 	writeJSON(rw, http.StatusOK, list)
 }
 
-func (w *World) serveLocations(rw http.ResponseWriter, _ *http.Request) {
-	list := official.List[official.Location]{Items: make([]official.Location, 0, len(w.locations)), Paging: &official.Paging{}}
-	for _, l := range w.locations {
+// serveLocations answers /locations, paged by limit, after and before as
+// the official API pages it.
+func (w *World) serveLocations(rw http.ResponseWriter, r *http.Request) {
+	p, problem := pageOf(len(w.locations), r.URL.Query())
+	if problem != "" {
+		badRequest(rw, problem)
+		return
+	}
+	list := official.List[official.Location]{Items: make([]official.Location, 0, p.to-p.from), Paging: p.paging}
+	for _, l := range w.locations[p.from:p.to] {
 		list.Items = append(list.Items, wireLocation(l))
 	}
 	writeJSON(rw, http.StatusOK, list)
