@@ -227,7 +227,9 @@ func (w *World) variedDeck(d *draw, p playerProfile) []int {
 	return deck
 }
 
-// cardLevels renders a deck at the player's levels.
+// cardLevels renders a deck at the player's levels. A maxed card carries
+// the player's star level of it, as the game API gives one (none, or 1 to
+// 3), the same in every battle.
 func (w *World) cardLevels(d *draw, p playerProfile, deck []int) []official.CardLevel {
 	out := make([]official.CardLevel, len(deck))
 	for i, id := range deck {
@@ -236,6 +238,9 @@ func (w *World) cardLevels(d *draw, p playerProfile, deck []int) []official.Card
 			item = itemOf(card)
 		}
 		out[i] = official.CardLevel{Item: item, Level: max(item.MaxLevel-p.levelGap-d.intn(2), 1)}
+		if out[i].Level == item.MaxLevel {
+			out[i].StarLevel = int(hashOf(w.seed, saltStarLevel, uint64(p.number), uint64(id)) % 4)
+		}
 	}
 	return out
 }

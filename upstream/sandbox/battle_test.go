@@ -86,3 +86,45 @@ func TestBattleLogGrowsWithTheClock(t *testing.T) {
 		t.Fatalf("newest battle %s after 12 hours, was %s: want a newer one", after[0].BattleTime, before[0].BattleTime)
 	}
 }
+
+// TestCardStarLevels checks that battle decks carry the starLevel the
+// game API gives maxed cards: 1 to 3 on some of them, none on cards below
+// their maximum level, and the same for a player's card in every battle.
+func TestCardStarLevels(t *testing.T) {
+	f := newFixture(t, sandbox.Config{})
+	type playerCard struct {
+		player string
+		card   int
+	}
+	stars := map[playerCard]int{}
+	starred, maxed := 0, 0
+	for _, tag := range f.world.PlayerTags() {
+		for i, b := range decode[[]official.Battle](t, f, playerPath(tag)+"/battlelog") {
+			for _, p := range append(b.Team, b.Opponent...) {
+				for _, card := range p.Cards {
+					switch {
+					case card.StarLevel < 0 || card.StarLevel > 3:
+						t.Fatalf("%s battle %d: %s has star level %d", tag, i, card.Name, card.StarLevel)
+					case card.StarLevel > 0 && card.Level < card.MaxLevel:
+						t.Fatalf("%s battle %d: %s at level %d of %d has star level %d", tag, i, card.Name, card.Level, card.MaxLevel, card.StarLevel)
+					}
+					if card.Level < card.MaxLevel {
+						continue
+					}
+					maxed++
+					if card.StarLevel > 0 {
+						starred++
+					}
+					key := playerCard{p.Tag, card.ID}
+					if seen, ok := stars[key]; ok && seen != card.StarLevel {
+						t.Fatalf("%s: %s has star level %d and %d in different battles", p.Tag, card.Name, seen, card.StarLevel)
+					}
+					stars[key] = card.StarLevel
+				}
+			}
+		}
+	}
+	if starred == 0 || starred == maxed {
+		t.Fatalf("%d of %d maxed cards carry a star level, want some but not all", starred, maxed)
+	}
+}

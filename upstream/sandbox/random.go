@@ -17,6 +17,7 @@ const (
 	saltTournament
 	saltTournamentMember
 	saltDepartedDonations
+	saltStarLevel
 )
 
 // mix is the splitmix64 finalizer: a cheap, well-spread hash of x.
