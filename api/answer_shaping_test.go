@@ -246,6 +246,13 @@ func TestBadMaxAndPage(t *testing.T) {
 		{"page=1000001", "invalid value for 'page': must be between 0 and 1000000"},
 		{"page=1.5", "invalid value for 'page': not a whole number"},
 		{"max=5&page=x", "invalid value for 'page': not a whole number"},
+		// Given twice, every value is checked, whichever comes first, and
+		// two valid values must agree.
+		{"max=5&max=500", "invalid value for 'max': must be between 1 and 100"},
+		{"max=500&max=5", "invalid value for 'max': must be between 1 and 100"},
+		{"max=3&max=0", "invalid value for 'max': must be between 1 and 100"},
+		{"max=5&max=7", "invalid value for 'max': given more than once with different values"},
+		{"page=0&max=5&page=1", "invalid value for 'page': given more than once with different values"},
 	} {
 		for _, route := range routes {
 			t.Run(with(route, tt.query), func(t *testing.T) {

@@ -96,7 +96,11 @@ func renderSearchPage(q legacy.ClanSearchQuery, page legacy.ClanSearchPage) (*ca
 func parseClanSearch(c *fiber.Ctx) (legacy.ClanSearchQuery, error) {
 	q := legacy.ClanSearchQuery{MinScore: -1}
 	counting := false
-	if name, ok := transientQueryValue(c, "name"); ok {
+	name, ok, err := transientQueryValue(c, "name")
+	if err != nil {
+		return q, err
+	}
+	if ok {
 		name = strings.TrimSpace(name)
 		switch n := utf8.RuneCountInString(name); {
 		case n < searchNameMin:
@@ -145,9 +149,9 @@ func parseClanSearch(c *fiber.Ctx) (legacy.ClanSearchQuery, error) {
 
 // cursorParam reads a paging cursor: opaque, but printable and short.
 func cursorParam(c *fiber.Ctx, name string) (string, error) {
-	raw, ok := transientQueryValue(c, name)
-	if !ok {
-		return "", nil
+	raw, ok, err := transientQueryValue(c, name)
+	if err != nil || !ok {
+		return "", err
 	}
 	if raw == "" || len(raw) > searchCursorMax {
 		return "", errNotACursor(name)

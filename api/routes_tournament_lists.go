@@ -48,21 +48,28 @@ func (s *Server) tournamentListHandler(list tournamentList) fiber.Handler {
 
 // parseTournamentFilters reads the filters 1k, open, full, inprep and
 // joinable and returns the active ones: 1 activates a filter, 0 (or
-// leaving it out) does not; any other value is invalid.
+// leaving it out) does not; any other value is invalid, and so is a
+// filter given more than once with different values (open=0&open=1).
 func parseTournamentFilters(c *fiber.Ctx) ([]models.TournamentPredicate, error) {
 	var active []models.TournamentPredicate
 	for _, p := range models.TournamentFilters() {
-		raw, given := transientQueryValue(c, string(p))
+		raw, other := queryValues(c, string(p))
 		switch {
-		case !given, raw == "0":
-		case raw == "1":
-			active = append(active, p)
-		default:
+		case raw == nil:
+			continue
+		case !isFilterValue(raw), other != nil && !isFilterValue(other):
 			return nil, models.InvalidParam(string(p), "must be 0 or 1")
+		case other != nil:
+			return nil, errRepeatedParam(string(p))
+		case string(raw) == "1":
+			active = append(active, p)
 		}
 	}
 	return active, nil
 }
+
+// isFilterValue tells whether a filter's value is one of its two, 0 and 1.
+func isFilterValue(raw []byte) bool { return string(raw) == "0" || string(raw) == "1" }
 
 // renderAs renders records each in the shape shape gives.
 func renderAs[T any](shape func(models.TournamentRecord) T) func([]models.TournamentRecord) any {

@@ -302,6 +302,34 @@ func TestTournamentFilterValues(t *testing.T) {
 	expectError(t, h.get("/tournaments/known?joinable=x&open=x", "auth", key), http.StatusBadRequest, "invalid value for 'open': must be 0 or 1")
 }
 
+func TestTournamentFilterGivenTwice(t *testing.T) {
+	h := newTournamentHarness(t)
+	key := h.issue("73")
+	for _, list := range tournamentListNames {
+		for _, filter := range tournamentFilterNames {
+			for _, tt := range []struct{ query, text string }{
+				// A bad value is refused wherever it stands.
+				{filter + "=1&" + filter + "=2", "must be 0 or 1"},
+				{filter + "=2&" + filter + "=1", "must be 0 or 1"},
+				{filter + "=0&" + filter + "=", "must be 0 or 1"},
+				// Two good values that disagree name no filter setting.
+				{filter + "=0&" + filter + "=1", "given more than once with different values"},
+				{filter + "=1&open=0&" + filter + "=0", "given more than once with different values"},
+			} {
+				path := "/tournaments/" + list + "?" + tt.query
+				t.Run(path, func(t *testing.T) {
+					expectError(t, h.get(path, "auth", key), http.StatusBadRequest, "invalid value for '"+filter+"': "+tt.text)
+				})
+			}
+			once := string(readBody(t, h.get("/tournaments/"+list+"?"+filter+"=1", "auth", key)))
+			twice := h.get("/tournaments/"+list+"?"+filter+"=1&"+filter+"=1", "auth", key)
+			if twice.StatusCode != http.StatusOK || string(readBody(t, twice)) != once {
+				t.Errorf("%s=1 given twice: %d, not the answer of %s=1", filter, twice.StatusCode, filter)
+			}
+		}
+	}
+}
+
 func TestTournamentListsAreNewestFirstAndAtMostAHundred(t *testing.T) {
 	h := newTournamentHarness(t)
 	key := h.issue("72")
