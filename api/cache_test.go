@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -72,6 +73,29 @@ func TestETagAndConditionalGet(t *testing.T) {
 	}
 	if h.get("/healthz").Header.Get("ETag") == "" {
 		t.Fatal("a 200 without ETag")
+	}
+}
+
+// Several If-None-Match header lines are one list (RFC 9110 5.3), as a
+// proxy that splits or a client that adds tags one line each sends them.
+func TestIfNoneMatchOverSeveralHeaderLines(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	key := h.issue("24")
+	const path = "/clan/search?name=royal&limit=5"
+	etag := h.get(path, "auth", key).Header.Get("ETag")
+	for _, lines := range [][]string{{`"other"`, etag}, {`"a", "b"`, "W/" + etag}, {`"other"`, "*"}} {
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		req.Header.Set("auth", key)
+		for _, line := range lines {
+			req.Header.Add("If-None-Match", line)
+		}
+		resp, err := h.server.App().Test(req, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != http.StatusNotModified {
+			t.Errorf("If-None-Match lines %q: status %d, want 304", lines, resp.StatusCode)
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/utils"
 )
 
 // Headers of answers.
@@ -52,7 +53,7 @@ func (s *Server) sendAnswer(c *fiber.Ctx, answer *cachedAnswer, fromCache bool, 
 	header.SetCanonical(s.headers.etag, answer.etagHeader(gzipped))
 	header.SetContentType(fiber.MIMEApplicationJSON)
 	header.SetCanonical(s.headers.vary, s.headers.valueAcceptEncoding)
-	if etagMatches(c.Get(fiber.HeaderIfNoneMatch), answer.etag) {
+	if ifNoneMatchHits(c, answer.etag) {
 		return c.SendStatus(fiber.StatusNotModified)
 	}
 	c.Status(fiber.StatusOK)
@@ -102,6 +103,18 @@ func (s *Server) sendUnpacked(c *fiber.Ctx, answer *cachedAnswer, key string) er
 	}
 	response.SwapBody(plain)
 	return nil
+}
+
+// ifNoneMatchHits tells whether the request's If-None-Match matches etag,
+// in any of its header lines: several lines are one comma-separated list
+// (RFC 9110 5.3), not the first line alone.
+func ifNoneMatchHits(c *fiber.Ctx, etag string) bool {
+	for _, line := range c.Request().Header.PeekAll(fiber.HeaderIfNoneMatch) {
+		if etagMatches(utils.UnsafeString(line), etag) {
+			return true
+		}
+	}
+	return false
 }
 
 // etagMatches applies If-None-Match's weak comparison: any listed tag, with
