@@ -74,6 +74,14 @@ func CheckReason(reason string) error {
 	return nil
 }
 
+// storableReason is a transition's reason as it is stored, logged and
+// posted to the log channel: storable text, with any key in it redacted
+// (a moderator may paste the leaked key into the reason of its
+// revocation; see Redact).
+func storableReason(reason string) string {
+	return Redact(models.StorableText(reason))
+}
+
 // CheckDisplayName reports whether a developer's display name fits (at
 // most 100 characters).
 func CheckDisplayName(name string) error {

@@ -57,7 +57,7 @@ func (s *Service) moveCurrentKey(ctx context.Context, discordUserID, actor, reas
 	if err := checkTransition(discordUserID, actor, reason); err != nil {
 		return err
 	}
-	actor, reason = models.StorableText(actor), models.StorableText(reason)
+	actor, reason = models.StorableText(actor), storableReason(reason)
 	return s.transition(ctx, subject{discordUserID: discordUserID}, func(c *change) error {
 		key, err := c.currentKey()
 		if err != nil {
@@ -87,7 +87,7 @@ func (s *Service) Blacklist(ctx context.Context, discordUserID, reason, moderato
 	if err := checkTransition(discordUserID, moderator, reason); err != nil {
 		return err
 	}
-	reason, moderator = models.StorableText(reason), models.StorableText(moderator)
+	reason, moderator = storableReason(reason), models.StorableText(moderator)
 	return s.transition(ctx, subject{discordUserID: discordUserID, createIfMissing: true}, func(c *change) error {
 		if c.developer.Blacklisted {
 			return models.ErrDeveloperBlacklisted
