@@ -230,3 +230,24 @@ func (panickingHistory) FingerprintedClanHistory(context.Context, string, models
 func (panickingHistory) TrackingStatus(context.Context, string) (models.ClanTracking, error) {
 	panic("the history broke")
 }
+
+// TestAPercentEncodedKeyInAPathIsNeverLogged: a key whose characters a
+// client's URL encoder escaped ("crw%5F…", "%63rw_…") is the key all the
+// same once the path is decoded, as the router decodes it: the log line
+// names the path without it.
+func TestAPercentEncodedKeyInAPathIsNeverLogged(t *testing.T) {
+	for _, direct := range []bool{false, true} {
+		h := newHarness(t, harnessOptions{directAccessLog: direct})
+		key := h.issue("1")
+		random := key[len("crw_"):]
+		for _, path := range []string{"/crw%5F" + random, "/crw%5f" + random + "/x", "/%63rw_" + random, "/docs/%63%72%77%5F" + random} {
+			expectError(t, h.get(path, "auth", key), http.StatusNotFound, "Path not found")
+		}
+		if h.logs.contains(random) || h.logs.contains(random[:26]) {
+			t.Errorf("direct access log %v: a key appeared in the logs:\n%s", direct, h.logs.String())
+		}
+		if !h.logs.contains("crw_[redacted]") {
+			t.Errorf("direct access log %v: the logs do not name the redacted path:\n%s", direct, h.logs.String())
+		}
+	}
+}

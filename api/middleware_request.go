@@ -327,9 +327,18 @@ func routeOf(c *fiber.Ctx) string {
 
 // loggedPath is the request's path as the log names a request no route
 // matched: at most 100 bytes of it, with any key in it redacted (a client
-// may have put its key in the path by mistake).
+// may have put its key in the path by mistake). A path with
+// percent-escapes is looked at decoded too, as the router decodes it: a
+// key whose characters were escaped ("crw%5F…") is named decoded,
+// without the key.
 func loggedPath(c *fiber.Ctx) string {
 	path := keys.Redact(c.Path())
+	if strings.IndexByte(path, '%') >= 0 {
+		decoded := string(c.Request().URI().Path())
+		if redacted := keys.Redact(decoded); redacted != decoded {
+			path = redacted
+		}
+	}
 	if len(path) > 100 {
 		path = path[:100]
 	}
