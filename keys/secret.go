@@ -33,7 +33,8 @@ const maxSecretFileSize = 4096
 // the secret itself):
 //
 //   - fromEnv (CROWNS_SECRET), base64 of at least 32 bytes, when set;
-//   - else <dataDir>/secret.key, which must be readable by its owner only;
+//   - else <dataDir>/secret.key, which must be readable by its owner only,
+//     in a directory that neither group nor others may write to;
 //   - else 32 new random bytes written there once, mode 0600 (the directory
 //     is created 0700). The file appears complete or not at all: it is
 //     written under a temporary name opened with O_EXCL and published with
@@ -49,6 +50,9 @@ func LoadOrCreateSecret(dataDir, fromEnv string) (secret []byte, source string, 
 	}
 	if dataDir == "" {
 		return nil, "", errors.New("no CROWNS_SECRET and no data directory to keep a generated secret in")
+	}
+	if err := checkDataDir(dataDir); err != nil {
+		return nil, "", err
 	}
 	path := filepath.Join(dataDir, SecretFileName)
 	secret, err = readSecretFile(path)
@@ -67,6 +71,22 @@ func LoadOrCreateSecret(dataDir, fromEnv string) (secret []byte, source string, 
 		return nil, "", err
 	}
 	return secret, path + " (generated)", nil
+}
+
+// checkDataDir refuses a data directory that group or others may write
+// to: they could replace the secret file in it (or plant one before it is
+// generated), whatever the file's own mode. One not there yet is created
+// 0700 with the secret.
+func checkDataDir(dataDir string) error {
+	info, err := os.Stat(dataDir)
+	if err != nil || !info.IsDir() {
+		// Missing: created with the secret; anything else fails there.
+		return nil
+	}
+	if perm := info.Mode().Perm(); perm&0o022 != 0 {
+		return fmt.Errorf("%w: the data directory %s has mode %04o: others could replace the secret file in it (chmod 700 %s)", ErrSecretFileUnusable, dataDir, perm, dataDir)
+	}
+	return nil
 }
 
 // readSecretFile reads and checks an existing secret file.

@@ -3,6 +3,8 @@ package keys_test
 import (
 	"bytes"
 	"encoding/base64"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -135,4 +137,48 @@ func assertMode(t *testing.T, path string, want os.FileMode) {
 	if got := info.Mode() & (os.ModePerm | os.ModeDir); got != want {
 		t.Errorf("%s has mode %v, want %v", path, got, want)
 	}
+}
+
+// TestLoadOrCreateSecretRefusesADataDirOthersCanWrite: a data directory
+// that group or others may write to lets them replace the secret file (or
+// plant one before it is generated), whatever the file's own mode: it is
+// refused like a secret file others can read, with the chmod that mends
+// it, and no secret is generated into it. One they may only read is used.
+func TestLoadOrCreateSecretRefusesADataDirOthersCanWrite(t *testing.T) {
+	good := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{1}, 32)) + "\n"
+	for _, mode := range []os.FileMode{0o777, 0o770, 0o702, 0o1777 | os.ModeSticky} {
+		for _, existing := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%v existing %v", mode, existing), func(t *testing.T) {
+				dataDir := t.TempDir()
+				path := filepath.Join(dataDir, keys.SecretFileName)
+				if existing {
+					if err := os.WriteFile(path, []byte(good), 0o600); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := os.Chmod(dataDir, mode); err != nil {
+					t.Fatal(err)
+				}
+				secret, _, err := keys.LoadOrCreateSecret(dataDir, "")
+				if err == nil {
+					t.Fatalf("accepted, returned %d bytes", len(secret))
+				}
+				if !errors.Is(err, keys.ErrSecretFileUnusable) || !strings.Contains(err.Error(), "chmod 700 "+dataDir) {
+					t.Errorf("error %q: want an unusable secret file with its chmod", err)
+				}
+				if _, statErr := os.Stat(path); !existing && statErr == nil {
+					t.Errorf("a secret was generated into %s", dataDir)
+				}
+			})
+		}
+	}
+	t.Run("readable by others", func(t *testing.T) {
+		dataDir := t.TempDir()
+		if err := os.Chmod(dataDir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := keys.LoadOrCreateSecret(dataDir, ""); err != nil {
+			t.Fatalf("refused: %v", err)
+		}
+	})
 }
