@@ -3,6 +3,7 @@ package api_test
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/crownsdev/crowns/keys"
@@ -177,4 +178,43 @@ func flip(c byte) string {
 
 func keysDeveloper(discordUserID string) keys.Developer {
 	return keys.Developer{DiscordUserID: discordUserID, DisplayName: "dev " + discordUserID}
+}
+
+// TestOneKeyHeaderIsRead: a request that carries both headers is judged
+// by its auth header alone, and of a header sent twice by the first
+// (docs/api.md): another key beside it, refused or valid, changes
+// nothing.
+func TestOneKeyHeaderIsRead(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	valid := h.issue("210")
+	blacklisted := h.issue("211")
+	if err := h.keys.Blacklist(context.Background(), "211", "test", "moderator"); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		headers [][2]string
+		status  int
+	}{
+		{"auth before Authorization", [][2]string{{"auth", valid}, {"Authorization", "Bearer " + blacklisted}}, http.StatusOK},
+		{"Authorization before auth", [][2]string{{"Authorization", "Bearer " + valid}, {"auth", blacklisted}}, http.StatusForbidden},
+		{"auth with a refused Authorization first", [][2]string{{"Authorization", "Bearer " + blacklisted}, {"auth", valid}}, http.StatusOK},
+		{"auth twice, valid first", [][2]string{{"auth", valid}, {"auth", blacklisted}}, http.StatusOK},
+		{"auth twice, refused first", [][2]string{{"auth", blacklisted}, {"auth", valid}}, http.StatusForbidden},
+		{"Authorization twice, valid first", [][2]string{{"Authorization", "Bearer " + valid}, {"Authorization", "Bearer " + blacklisted}}, http.StatusOK},
+		{"Authorization twice, refused first", [][2]string{{"Authorization", "Bearer " + blacklisted}, {"Authorization", "Bearer " + valid}}, http.StatusForbidden},
+	}
+	for _, tt := range tests {
+		req := httptest.NewRequest(http.MethodGet, "/clan/search?name=royal&limit=1", nil)
+		for _, header := range tt.headers {
+			req.Header.Add(header[0], header[1])
+		}
+		resp, err := h.server.App().Test(req, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != tt.status {
+			t.Errorf("%s: status %d, want %d", tt.name, resp.StatusCode, tt.status)
+		}
+	}
 }
