@@ -83,7 +83,8 @@ func (s *Server) handleLeakReport(c *fiber.Ctx) error {
 		return errLeakReportUnsigned
 	}
 	var report []leakedToken
-	if err := json.Unmarshal(body, &report); err != nil {
+	// A JSON null would decode as an empty report: it is no array.
+	if err := json.Unmarshal(body, &report); err != nil || report == nil {
 		return errLeakReportMalformed
 	}
 	verdicts := make([]leakVerdict, 0, len(report))

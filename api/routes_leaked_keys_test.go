@@ -273,6 +273,8 @@ func TestSignedLeakReportThatIsNotAReportIsRefused(t *testing.T) {
 	}{
 		{"not JSON", []byte(`[{"token":`), http.StatusBadRequest},
 		{"an object, not an array", []byte(`{"token":"` + key + `"}`), http.StatusBadRequest},
+		{"null, not an array", []byte(`null`), http.StatusBadRequest},
+		{"null after white space", []byte(" \n null "), http.StatusBadRequest},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
