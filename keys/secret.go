@@ -91,6 +91,11 @@ func checkDataDir(dataDir string) error {
 
 // readSecretFile reads and checks an existing secret file.
 func readSecretFile(path string) ([]byte, error) {
+	// Looked at before it is opened: opening a named pipe to read waits
+	// for a writer, for ever.
+	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: %s is not a regular file", ErrSecretFileUnusable, path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
