@@ -65,6 +65,8 @@ func TestOneSecretPerDeployment(t *testing.T) {
 			}
 			serve := maps.Clone(other)
 			serve["CROWNS_ADDR"] = freeAddr(t)
+			// Not the default port, which another process may hold.
+			serve["CROWNS_METRICS_ADDR"] = "127.0.0.1:0"
 			if code, _, stderr := runCrowns(serve, "serve"); code != exitUsage || !strings.Contains(stderr, "cannot start") || !strings.Contains(stderr, secretDiffers) {
 				t.Errorf("serve with another secret: exit %d, want %d and a refusal saying %q:\n%s", code, exitUsage, secretDiffers, stderr)
 			}
