@@ -99,6 +99,8 @@ func (s *Server) handleLeakReport(c *fiber.Ctx) error {
 		}
 		verdicts = append(verdicts, leakVerdict{TokenRaw: leaked.Token, TokenType: leaked.Type, Label: label})
 	}
+	// The answer repeats the reported tokens: no cache keeps it.
+	c.Response().Header.SetCanonical(s.headers.cacheControl, s.headers.valuePrivate)
 	return c.JSON(verdicts)
 }
 

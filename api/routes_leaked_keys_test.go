@@ -133,6 +133,9 @@ func verdictsOf(t *testing.T, resp *http.Response) []verdict {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("status %d, want 200; body %s", resp.StatusCode, raw)
 	}
+	if got := resp.Header.Get("Cache-Control"); got != "private, no-store" {
+		t.Errorf("Cache-Control %q, want private, no-store: the answer repeats the reported tokens", got)
+	}
 	var verdicts []verdict
 	if err := json.Unmarshal(raw, &verdicts); err != nil {
 		t.Fatalf("answer %s: %v", raw, err)
