@@ -20,7 +20,7 @@ const deckLinkBase = "https://link.clashroyale.com/deck/en?deck="
 // most legacy.MaxBattles (GET /players/%23TAG/battlelog).
 func (c *Client) PlayerBattles(ctx context.Context, tag string) ([]legacy.Battle, error) {
 	var log []official.Battle
-	if err := c.get(ctx, request{path: "/players/" + tagPath(tag) + "/battlelog", endpoint: endpointBattlelog}, &log); err != nil {
+	if err := c.get(ctx, request{path: "/players/" + tagPath(tag) + "/battlelog", endpoint: endpointBattlelog, answers: listed(&log)}, &log); err != nil {
 		return nil, err
 	}
 	battles := make([]legacy.Battle, 0, min(len(log), legacy.MaxBattles))

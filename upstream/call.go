@@ -28,8 +28,8 @@ var errAnswerTooLarge = fmt.Errorf("answer larger than %d bytes", maxBody)
 
 // request is one logical call: a path below the base URL (already
 // escaped), its query, the caller-safe message of a 400, the endpoint it
-// is counted under, and, for a lookup by tag, the tag the decoded answer
-// must carry (see sameTag).
+// is counted under, and what the decoded answer must hold: for a lookup by
+// tag, the tag asked (see sameTag); for a list, the list (see listed).
 type request struct {
 	path     string
 	query    url.Values
@@ -49,6 +49,20 @@ func sameTag(asked string, answered *string) func() error {
 			return fmt.Errorf("answer of another tag: asked %q, answered %q", asked, *answered)
 		}
 		*answered = strings.TrimSuffix(*answered, bareTag(*answered)) + asked
+		return nil
+	}
+}
+
+// listed checks that an answer decoded into *items held a list: a body
+// without one (null, {}, the list under another name) is not the game's
+// answer, and is not taken for an empty one, which callers would cache as
+// "no clan matches" or "no battles". An empty list that is there decodes
+// as empty, not nil.
+func listed[T any](items *[]T) func() error {
+	return func() error {
+		if *items == nil {
+			return errors.New("answer without its list")
+		}
 		return nil
 	}
 }
@@ -97,7 +111,7 @@ func (c *Client) call(ctx context.Context, req request, out any) (callOutcome, e
 			}
 			if req.answers != nil {
 				if err := req.answers(); err != nil {
-					c.log.Error("game API answered with another tag than the one asked", append(attrs, "error", err)...)
+					c.log.Error("game API answered with a body that is not the answer asked", append(attrs, "error", err)...)
 					return outcomeUnavailable, models.Unavailable("upstream", retryDefault, fmt.Errorf("%s: %w", req.path, err))
 				}
 			}

@@ -20,7 +20,7 @@ const invalidSearchMessage = "invalid clan search: the game API rejected these f
 // legacy shape with the upstream's paging cursors.
 func (c *Client) SearchClans(ctx context.Context, q legacy.ClanSearchQuery) (legacy.ClanSearchPage, error) {
 	var list official.List[official.Clan]
-	if err := c.get(ctx, request{path: "/clans", query: searchParams(q), invalid: invalidSearchMessage, endpoint: endpointClans}, &list); err != nil {
+	if err := c.get(ctx, request{path: "/clans", query: searchParams(q), invalid: invalidSearchMessage, endpoint: endpointClans, answers: listed(&list.Items)}, &list); err != nil {
 		return legacy.ClanSearchPage{}, err
 	}
 	page := legacy.ClanSearchPage{Items: make([]legacy.ClanSearchResult, 0, len(list.Items))}

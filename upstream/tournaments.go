@@ -39,7 +39,7 @@ func (c *Client) SearchTournaments(ctx context.Context, name string, limit int) 
 		params.Set("limit", strconv.Itoa(limit))
 	}
 	var list official.List[official.TournamentHeader]
-	if err := c.get(ctx, request{path: "/tournaments", query: params, invalid: invalidTournamentSearchMessage, endpoint: endpointTournaments}, &list); err != nil {
+	if err := c.get(ctx, request{path: "/tournaments", query: params, invalid: invalidTournamentSearchMessage, endpoint: endpointTournaments, answers: listed(&list.Items)}, &list); err != nil {
 		return nil, err
 	}
 	out := make([]models.TournamentDetails, 0, len(list.Items))
