@@ -55,7 +55,7 @@ func (s *Service) VerifyAt(ctx context.Context, raw string, at time.Time) (Ident
 	// before it. Each caller waits at most until its own context ends.
 	if err := ctx.Err(); err != nil {
 		// No time left: no lookup for others to join and fail with.
-		return Identity{}, models.Unavailable("database", 0, err)
+		return Identity{}, models.Unavailable("database", models.DatabaseRetryAfter, err)
 	}
 	generation := s.cache.startLookup()
 	flightKey := string(id[:]) + strconv.FormatUint(generation, 36)
@@ -74,7 +74,7 @@ func (s *Service) VerifyAt(ctx context.Context, raw string, at time.Time) (Ident
 		v := result.Val.(verdict)
 		return v.identity, v.err
 	case <-ctx.Done():
-		return Identity{}, models.Unavailable("database", 0, ctx.Err())
+		return Identity{}, models.Unavailable("database", models.DatabaseRetryAfter, ctx.Err())
 	}
 }
 

@@ -67,6 +67,10 @@ func (e *ValidationError) Is(target error) bool { return target == ErrInvalid }
 // started and others share.
 const MaxDatabaseWait = 5 * time.Second
 
+// DatabaseRetryAfter is the wait a client is advised (Retry-After) when
+// the database cannot answer, or not within MaxDatabaseWait.
+const DatabaseRetryAfter = 5 * time.Second
+
 // UnavailableError is an ErrUnavailable that says when to try again and
 // keeps the cause for the log (never for the client).
 type UnavailableError struct {

@@ -36,7 +36,7 @@ const SQLiteFileName = "crowns.db"
 
 // databaseRetryAfter is what a client is told to wait when the database
 // cannot answer.
-const databaseRetryAfter = 5 * time.Second
+const databaseRetryAfter = models.DatabaseRetryAfter
 
 // DatabaseConfig says which database to open.
 type DatabaseConfig struct {
