@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/upstream"
 )
 
 // outcome is how one job run ended.
@@ -38,7 +39,8 @@ func (s *Scheduler) runJob(ctx context.Context, job models.SnapshotJob, problems
 	var clan models.ClanDetails
 	fetchErr := ctx.Err()
 	if fetchErr == nil {
-		fetchCtx, cancel := context.WithTimeout(ctx, s.cfg.UpstreamTimeout)
+		// The tick sums the failed fetches up (see logTickProblems).
+		fetchCtx, cancel := context.WithTimeout(upstream.CallerSumsUpFailures(ctx), s.cfg.UpstreamTimeout)
 		clan, fetchErr = s.source.Clan(fetchCtx, job.Tag)
 		cancel()
 	}

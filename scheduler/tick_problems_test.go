@@ -11,19 +11,28 @@ import (
 	"github.com/crownsdev/crowns/models/store"
 	"github.com/crownsdev/crowns/models/store/storetest"
 	"github.com/crownsdev/crowns/scheduler"
+	"github.com/crownsdev/crowns/upstream"
 )
 
 // TestAnOutageOfTheGameAPIIsLoggedOnceATick: while every fetch fails, a
 // tick writes one WARN line for all its failed fetches and one for all
 // the slots it records missed, each with an example; the line of each
-// job is at DEBUG.
+// job, and those the game API client writes of each failed attempt and
+// call, are at DEBUG.
 func TestAnOutageOfTheGameAPIIsLoggedOnceATick(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		e := newEnv(t, db, 3)
 		var logs bytes.Buffer
 		cfg := testConfig(e.clock, "replica-a")
 		cfg.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-		sched, err := scheduler.New(e.clans, e.world.source, cfg)
+		// The game API client of crowns serve: it logs into the same
+		// output, and tries each call more than once.
+		client, err := upstream.New(upstream.Config{BaseURL: e.world.baseURL, Token: "test-token", Backoff: time.Millisecond,
+			Logger: cfg.Logger, Clock: e.clock})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sched, err := scheduler.New(e.clans, ClanSourceFunc(client.Clan), cfg)
 		if err != nil {
 			t.Fatal(err)
 		}

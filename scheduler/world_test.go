@@ -33,6 +33,9 @@ const worldClans = 1500
 type world struct {
 	source ClanSourceFunc
 	clock  *models.ManualClock
+	// baseURL is where the world is served, for a test that needs a
+	// client of its own.
+	baseURL string
 	// trackable are clans whose description carries trackAddress;
 	// untrackable one whose description does not.
 	trackable   []string
@@ -79,7 +82,8 @@ func newWorld(t *testing.T, clock *models.ManualClock, clans int) *world {
 	}
 	server := httptest.NewServer(w.intercept(sandboxWorld.Handler()))
 	t.Cleanup(server.Close)
-	client, err := upstream.New(upstream.Config{BaseURL: server.URL + "/v1", Token: "test-token", MaxAttempts: 1, Clock: clock})
+	w.baseURL = server.URL + "/v1"
+	client, err := upstream.New(upstream.Config{BaseURL: w.baseURL, Token: "test-token", MaxAttempts: 1, Clock: clock})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -134,7 +134,7 @@ func (c *Client) call(ctx context.Context, req request, out any) (callOutcome, e
 			c.report(ctx, f, attrs)
 			return outcomeOf(ctx, got), f.err
 		}
-		c.log.Warn("game API attempt failed, retrying", append(attrs, "wait", wait, "error", f.err)...)
+		c.log.Log(ctx, failureLevel(ctx, slog.LevelWarn), "game API attempt failed, retrying", append(attrs, "wait", wait, "error", f.err)...)
 		if !backoff.Wait(ctx, wait) {
 			c.report(ctx, f, attrs)
 			return outcomeOf(ctx, got), f.err

@@ -95,7 +95,7 @@ func (c *Client) judge(got answer, req request) failure {
 // report logs the final failure of a call.
 func (c *Client) report(ctx context.Context, f failure, attrs []any) {
 	all := append(append(attrs, f.attrs...), "error", f.err)
-	c.log.Log(ctx, f.level, f.message, all...)
+	c.log.Log(ctx, failureLevel(ctx, f.level), f.message, all...)
 }
 
 // errorBody reads an official error body for the log, with the token (in
