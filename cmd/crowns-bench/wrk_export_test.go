@@ -52,16 +52,19 @@ var wrkCommand = regexp.MustCompile(`wrk -t2 -c4 -d10s -s (\S+) http://(\S+) -- 
 func TestWrkExportHoldsEveryRowUpForWrk(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	stdout := &lineWatch{want: "holding the servers up", found: make(chan struct{})}
 	var stderr strings.Builder
-	exited := make(chan int, 1)
+	code, exited := 0, make(chan struct{})
 	go func() {
-		exited <- run(ctx, []string{"--wrk", dir, "--connections", "4", "--keys", "20", "--clans", "5", "--crowns", builtCrowns(t)}, stdout, &stderr)
+		defer close(exited)
+		code = run(ctx, []string{"--wrk", dir, "--connections", "4", "--keys", "20", "--clans", "5", "--crowns", builtCrowns(t)}, stdout, &stderr)
 	}()
+	// However the test ends, the run stops its crowns and bare servers
+	// before the test binary exits.
+	t.Cleanup(func() { cancel(); <-exited })
 	select {
 	case <-stdout.found:
-	case code := <-exited:
+	case <-exited:
 		t.Fatalf("crowns-bench --wrk exited with %d before holding:\n%s", code, stderr.String())
 	case <-time.After(3 * time.Minute):
 		t.Fatalf("crowns-bench --wrk did not hold the servers up:\n%s", stdout.String())
@@ -99,7 +102,7 @@ func TestWrkExportHoldsEveryRowUpForWrk(t *testing.T) {
 		}
 	}
 	cancel()
-	if code := <-exited; code != exitOK {
+	if <-exited; code != exitOK {
 		t.Fatalf("crowns-bench --wrk exited with %d once interrupted:\n%s", code, stderr.String())
 	}
 }
