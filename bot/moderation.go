@@ -56,7 +56,8 @@ func (b *Bot) keyAdmin(ctx context.Context, moderatorID string, sub *discordgo.A
 
 // blacklist blacklists target for a moderator (actor), with a reason,
 // which must say something: it is what the log channel and later
-// moderators are shown.
+// moderators are shown, and what the answer repeats, with any key in it
+// redacted as the keys service stores it.
 func (b *Bot) blacklist(ctx context.Context, target, reason, actor string) answer {
 	if blank(reason) {
 		return answer{text: textNotAccepted(textBlacklistReasonMissing)}
@@ -64,7 +65,8 @@ func (b *Bot) blacklist(ctx context.Context, target, reason, actor string) answe
 	if err := b.deps.Keys.Blacklist(ctx, target, reason, actor); err != nil {
 		return b.moderationRefusal(ctx, subBlacklist, target, err)
 	}
-	return answer{text: textBlacklistDone(target, reason)}
+	// The reason as it is kept and posted: a key pasted into it redacted.
+	return answer{text: textBlacklistDone(target, keys.Redact(reason))}
 }
 
 // moderationRefusal turns an error of a moderator command into the
