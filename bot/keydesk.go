@@ -26,16 +26,21 @@ const (
 // (re-enabling it if they had left and came back), by direct message. A
 // member the bot owes a key it could not send gets one get through the
 // cool-down, to receive it, sent or not: a reminder of their active key
-// only, which changes nothing and posts nothing.
+// only, which changes nothing and posts nothing. A get the keys service
+// refuses uses no cool-down.
 func (b *Bot) getKey(ctx context.Context, who requester, style commandStyle) answer {
-	owedGet := false
-	if wait := b.coolDowns.take(keyChanges, who.userID, b.clock.Now()); wait > 0 {
+	owedGet, now := false, b.clock.Now()
+	if wait := b.coolDowns.take(keyChanges, who.userID, now); wait > 0 {
 		if owedGet = b.coolDowns.takeOwedKey(who.userID) && b.hasActiveKey(ctx, who.userID); !owedGet {
 			return answer{text: textKeyChangeCoolDown(wait)}
 		}
 	}
 	issued, err := b.deps.Keys.IssueOrRemind(ctx, keys.Developer{DiscordUserID: who.userID, DisplayName: who.displayName}, actorFor(who.userID))
 	if err != nil {
+		// Refused (blacklisted, the database out of reach): nothing
+		// handed out, nothing posted, so the member's next key command
+		// need not wait.
+		b.coolDowns.giveBack(keyChanges, who.userID, now)
 		return b.keyRefusal(ctx, "issue or remind a key", who, err, style)
 	}
 	kind := deliveryReminder
