@@ -207,9 +207,11 @@ func textConfirmRevoke(style commandStyle) string {
 		"` gives you a new one afterwards. " + confirm
 }
 
-// textRevokeConfirmationExpired answers a late press of the revoke button.
+// textRevokeConfirmationExpired answers a late press of the revoke button:
+// this request revoked nothing (whether the key works is not for it to
+// say: a moderator may have revoked it, or blacklisted its owner, since).
 func textRevokeConfirmationExpired(style commandStyle) string {
-	return "That confirmation has expired, so your key still works. Run `" + style.revoke + "` again to start over."
+	return "That confirmation has expired, so this request revoked nothing. Run `" + style.revoke + "` again to start over."
 }
 
 // textOwnKeyRevoked confirms that members withdrew their own key.
