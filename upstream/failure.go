@@ -27,6 +27,12 @@ const (
 // operator's side.
 const refusedTokenMessage = "the game API refused our token: check CROWNS_UPSTREAM_TOKEN and the token's allowed IP addresses"
 
+// foreignNotFoundMessage is the loud log line of a 404 without the game's
+// not-found body: the path asked is not one the game API serves, most
+// likely because the base URL is wrong (a missing /v1, a proxy, another
+// host), and every clan and player would read as not found.
+const foreignNotFoundMessage = "the game API answered 404 without its not-found body: check CROWNS_UPSTREAM_URL, the game API's base including /v1"
+
 // defaultInvalidMessage is the caller-safe text of a 400 when the call
 // names none of its own, in the contract's words for a bad value: the
 // calls a client's request makes without one take a tag alone (a clan, a
@@ -72,7 +78,11 @@ func (c *Client) judge(got answer, req request) failure {
 	cause := fmt.Errorf("GET %s: status %d %s", req.path, got.status, reason.Reason)
 	switch got.status {
 	case http.StatusNotFound:
-		return failure{err: models.ErrNotFound, level: slog.LevelDebug, message: "game API: not found"}
+		if gameNotFound(got.body) {
+			return failure{err: models.ErrNotFound, level: slog.LevelDebug, message: "game API: not found"}
+		}
+		return failure{err: models.Unavailable("upstream", advised(retryDefault), cause), level: slog.LevelError, message: foreignNotFoundMessage,
+			attrs: []any{"url", c.baseURL + req.path}}
 	case http.StatusBadRequest:
 		message := req.invalid
 		if message == "" {
@@ -108,6 +118,16 @@ func (c *Client) errorBody(body []byte) official.ClientError {
 	e.Message = c.tokens.redact(e.Message)
 	e.Reason = c.tokens.redact(e.Reason)
 	return e
+}
+
+// gameNotFound reports whether the body of a 404 is the game API's own
+// not-found body ({"reason":"notFound",...}): only that one says the clan,
+// player or tournament asked does not exist. A 404 of anything else (a
+// web server, a proxy, a path the game API does not serve) says nothing of
+// what was asked.
+func gameNotFound(body []byte) bool {
+	var e official.ClientError
+	return json.Unmarshal(body, &e) == nil && e.Reason == official.ReasonNotFound
 }
 
 // transientTransportError reports whether another attempt may succeed

@@ -142,7 +142,7 @@ func outcomeOf(ctx context.Context, got answer) callOutcome {
 		return outcomeTimeout
 	case got.err != nil:
 		return outcomeUnavailable
-	case got.status == http.StatusNotFound:
+	case got.status == http.StatusNotFound && gameNotFound(got.body):
 		return outcomeNotFound
 	case got.status == http.StatusBadRequest:
 		return outcomeBadRequest
