@@ -10,10 +10,10 @@ import (
 // discoverIfDue runs the discovery searches when this replica claims the
 // current period: each configured term is searched for once, and every
 // tournament found is stored (those never looked up in full become due for
-// a lookup). A failed search is logged and waits for the next period;
-// when the round's results cannot be saved, the claim is given back and
-// the next tick tries the round again.
-func (r *TournamentRefresher) discoverIfDue(ctx context.Context, report *TournamentTickReport) (err error) {
+// a lookup). A failed search is noted in problems and waits for the next
+// period; when the round's results cannot be saved, the claim is given
+// back and the next tick tries the round again.
+func (r *TournamentRefresher) discoverIfDue(ctx context.Context, report *TournamentTickReport, problems *refreshProblems) (err error) {
 	now := r.cfg.Clock.Now()
 	claimed, err := r.db.ClaimPeriodicTask(ctx, tournamentDiscoveryTask, r.cfg.Owner, now, r.cfg.DiscoveryInterval)
 	if err != nil || !claimed {
@@ -28,7 +28,8 @@ func (r *TournamentRefresher) discoverIfDue(ctx context.Context, report *Tournam
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			r.log.Warn("tournament search failed; searched again next period", "term", term, "error", err)
+			problems.searchFailed(term, err)
+			r.log.Debug("tournament search failed; searched again next period", "term", term, "error", err)
 			continue
 		}
 		found = append(found, results...)

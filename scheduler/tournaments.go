@@ -12,6 +12,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/upstream"
 )
 
 // Names of the tournament refresher's periodic tasks.
@@ -109,16 +110,22 @@ func (r *TournamentRefresher) Run(ctx context.Context) error {
 // Tick does one pass at the clock's time: the discovery searches when
 // their period is due and unclaimed, the lookups of due tournaments (at
 // most the tick's share of RefreshPerMinute), and the retention pass
-// when due. Upstream failures are counted and logged; the error is a
-// database failure.
+// when due. Upstream failures are counted and summed up in one WARN line
+// a pass (each search's and lookup's own line, and the game API client's,
+// at DEBUG); the error is a database failure.
 func (r *TournamentRefresher) Tick(ctx context.Context) (TournamentTickReport, error) {
 	r.tickMu.Lock()
 	defer r.tickMu.Unlock()
-	var report TournamentTickReport
-	if err := r.discoverIfDue(ctx, &report); err != nil {
+	var (
+		report   TournamentTickReport
+		problems refreshProblems
+	)
+	defer r.logRefreshProblems(&problems)
+	ctx = upstream.CallerSumsUpFailures(ctx)
+	if err := r.discoverIfDue(ctx, &report, &problems); err != nil {
 		return report, err
 	}
-	if err := r.refreshDue(ctx, &report); err != nil {
+	if err := r.refreshDue(ctx, &report, &problems); err != nil {
 		return report, err
 	}
 	return report, r.pruneIfDue(ctx, &report)
@@ -126,7 +133,7 @@ func (r *TournamentRefresher) Tick(ctx context.Context) (TournamentTickReport, e
 
 // refreshDue claims as many due tournaments as the lookup budget holds
 // and looks them up, a few at a time.
-func (r *TournamentRefresher) refreshDue(ctx context.Context, report *TournamentTickReport) error {
+func (r *TournamentRefresher) refreshDue(ctx context.Context, report *TournamentTickReport, problems *refreshProblems) error {
 	now := r.cfg.Clock.Now()
 	// The budget's tokens are a float: a whole lookup earned over a tick
 	// may read a hair below 1.
@@ -152,7 +159,7 @@ func (r *TournamentRefresher) refreshDue(ctx context.Context, report *Tournament
 	group.SetLimit(r.cfg.Concurrency)
 	for _, tag := range tags {
 		group.Go(func() error {
-			outcome := r.refresh(ctx, tag)
+			outcome := r.refresh(ctx, tag, problems)
 			r.metrics.count(outcome)
 			mu.Lock()
 			defer mu.Unlock()
@@ -164,8 +171,9 @@ func (r *TournamentRefresher) refreshDue(ctx context.Context, report *Tournament
 }
 
 // refresh looks one claimed tournament up and stores it, or forgets it
-// when the upstream no longer knows it.
-func (r *TournamentRefresher) refresh(ctx context.Context, tag string) refreshOutcome {
+// when the upstream no longer knows it; a failed lookup is noted in
+// problems.
+func (r *TournamentRefresher) refresh(ctx context.Context, tag string, problems *refreshProblems) refreshOutcome {
 	fetchCtx, cancel := context.WithTimeout(ctx, r.cfg.UpstreamTimeout)
 	details, err := r.source.Tournament(fetchCtx, tag)
 	cancel()
@@ -187,7 +195,8 @@ func (r *TournamentRefresher) refresh(ctx context.Context, tag string) refreshOu
 		}
 		return refreshFailed
 	case err != nil:
-		r.log.Warn("tournament lookup failed; tried again after its lease", "tag", tag, "lease", r.cfg.Lease, "error", err)
+		problems.lookupFailed(tag, err)
+		r.log.Debug("tournament lookup failed; tried again after its lease", "tag", tag, "lease", r.cfg.Lease, "error", err)
 		return refreshFailed
 	}
 	if err := r.db.SaveLookedUpTournament(writeCtx, details, r.cfg.Clock.Now()); err != nil {
