@@ -27,11 +27,20 @@ const (
 // member the bot owes a key it could not send gets one get through the
 // cool-down, to receive it, sent or not: a reminder of their active key
 // only, which changes nothing and posts nothing. A get the keys service
-// refuses uses no cool-down.
+// refuses uses no cool-down, and leaves an owed key owed.
 func (b *Bot) getKey(ctx context.Context, who requester, style commandStyle) answer {
 	owedGet, now := false, b.clock.Now()
 	if wait := b.coolDowns.take(keyChanges, who.userID, now); wait > 0 {
-		if owedGet = b.coolDowns.takeOwedKey(who.userID) && b.hasActiveKey(ctx, who.userID); !owedGet {
+		if !b.coolDowns.takeOwedKey(who.userID) {
+			return answer{text: textKeyChangeCoolDown(wait)}
+		}
+		active, err := b.hasActiveKey(ctx, who.userID)
+		if err != nil {
+			// Cannot tell: the key stays owed for the get that can.
+			b.coolDowns.oweKey(who.userID, true)
+			return b.keyRefusal(ctx, "issue or remind a key", who, err, style)
+		}
+		if owedGet = active; !owedGet {
 			return answer{text: textKeyChangeCoolDown(wait)}
 		}
 	}
@@ -39,8 +48,11 @@ func (b *Bot) getKey(ctx context.Context, who requester, style commandStyle) ans
 	if err != nil {
 		// Refused (blacklisted, the database out of reach): nothing
 		// handed out, nothing posted, so the member's next key command
-		// need not wait.
+		// need not wait; an owed get stays owed.
 		b.coolDowns.giveBack(keyChanges, who.userID, now)
+		if owedGet {
+			b.coolDowns.oweKey(who.userID, true)
+		}
 		return b.keyRefusal(ctx, "issue or remind a key", who, err, style)
 	}
 	kind := deliveryReminder
@@ -54,10 +66,17 @@ func (b *Bot) getKey(ctx context.Context, who requester, style commandStyle) ans
 }
 
 // hasActiveKey reports whether the member has an active key, which a get
-// only reminds them of; false when it cannot tell.
-func (b *Bot) hasActiveKey(ctx context.Context, userID string) bool {
+// only reminds them of. An unknown member has none; any other failure to
+// tell is an error.
+func (b *Bot) hasActiveKey(ctx context.Context, userID string) (bool, error) {
 	info, err := b.deps.Keys.Info(ctx, userID)
-	return err == nil && info.State == models.DeveloperActive
+	switch {
+	case errors.Is(err, models.ErrNotFound):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	return info.State == models.DeveloperActive, nil
 }
 
 // regenerateKey is "/key regenerate". The first request asks for a

@@ -59,3 +59,67 @@ func TestARefusedGetUsesNoCoolDown(t *testing.T) {
 		})
 	}
 }
+
+// databaseOutage is a keys service that, while down is set, fails the
+// calls a /key get makes as a database that cannot be reached does.
+type databaseOutage struct {
+	bot.KeyService
+	down atomic.Bool
+}
+
+func (o *databaseOutage) unreachable() error {
+	return models.Unavailable("database", 0, errors.New("connection refused"))
+}
+
+func (o *databaseOutage) Info(ctx context.Context, discordUserID string) (keys.DeveloperInfo, error) {
+	if o.down.Load() {
+		return keys.DeveloperInfo{}, o.unreachable()
+	}
+	return o.KeyService.Info(ctx, discordUserID)
+}
+
+func (o *databaseOutage) IssueOrRemind(ctx context.Context, dev keys.Developer, actor string) (keys.Issued, error) {
+	if o.down.Load() {
+		return keys.Issued{}, o.unreachable()
+	}
+	return o.KeyService.IssueOrRemind(ctx, dev, actor)
+}
+
+// The get a member is owed after a key the bot could not send, made while
+// the database cannot be reached, leaves the debt owed: the get the
+// answer asks for, once the database is back, sends the key without
+// waiting for the cool-down.
+func TestARefusedOwedGetKeepsTheKeyOwed(t *testing.T) {
+	for _, failing := range []string{"IssueOrRemind", "Info and IssueOrRemind"} {
+		t.Run(failing, func(t *testing.T) {
+			issues := &failingIssues{}
+			outage := &databaseOutage{}
+			d := newDesk(t, deskOptions{coolDown: 30 * time.Second,
+				wrapKeys: func(k bot.KeyService) bot.KeyService {
+					issues.KeyService = k
+					outage.KeyService = issues
+					return outage
+				}})
+			d.discord.Fail(closedDirectMessages)
+			if answer := d.ask("slash", keyChannelID, developerID, "get"); !strings.Contains(answer, "again") {
+				t.Fatalf("get with direct messages closed: %q", answer)
+			}
+			d.discord.Heal()
+			d.clock.Advance(5 * time.Second)
+			if failing == "IssueOrRemind" {
+				issues.failures.Store(1)
+			} else {
+				outage.down.Store(true)
+			}
+			if answer := d.ask("slash", keyChannelID, developerID, "get"); !strings.Contains(answer, "try again in a minute") {
+				t.Fatalf("the owed get while the database fails: %q, want to try again", answer)
+			}
+			outage.down.Store(false)
+			d.clock.Advance(5 * time.Second)
+			if answer := d.ask("slash", keyChannelID, developerID, "get"); !strings.Contains(answer, "sent your key") {
+				t.Fatalf("get 5 s later, the database back: %q, want the owed key sent", answer)
+			}
+			d.assertVerdict(d.keyFromLastDM(developerID), nil)
+		})
+	}
+}
