@@ -124,7 +124,7 @@ func (c *Client) call(ctx context.Context, req request, out any) (callOutcome, e
 		}
 		if !f.transient || attempt >= c.maxAttempts || ctx.Err() != nil {
 			c.report(ctx, f, attrs)
-			return outcomeOf(ctx, got), f.err
+			return outcomeOf(ctx, got, f), f.err
 		}
 		wait := c.retry.Delay(attempt)
 		if got.retryAfter > 0 {
@@ -132,12 +132,12 @@ func (c *Client) call(ctx context.Context, req request, out any) (callOutcome, e
 		}
 		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) <= wait {
 			c.report(ctx, f, attrs)
-			return outcomeOf(ctx, got), f.err
+			return outcomeOf(ctx, got, f), f.err
 		}
 		c.log.Log(ctx, failureLevel(ctx, slog.LevelWarn), "game API attempt failed, retrying", append(attrs, "wait", wait, "error", f.err)...)
 		if !backoff.Wait(ctx, wait) {
 			c.report(ctx, f, attrs)
-			return outcomeOf(ctx, got), f.err
+			return outcomeOf(ctx, got, f), f.err
 		}
 	}
 }

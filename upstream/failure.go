@@ -78,7 +78,10 @@ func (c *Client) judge(got answer, req request) failure {
 	cause := fmt.Errorf("GET %s: status %d %s", req.path, got.status, reason.Reason)
 	switch got.status {
 	case http.StatusNotFound:
-		if gameNotFound(got.body) {
+		// Only the game's own not-found body says that what was asked
+		// does not exist; a 404 of anything else (a web server, a proxy,
+		// a path the game API does not serve) says nothing of it.
+		if reason.Reason == official.ReasonNotFound {
 			return failure{err: models.ErrNotFound, level: slog.LevelDebug, message: "game API: not found"}
 		}
 		return failure{err: models.Unavailable("upstream", advised(retryDefault), cause), level: slog.LevelError, message: foreignNotFoundMessage,
@@ -118,16 +121,6 @@ func (c *Client) errorBody(body []byte) official.ClientError {
 	e.Message = c.tokens.redact(e.Message)
 	e.Reason = c.tokens.redact(e.Reason)
 	return e
-}
-
-// gameNotFound reports whether the body of a 404 is the game API's own
-// not-found body ({"reason":"notFound",...}): only that one says the clan,
-// player or tournament asked does not exist. A 404 of anything else (a
-// web server, a proxy, a path the game API does not serve) says nothing of
-// what was asked.
-func gameNotFound(body []byte) bool {
-	var e official.ClientError
-	return json.Unmarshal(body, &e) == nil && e.Reason == official.ReasonNotFound
 }
 
 // transientTransportError reports whether another attempt may succeed

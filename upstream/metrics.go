@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/crownsdev/crowns/models"
 )
 
 // endpoint is one kind of game-API call, the endpoint label of the call
@@ -135,14 +137,14 @@ func (m *callMetrics) observe(e endpoint, o callOutcome, took time.Duration) {
 	m.latency[e].Observe(took.Seconds())
 }
 
-// outcomeOf is the outcome of a call that failed with a judged failure.
-func outcomeOf(ctx context.Context, got answer) callOutcome {
+// outcomeOf is the outcome of a call whose answer got was judged f.
+func outcomeOf(ctx context.Context, got answer, f failure) callOutcome {
 	switch {
 	case timedOut(ctx, got.err):
 		return outcomeTimeout
 	case got.err != nil:
 		return outcomeUnavailable
-	case got.status == http.StatusNotFound && gameNotFound(got.body):
+	case errors.Is(f.err, models.ErrNotFound):
 		return outcomeNotFound
 	case got.status == http.StatusBadRequest:
 		return outcomeBadRequest

@@ -31,7 +31,7 @@ func (s *Store) translate(err error) error {
 	case errors.Is(err, models.ErrNotFound), errors.Is(err, models.ErrInvalid), errors.Is(err, models.ErrUnavailable):
 		return err
 	case isUnavailable(err):
-		return models.Unavailable("database", databaseRetryAfter, err)
+		return models.Unavailable("database", models.DatabaseRetryAfter, err)
 	}
 	return err
 }

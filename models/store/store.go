@@ -34,10 +34,6 @@ const (
 // database URL is configured.
 const SQLiteFileName = "crowns.db"
 
-// databaseRetryAfter is what a client is told to wait when the database
-// cannot answer.
-const databaseRetryAfter = models.DatabaseRetryAfter
-
 // DatabaseConfig says which database to open.
 type DatabaseConfig struct {
 	// URL selects PostgreSQL when it starts with postgres:// or
