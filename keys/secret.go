@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // SecretFileName is the file in the data directory that holds the
@@ -91,12 +92,10 @@ func checkDataDir(dataDir string) error {
 
 // readSecretFile reads and checks an existing secret file.
 func readSecretFile(path string) ([]byte, error) {
-	// Looked at before it is opened: opening a named pipe to read waits
-	// for a writer, for ever.
-	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: %s is not a regular file", ErrSecretFileUnusable, path)
-	}
-	f, err := os.Open(path)
+	// Opened without blocking, so that a named pipe (whose opening would
+	// wait for a writer, for ever) reaches the check of a regular file
+	// below; reading a regular file is the same either way.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, err
