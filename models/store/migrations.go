@@ -19,5 +19,6 @@ func migrations() []migration {
 		{version: 15, name: "leak_notice_cursor", statements: leakNoticeCursorSchema},
 		{version: 16, name: "usage_alerts", statements: usageAlertsSchema},
 		{version: 17, name: "key_usage_batches", statements: keyUsageBatchesSchema},
+		{version: 18, name: "tournament_unknown_values", statements: tournamentUnknownValuesSchema},
 	}
 }
