@@ -18,10 +18,12 @@ import (
 // The files of testdata/game are shaped like the official game API's
 // answers (trimmed, with invented names and tags): a battle log of a
 // ladder battle, a challenge, a 2v2 and a boat battle, a clan search, a
-// clan with its member list, and a tournament. These tests serve them as
-// the upstream and read every field of the legacy answers Crowns makes of
-// them: each is there, of the legacy answer's JSON type, and carries what
-// the game's data says, not an empty or zero value.
+// clan with its member list, and a tournament (and two whose status or
+// type the game does not name: see tournament_unknown_values_test.go).
+// These tests serve them as the upstream and read every field of the
+// legacy answers Crowns makes of them: each is there, of the legacy
+// answer's JSON type, and carries what the game's data says, not an empty
+// or zero value.
 
 // gameDataUpstream answers the official API's paths with testdata/game.
 func gameDataUpstream(t *testing.T) http.Handler {
@@ -31,6 +33,8 @@ func gameDataUpstream(t *testing.T) http.Handler {
 		"/v1/clans":                      "clans.json",
 		"/v1/clans/#RP9QQG":              "clan.json",
 		"/v1/tournaments/#U2QQQL":        "tournament.json",
+		"/v1/tournaments/#2QQRL0":        "tournament_unknown_status.json",
+		"/v1/tournaments/#2QQRL2":        "tournament_unknown_type.json",
 	}
 	bodies := map[string][]byte{}
 	for path, name := range files {

@@ -33,6 +33,7 @@ import (
 	"github.com/crownsdev/crowns/api"
 	"github.com/crownsdev/crowns/keys"
 	"github.com/crownsdev/crowns/models"
+	"github.com/crownsdev/crowns/models/store"
 )
 
 // contractCase is one request of the contract test and the status it must
@@ -536,6 +537,25 @@ func TestEveryAnswerMatchesTheOpenAPIDocument(t *testing.T) {
 		)
 	}
 	h.check(t, v, tournamentCases)
+}
+
+// Tournaments whose status or type the game API does not name (its
+// UNKNOWN) are answered, looked up and in every list, within the
+// document's enums.
+func TestUnknownTournamentValuesMatchTheOpenAPIDocument(t *testing.T) {
+	h, key := newUnknownValuesHarness(t, store.DialectSQLite)
+	v := contractValidator(t, h)
+	auth := []string{"auth", key}
+	both := tournamentOfUnknownStatus + "," + tournamentOfUnknownType
+	cases := []contractCase{
+		{name: "unknown status", path: "/tournament/" + tournamentOfUnknownStatus, headers: auth, status: 200},
+		{name: "unknown type", path: "/tournaments/" + tournamentOfUnknownType, headers: auth, status: 200},
+		{name: "both", path: "/tournament/" + both, headers: auth, status: 200},
+	}
+	for _, list := range []string{"known", "open", "joinable", "1k", "full", "inprep"} {
+		cases = append(cases, contractCase{name: list, path: "/tournaments/" + list, headers: auth, status: 200})
+	}
+	h.check(t, v, cases)
 }
 
 // TestOpenAPIRefusalsBeforeTheRoutes: a body or head over the HTTP

@@ -6,22 +6,30 @@ import "time"
 const (
 	TournamentTypeOpen              = "open"
 	TournamentTypePasswordProtected = "passwordProtected"
+	// TournamentTypeUnknown is any type the game API does not name: its
+	// own UNKNOWN, or a type it has added since. Such a tournament is not
+	// open: nothing says it takes players without a password.
+	TournamentTypeUnknown = "unknown"
 )
 
 // Tournament statuses as the upstream client spells them; a tournament
-// goes through them in this order.
+// goes through the first three in this order.
 const (
 	TournamentInPreparation = "inPreparation"
 	TournamentInProgress    = "inProgress"
 	TournamentEnded         = "ended"
+	// TournamentStatusUnknown is any status the game API does not name:
+	// its own UNKNOWN, or a status it has added since. Such a tournament
+	// is neither known to be in preparation nor known not to have ended.
+	TournamentStatusUnknown = "unknown"
 )
 
 // TournamentDetails is a tournament as the game upstream describes it. Times
 // are zero when the upstream gave none.
 type TournamentDetails struct {
 	Tag                 string
-	Type                string // "open" or "passwordProtected"
-	Status              string // "inPreparation", "inProgress" or "ended"
+	Type                string // "open", "passwordProtected" or "unknown"
+	Status              string // "inPreparation", "inProgress", "ended" or "unknown"
 	Name                string
 	Description         string
 	CreatorTag          string

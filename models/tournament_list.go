@@ -18,13 +18,16 @@ const (
 	TournamentKnown TournamentPredicate = "known"
 	// TournamentThousand: 1000 places.
 	TournamentThousand TournamentPredicate = "1k"
-	// TournamentOpen: anyone may join (no password).
+	// TournamentOpen: anyone may join (no password): of type open, which
+	// an unknown type is not.
 	TournamentOpen TournamentPredicate = "open"
 	// TournamentFull: as many players as places.
 	TournamentFull TournamentPredicate = "full"
-	// TournamentInPrep: in preparation.
+	// TournamentInPrep: in preparation, which an unknown status is not.
 	TournamentInPrep TournamentPredicate = "inprep"
-	// TournamentJoinable: open, not full and not ended.
+	// TournamentJoinable: open, not full and not ended: in preparation or
+	// in progress, so that an unknown status, which may be ended, is not
+	// joinable.
 	TournamentJoinable TournamentPredicate = "joinable"
 )
 

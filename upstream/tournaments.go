@@ -67,14 +67,17 @@ func tournamentHeader(h official.TournamentHeader) models.TournamentDetails {
 }
 
 // tournamentTypeOf spells a tournament type in camelCase ("open",
-// "passwordProtected"), whatever the upstream's casing; anything else is
-// kept.
+// "passwordProtected"), whatever the upstream's casing; any other type
+// (the game's UNKNOWN, or one it added since) is "unknown", so that
+// clients only ever see the types Crowns documents.
 func tournamentTypeOf(upstream string) string {
-	return respell(upstream, "open", "passwordProtected")
+	return respellOr(models.TournamentTypeUnknown, upstream, models.TournamentTypeOpen, models.TournamentTypePasswordProtected)
 }
 
 // tournamentStatusOf spells a tournament status in camelCase
-// ("inPreparation", "inProgress", "ended"); anything else is kept.
+// ("inPreparation", "inProgress", "ended"); any other status (the game's
+// UNKNOWN, or one it added since) is "unknown".
 func tournamentStatusOf(upstream string) string {
-	return respell(upstream, "inPreparation", "inProgress", "ended")
+	return respellOr(models.TournamentStatusUnknown, upstream,
+		models.TournamentInPreparation, models.TournamentInProgress, models.TournamentEnded)
 }

@@ -36,3 +36,13 @@ func respell(upstream string, spellings ...string) string {
 	}
 	return upstream
 }
+
+// respellOr spells an upstream enum value as one of spellings, or as
+// other when none matches: for a value whose every spelling clients are
+// promised.
+func respellOr(other, upstream string, spellings ...string) string {
+	if s, ok := matchSpelling(upstream, spellings...); ok {
+		return s
+	}
+	return other
+}

@@ -13,7 +13,8 @@ import (
 // MaxCapacity, PreparationDuration), which legacy clients read.
 type Tournament struct {
 	Tag string `json:"tag"`
-	// Type is "open" or "passwordProtected"; Open tells the same.
+	// Type is "open", "passwordProtected" or "unknown" (a type the game
+	// API does not name); Open is true for "open" only.
 	Type        string `json:"type"`
 	Open        bool   `json:"open"`
 	Status      string `json:"status"`

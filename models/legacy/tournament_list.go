@@ -10,8 +10,8 @@ import "github.com/crownsdev/crowns/models"
 //
 // In all of them times are Unix seconds, StartTime and EndTime null until
 // the tournament started / ended; PrepTime and Duration are seconds; Open
-// is true for a tournament without a password; CurrentPlayers is the
-// number of players.
+// is true for a tournament without a password (type "open", which an
+// unknown type is not); CurrentPlayers is the number of players.
 
 // listed is the record's values that every list element has.
 type listed struct {

@@ -24,7 +24,8 @@ func predicateCondition(p models.TournamentPredicate) (string, bool) {
 	case models.TournamentInPrep:
 		return `status = '` + models.TournamentInPreparation + `'`, true
 	case models.TournamentJoinable:
-		return `(type = '` + models.TournamentTypeOpen + `' AND capacity < max_capacity AND status <> '` + models.TournamentEnded + `')`, true
+		return `(type = '` + models.TournamentTypeOpen + `' AND capacity < max_capacity AND status IN ('` +
+			models.TournamentInPreparation + `', '` + models.TournamentInProgress + `'))`, true
 	}
 	return "", false
 }

@@ -315,7 +315,9 @@ func predicateOracle(p models.TournamentPredicate, t models.TournamentDetails) b
 	case models.TournamentInPrep:
 		return t.Status == models.TournamentInPreparation
 	case models.TournamentJoinable:
-		return t.Type == models.TournamentTypeOpen && t.Capacity < t.MaxCapacity && t.Status != models.TournamentEnded
+		// Not ended: a status that says so, which an unknown one does not.
+		notEnded := t.Status == models.TournamentInPreparation || t.Status == models.TournamentInProgress
+		return t.Type == models.TournamentTypeOpen && t.Capacity < t.MaxCapacity && notEnded
 	}
 	panic("unknown predicate " + p)
 }
@@ -323,17 +325,18 @@ func predicateOracle(p models.TournamentPredicate, t models.TournamentDetails) b
 func TestListsMeetEveryPredicateNewestFirst(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, db *store.Store) {
 		ctx := context.Background()
-		// Every combination of size, type, fullness and status, each seen
-		// a minute after the previous one; every other one requested.
+		// Every combination of size, type (unknown too), fullness and
+		// status (unknown too), each seen a minute after the previous one;
+		// every third one requested.
 		var all []models.TournamentDetails
 		requested := map[string]bool{}
 		for _, places := range []int{50, 1000} {
-			for _, kind := range []string{models.TournamentTypeOpen, models.TournamentTypePasswordProtected} {
+			for _, kind := range []string{models.TournamentTypeOpen, models.TournamentTypePasswordProtected, models.TournamentTypeUnknown} {
 				for _, players := range []int{places, places / 2} {
-					for _, status := range []string{models.TournamentInPreparation, models.TournamentInProgress, models.TournamentEnded} {
+					for _, status := range []string{models.TournamentInPreparation, models.TournamentInProgress, models.TournamentEnded, models.TournamentStatusUnknown} {
 						tournament := testTournament(tagOf(len(all)), kind, status, players, places)
 						save := db.SaveLookedUpTournament
-						if len(all)%2 == 0 {
+						if len(all)%3 == 0 {
 							save, requested[tournament.Tag] = db.SaveRequestedTournament, true
 						}
 						if err := save(ctx, tournament, tournamentEpoch.Add(time.Duration(len(all))*time.Minute)); err != nil {
