@@ -121,7 +121,7 @@ func (s *Server) shapedAnswer(c *fiber.Ctx, answer *cachedAnswer) (*cachedAnswer
 	}
 	shaped := &cachedAnswer{plain: body, length: len(body), etag: etagOf(body), headers: headers}
 	shaped.weakETag = weakETagOf(shaped.etag)
-	if len(body) >= minGzipSize && acceptsGzip(c.Get(fiber.HeaderAcceptEncoding)) {
+	if len(body) >= minGzipSize && acceptsGzip(c) {
 		shaped.gzipped = compress(body)
 	}
 	return shaped, nil

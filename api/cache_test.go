@@ -123,6 +123,7 @@ func TestGzipForClientsThatAcceptIt(t *testing.T) {
 		{"gzip;q=0", false},
 		{"x-gzip;q=0, br", false},
 		{"gzip;q=0, *", false},
+		{"gzip, gzip;q=0", false},
 		{"*;q=0", false},
 		{"br, deflate", false},
 		{"identity", false},

@@ -44,6 +44,7 @@ func FuzzRequest(f *testing.F) {
 		{3, "#" + fx.clan, "exclude=snapshotCount", "*", ""},
 		{4, fx.player, "max=5&page=2&exclude=team.deck,opponent", "", "br;q=1.0, gzip;q=0.5"},
 		{4, fx.player, "max=0&page=1000001", "", ""},
+		{4, fx.player, "max=3", "", "gzip, br, gzip;q=0"},
 		{5, fx.tournament + "," + fx.secondTag, "keys=tag,members.name", `W/"x"`, "*;q=0"},
 		{6, "joinable", "1k=1&open=0&full=2&max=100", "", ""},
 		{6, "known", "inprep=1&page=99999999999999999999", "", ""},

@@ -49,7 +49,7 @@ func (s *Server) sendAnswer(c *fiber.Ctx, answer *cachedAnswer, fromCache bool, 
 		header.SetCanonical(s.headers.cached, s.headers.valueTrue)
 	}
 	// The form is chosen first: a 304 carries the ETag its 200 would.
-	gzipped := answer.gzipped != nil && acceptsGzip(c.Get(fiber.HeaderAcceptEncoding))
+	gzipped := answer.gzipped != nil && acceptsGzip(c)
 	header.SetCanonical(s.headers.etag, answer.etagHeader(gzipped))
 	header.SetContentType(fiber.MIMEApplicationJSON)
 	header.SetCanonical(s.headers.vary, s.headers.valueAcceptEncoding)
@@ -131,23 +131,69 @@ func etagMatches(ifNoneMatch, etag string) bool {
 	return false
 }
 
-// acceptsGzip reads Accept-Encoding as RFC 9110 12.5.3 does: gzip (or
-// its old name x-gzip) with a non-zero quality; a coding not named takes
-// the quality of "*", when given.
-func acceptsGzip(acceptEncoding string) bool {
-	wildcard := false
+// acceptsGzip tells whether the request accepts a gzip body, by its
+// Accept-Encoding in all its header lines: as with If-None-Match, several
+// lines are one comma-separated list (RFC 9110 5.3), not the first line
+// alone.
+func acceptsGzip(c *fiber.Ctx) bool {
+	var verdict gzipVerdict
+	for _, line := range c.Request().Header.PeekAll(fiber.HeaderAcceptEncoding) {
+		verdict.read(utils.UnsafeString(line))
+	}
+	return verdict.accepts()
+}
+
+// gzipVerdict is what an Accept-Encoding list, read one part after
+// another, says of gzip (or its old name x-gzip) and of "*", as RFC 9110
+// 12.5.3 reads it: gzip is accepted when named with a quality other than
+// 0, or, when not named, when "*" is. A coding named more than once is
+// refused when any of its mentions says q=0: the list then contradicts
+// itself, and the plain body is the one every client can read.
+type gzipVerdict struct {
+	gzip, wildcard codingQuality
+}
+
+// codingQuality is what a list says of one coding so far.
+type codingQuality uint8
+
+// What a list says of a coding.
+const (
+	codingUnnamed codingQuality = iota
+	codingAccepted
+	codingRefused
+)
+
+// read takes in one Accept-Encoding line.
+func (v *gzipVerdict) read(acceptEncoding string) {
 	for rest := acceptEncoding; rest != ""; {
 		var part string
 		part, rest, _ = strings.Cut(rest, ",")
 		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
 		switch coding = strings.TrimSpace(coding); {
 		case strings.EqualFold(coding, "gzip"), strings.EqualFold(coding, "x-gzip"):
-			return !zeroQuality(params)
+			v.gzip.mention(params)
 		case coding == "*":
-			wildcard = !zeroQuality(params)
+			v.wildcard.mention(params)
 		}
 	}
-	return wildcard
+}
+
+// mention records one mention of the coding, with its parameters.
+func (q *codingQuality) mention(params string) {
+	switch {
+	case zeroQuality(params):
+		*q = codingRefused
+	case *q == codingUnnamed:
+		*q = codingAccepted
+	}
+}
+
+// accepts tells whether the lines read accept gzip.
+func (v gzipVerdict) accepts() bool {
+	if v.gzip != codingUnnamed {
+		return v.gzip == codingAccepted
+	}
+	return v.wildcard == codingAccepted
 }
 
 // zeroQuality reports whether the parameters of a coding say q=0 (with
