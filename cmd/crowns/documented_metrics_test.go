@@ -69,3 +69,35 @@ func TestOperationsMetricTableListsExactlyTheExportedMetrics(t *testing.T) {
 		}
 	}
 }
+
+// documentedFamilyPrefix is a family written by its prefix in the metrics
+// table, `go_*`: every metric whose name starts with go_.
+var documentedFamilyPrefix = regexp.MustCompile("`([a-z]+_)\\*`")
+
+// TestOperationsMetricTableCoversTheOtherExportedMetrics: every metric a
+// serving process exports beside its crowns_* ones (the Go runtime's, the
+// process's, the metrics handler's own) falls under a prefix the table
+// names (`go_*`), so the table's "every one" holds for what an operator
+// sees on /metrics.
+func TestOperationsMetricTableCoversTheOtherExportedMetrics(t *testing.T) {
+	section := documentSection(t, filepath.Join("docs", "operations.md"), "Metrics")
+	var prefixes []string
+	for _, line := range strings.Split(section, "\n") {
+		if cells := strings.Split(line, "|"); strings.HasPrefix(line, "| `") && len(cells) >= 3 {
+			for _, match := range documentedFamilyPrefix.FindAllStringSubmatch(cells[1], -1) {
+				prefixes = append(prefixes, match[1])
+			}
+		}
+	}
+	if len(prefixes) == 0 {
+		t.Fatal("docs/operations.md's metrics table names no family by its prefix (`go_*`)")
+	}
+	for name := range exportedMetrics(t) {
+		if strings.HasPrefix(name, "crowns_") {
+			continue
+		}
+		if !slices.ContainsFunc(prefixes, func(prefix string) bool { return strings.HasPrefix(name, prefix) }) {
+			t.Errorf("the process exports %s, which no row of docs/operations.md's metrics table covers (prefixes %v)", name, prefixes)
+		}
+	}
+}
