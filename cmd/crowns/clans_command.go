@@ -194,8 +194,14 @@ func trackAsOperator(ctx context.Context, env cli, cfg config, log *slog.Logger,
 	if result.Clan.Legible {
 		address = "has"
 	}
-	_, err = fmt.Fprintf(env.stdout, "track: clan %s (%s) is now tracked by operator override; its description %s %q; snapshot of slot %s stored\n",
-		tag, result.Clan.Name, address, cfg.TrackAddress, models.HistoryKey(models.SnapshotFourHourly.SlotAt(result.Clan.TrackedSince)))
+	// A clan tracked again within a slot it already has a snapshot of
+	// (untracked, then tracked, in the same four hours) keeps that one.
+	stored := "stored"
+	if !result.SnapshotStored {
+		stored = "already stored, kept"
+	}
+	_, err = fmt.Fprintf(env.stdout, "track: clan %s (%s) is now tracked by operator override; its description %s %q; snapshot of slot %s %s\n",
+		tag, result.Clan.Name, address, cfg.TrackAddress, models.HistoryKey(models.SnapshotFourHourly.SlotAt(result.Clan.TrackedSince)), stored)
 	return err
 }
 

@@ -98,6 +98,10 @@ func TestClansCommandLifecycle(t *testing.T) {
 				{[]string{"untrack", untrackable}, exitOK, "untrack: clan " + untrackable + " was not tracked; nothing changed\n", ""},
 				{[]string{"weekly", untrackable, "on"}, exitFailure, "", "crowns clans weekly: clan " + untrackable + " is not tracked (track it first: crowns clans track " + untrackable + ")\n"},
 				{[]string{"untrack", "9999"}, exitFailure, "", "crowns clans untrack: clan 9999 is unknown: it was never tracked\n"},
+				// Tracked again within the slot it was first tracked in: that
+				// slot's snapshot is the one stored then, and is said to be.
+				{[]string{"track", untrackable}, exitOK, "track: clan " + untrackable + " (", "; snapshot of slot 2026-03-10-08-00 already stored, kept\n"},
+				{[]string{"untrack", untrackable}, exitOK, "untrack: clan " + untrackable + " is no longer tracked; its history is kept\n", ""},
 			}
 			for _, step := range steps {
 				code, stdout, stderr := c.run(step.args...)
