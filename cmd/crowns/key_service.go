@@ -19,7 +19,7 @@ import (
 // errSecretRequired: with PostgreSQL, several processes on several hosts
 // share the database, so none may generate a secret of its own.
 var errSecretRequired = errors.New(secretRequired +
-	"set the same base64 secret on every host (make one with: head -c 32 /dev/urandom | base64)")
+	"set the same base64 secret on every host (make one with: openssl rand -base64 32)")
 
 // secretRequired begins every line about a PostgreSQL deployment's
 // missing secret.
