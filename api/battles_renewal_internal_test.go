@@ -32,7 +32,7 @@ func TestABattlesAnswerStillTrueAtItsRefreshKeepsItsForms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = s.Shutdown(context.Background()) })
+	t.Cleanup(func() { _, _ = s.Shutdown(context.Background()) })
 	const cacheKey = "player/2PP/battles"
 	serve := func(step string, gzip bool) *cachedAnswer {
 		t.Helper()

@@ -40,8 +40,10 @@ func (s *Server) closeWhileDraining(next fasthttp.RequestHandler) fasthttp.Reque
 // cut ends the context of the requests still running, which Shutdown no
 // longer waits for (its context ended first), so that their game and
 // database calls end at once and they are answered 503, and waits for
-// their handlers to return, at most cutGrace.
-func (s *Server) cut() {
+// their handlers to return, at most cutGrace. It returns how many were
+// running when it cut them.
+func (s *Server) cut() int64 {
+	running := s.running.Load()
 	s.cutRequests()
 	deadline := time.NewTimer(cutGrace)
 	defer deadline.Stop()
@@ -51,10 +53,11 @@ func (s *Server) cut() {
 		select {
 		case <-deadline.C:
 			s.log.Warn("requests still running after their context was cut at shutdown; not waiting for them", "requests", s.running.Load(), "waited", cutGrace)
-			return
+			return running
 		case <-poll.C:
 		}
 	}
+	return running
 }
 
 // drain makes every answer from now on close its connection and waits

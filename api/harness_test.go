@@ -313,7 +313,7 @@ func serveOnLoopback(t *testing.T, server *api.Server) string {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		_ = server.Shutdown(ctx)
+		_, _ = server.Shutdown(ctx)
 		if err := <-done; err != nil && !errors.Is(err, net.ErrClosed) {
 			t.Errorf("serve: %v", err)
 		}

@@ -394,17 +394,24 @@ func (s *Server) Serve(ln net.Listener) error {
 // have it closed under its next request. Requests still running when ctx
 // ends are cut (see cut): Shutdown returns once their handlers have, so
 // nothing a request does (its usage counted, a database read) comes after
-// it.
-func (s *Server) Shutdown(ctx context.Context) error {
+// it. The error is ctx's when it ended before every request was answered.
+func (s *Server) Shutdown(ctx context.Context) (Drained, error) {
 	s.unsubscribe()
 	s.drain(ctx)
 	err := s.app.ShutdownWithContext(ctx)
 	s.closeListener()
-	s.cut()
+	drained := Drained{CutRequests: s.cut()}
 	if s.tournamentSaves != nil {
 		s.tournamentSaves.close()
 	}
-	return err
+	return drained, err
+}
+
+// Drained is what Shutdown found when it stopped waiting, for its log.
+type Drained struct {
+	// CutRequests is how many requests were still running, and were cut
+	// (see cut): 0 when every request was answered in time.
+	CutRequests int64
 }
 
 // closeListener closes the listener Serve was given, and has a later

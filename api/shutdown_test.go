@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -69,14 +70,19 @@ func serveForShutdown(t *testing.T, h *harness) (string, <-chan error) {
 	return ln.Addr().String(), served
 }
 
-// shutdownInBackground starts h's shutdown and returns what it returned,
-// once it has.
+// shutdownInBackground starts h's shutdown and returns the error it
+// returned, once it has, or one saying it cut requests: its 30 s are
+// enough for every request of these tests to be answered.
 func shutdownInBackground(h *harness) <-chan error {
 	shutdown := make(chan error, 1)
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		shutdown <- h.server.Shutdown(ctx)
+		drained, err := h.server.Shutdown(ctx)
+		if err == nil && drained.CutRequests != 0 {
+			err = fmt.Errorf("shutdown cut %d requests, want none", drained.CutRequests)
+		}
+		shutdown <- err
 	}()
 	return shutdown
 }
@@ -224,8 +230,8 @@ func TestShutdownCutsTheRequestsStillRunningWhenItsTimeIsUp(t *testing.T) {
 
 	timeUp, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := h.server.Shutdown(timeUp); !errors.Is(err, context.Canceled) {
-		t.Fatalf("shutdown whose time was up with a request running: %v, want context.Canceled", err)
+	if drained, err := h.server.Shutdown(timeUp); !errors.Is(err, context.Canceled) || drained.CutRequests != 1 {
+		t.Fatalf("shutdown whose time was up with a request running: %v, %d requests cut; want context.Canceled and the request cut", err, drained.CutRequests)
 	}
 	ctx := context.Background()
 	if err := h.keys.Flush(ctx); err != nil {
@@ -263,7 +269,7 @@ func TestShutdownRightAfterServeBeganStopsIt(t *testing.T) {
 	}
 	served := make(chan error, 1)
 	go func() { served <- h.server.Serve(ln) }()
-	if err := h.server.Shutdown(context.Background()); err != nil {
+	if _, err := h.server.Shutdown(context.Background()); err != nil {
 		t.Fatalf("shutdown: %v", err)
 	}
 	select {
