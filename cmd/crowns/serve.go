@@ -9,6 +9,7 @@ import (
 	"net"
 	"runtime/debug"
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -80,12 +81,13 @@ func runServe(ctx context.Context, env cli, args []string) int {
 		return startFailureCode(err)
 	}
 	failed := node.wait(ctx)
+	stopping := time.Now() // a measurement for the log, not the injected clock's time
 	node.shutdown(env.hurry, cfg, log)
 	if failed != nil {
-		log.Error("stopped after a failure", "error", failed)
+		log.Error("stopped after a failure", "error", failed, "took", stageTime(time.Since(stopping)))
 		return exitFailure
 	}
-	log.Info("stopped")
+	log.Info("stopped", "took", stageTime(time.Since(stopping)))
 	return exitOK
 }
 
@@ -105,9 +107,11 @@ type node struct {
 	registry *prometheus.Registry
 	metrics  *metricsServer
 
-	// background is cancelled at shutdown; work tracks its goroutines.
+	// background is cancelled at shutdown; work tracks its goroutines,
+	// and workNames names them in the order they started.
 	background context.CancelFunc
 	work       sync.WaitGroup
+	workNames  []string
 	// failures carries errors that end the process early (the listener
 	// failing).
 	failures chan error
@@ -145,7 +149,7 @@ func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger, acces
 	if n.keys, err = newKeyService(secret, n.db, log, env.clock); err != nil {
 		return n, err
 	}
-	n.goBackground(func() { n.keys.Run(backgroundCtx) })
+	n.goBackground("key sync and usage flush", func() { n.keys.Run(backgroundCtx) })
 	if n.game, err = openGameSource(cfg, env.clock, log, n.metricsRegisterer()); err != nil {
 		return n, err
 	}
@@ -157,7 +161,7 @@ func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger, acces
 		// Other replicas' snapshots and tracking changes drop this API's
 		// cached history answers (NOTIFY on PostgreSQL, the clan_changes
 		// outbox on SQLite).
-		n.goBackground(func() {
+		n.goBackground("clan change listener", func() {
 			if err := n.db.ListenForClanChanges(backgroundCtx); err != nil {
 				log.Error("clan change listener stopped", "error", err)
 			}
@@ -173,21 +177,21 @@ func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger, acces
 		if err != nil {
 			return n, fmt.Errorf("tournament refresher: %w", err)
 		}
-		n.goBackground(func() { _ = refresher.Run(backgroundCtx) })
+		n.goBackground("tournament refresh", func() { _ = refresher.Run(backgroundCtx) })
 	}
 	if cfg.Roles.API {
 		if err = n.startAPI(ctx, cfg, env, log, accessLines); err != nil {
 			return n, err
 		}
 		// Each key's rate limit is shared among the live replicas.
-		n.goBackground(func() { n.api.ShareRateLimit(backgroundCtx, n.db) })
+		n.goBackground("rate limit sharing", func() { n.api.ShareRateLimit(backgroundCtx, n.db) })
 	}
 	if cfg.botEnabled() {
 		desk, err := newKeyDesk(cfg, n.db, n.keys, n.db, log, env.clock, n.metricsRegisterer())
 		if err != nil {
 			return n, err
 		}
-		n.goBackground(func() {
+		n.goBackground("Discord key desk", func() {
 			if err := desk.Run(backgroundCtx); err != nil {
 				log.Error("Discord key desk stopped", "error", err)
 			}
@@ -225,7 +229,7 @@ func (n *node) startCatalogRefresher(ctx, background context.Context, env cli, l
 		return err
 	}
 	refresher.LoadStored(ctx)
-	n.goBackground(func() { refresher.Run(background) })
+	n.goBackground("catalog refresh", func() { refresher.Run(background) })
 	return nil
 }
 
@@ -322,7 +326,7 @@ func (n *node) startScheduler(ctx context.Context, cfg config, env cli, log *slo
 	if err != nil {
 		return fmt.Errorf("scheduler: %w", err)
 	}
-	n.goBackground(func() {
+	n.goBackground("snapshot scheduler", func() {
 		if err := sched.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
 			log.Error("scheduler stopped", "error", err)
 		}
@@ -330,8 +334,10 @@ func (n *node) startScheduler(ctx context.Context, cfg config, env cli, log *slo
 	return nil
 }
 
-// goBackground runs fn as tracked background work.
-func (n *node) goBackground(fn func()) {
+// goBackground runs fn as tracked background work, which the shutdown's
+// log names.
+func (n *node) goBackground(name string, fn func()) {
+	n.workNames = append(n.workNames, name)
 	n.work.Add(1)
 	go func() {
 		defer n.work.Done()
@@ -346,49 +352,5 @@ func (n *node) wait(ctx context.Context) error {
 		return nil
 	case err := <-n.failures:
 		return err
-	}
-}
-
-// shutdown stops the parts in order, within one shutdown timeout shared by
-// all but the background work (which ends by its own bounds): the API
-// stops taking requests and drains those in flight, the metrics server
-// stops (a listener bound but not yet served is closed), background work
-// finishes its current writes (and flushes key use), the sandbox stops,
-// the database closes. When hurry ends (a second stop signal) the
-// API stops waiting for the requests in flight and cuts them, as at the
-// timeout.
-func (n *node) shutdown(hurry context.Context, cfg config, log *slog.Logger) {
-	ctx, cancel := context.WithTimeout(hurry, cfg.ShutdownTimeout)
-	defer cancel()
-	hurried := context.AfterFunc(hurry, func() {
-		log.Warn("second stop signal: no longer waiting for requests in flight; a third ends the process at once")
-	})
-	defer hurried()
-	if n.api != nil {
-		log.Info("draining API requests")
-		if err := n.api.Shutdown(ctx); err != nil {
-			log.Warn("API shutdown", "error", err)
-		}
-	} else if n.listen != nil {
-		_ = n.listen.Close()
-	}
-	if n.metrics != nil {
-		if err := n.metrics.shutdown(ctx); err != nil {
-			log.Warn("metrics shutdown", "error", err)
-		}
-	} else if n.metricsListen != nil {
-		_ = n.metricsListen.Close()
-	}
-	n.background()
-	n.work.Wait()
-	if n.game != nil {
-		if err := n.game.stop(ctx); err != nil && !errors.Is(err, context.Canceled) {
-			log.Warn("sandbox shutdown", "error", err)
-		}
-	}
-	if n.db != nil {
-		if err := n.db.Close(); err != nil {
-			log.Warn("database close", "error", err)
-		}
 	}
 }

@@ -289,7 +289,7 @@ func TestServeDrainsRequestsInFlightOnShutdown(t *testing.T) {
 // request is being drained ends serve without waiting for the game API to
 // answer that request (exit 0, a line saying so), where the first alone
 // waits for its answer: the request is cut, answered 503, and counted in
-// its key's usage before the last flush.
+// its key's usage before the last flush; the API's shutdown line counts it.
 func TestServeSecondStopSignalCutsTheDrain(t *testing.T) {
 	arrived, release := make(chan struct{}), make(chan struct{})
 	var first sync.Once // the client tries a search again when its first try times out
@@ -343,6 +343,10 @@ func TestServeSecondStopSignalCutsTheDrain(t *testing.T) {
 	}
 	if !strings.Contains(n.stderr.String(), "second stop signal") {
 		t.Fatalf("no line says the second stop signal cut the drain:\n%s", n.stderr.String())
+	}
+	const cut = `outcome="stopped waiting at the second stop signal" requestsCut=1`
+	if line := lineContaining(n.stderr.String(), `msg="API drained"`); !strings.Contains(line, cut) {
+		t.Fatalf("the API's shutdown line %q, want it to say %s", line, cut)
 	}
 	if n := clanSearchesCounted(t, env); n != 1 {
 		t.Fatalf("usage after shutdown: %d searches, want the cut /clan/search counted once", n)
