@@ -21,10 +21,20 @@ func TestRedactHidesKeysAndTheirFragments(t *testing.T) {
 		// characters would take the "crw" of the second.
 		{"/" + key + key, "/crw_[redacted]crw_[redacted]"},
 		{"/" + key + key[:20] + "/x", "/crw_[redacted]crw_[redacted]/x"},
+		// Text redacted already stays as it is: redacting twice (a stored
+		// reason redacted again) adds nothing.
+		{"crw_[redacted]", "crw_[redacted]"},
+		{"it leaked: crw_[redacted] (in a gist)", "it leaked: crw_[redacted] (in a gist)"},
+		{"crw_[redacted]" + key, "crw_[redacted]crw_[redacted]"},
+		{"crw_[redacted]x " + key[:20], "crw_[redacted]x crw_[redacted]"},
+		{"crw_[redact", "crw_[redacted][redact"},
 	}
 	for _, tt := range tests {
 		if got := keys.Redact(tt.in); got != tt.want {
 			t.Errorf("Redact(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if got := keys.Redact(keys.Redact(tt.in)); got != tt.want {
+			t.Errorf("Redact(Redact(%q)) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
