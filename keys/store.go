@@ -48,4 +48,10 @@ type Store interface {
 	// alert was posted, for its cool-down.
 	ClaimUsageAlert(ctx context.Context, keyID int64, at, quietSince time.Time) (bool, error)
 	ReleaseUsageAlert(ctx context.Context, keyID int64, at time.Time) error
+	// StoredReasonsContaining reads the stored reasons (of key states,
+	// key events and blacklistings) that hold text; RewriteStoredReason
+	// replaces one, only while it still reads as it was read, and reports
+	// whether it did.
+	StoredReasonsContaining(ctx context.Context, text string) ([]models.StoredReason, error)
+	RewriteStoredReason(ctx context.Context, reason models.StoredReason, text string) (bool, error)
 }
