@@ -16,6 +16,7 @@ import (
 	"github.com/crownsdev/crowns/api"
 	"github.com/crownsdev/crowns/internal/logbuffer"
 	"github.com/crownsdev/crowns/keys"
+	"github.com/crownsdev/crowns/models"
 	"github.com/crownsdev/crowns/models/store"
 	"github.com/crownsdev/crowns/scheduler"
 	"github.com/crownsdev/crowns/upstream"
@@ -150,6 +151,9 @@ func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger, acces
 		return n, err
 	}
 	n.goBackground("key sync and usage flush", func() { n.keys.Run(backgroundCtx) })
+	n.goBackground("redacting keys in stored reasons", func() {
+		redactStoredReasons(models.AsBackground(backgroundCtx), n.keys, log, env.clock, storedReasonsRetry())
+	})
 	if n.game, err = openGameSource(cfg, env.clock, log, n.metricsRegisterer()); err != nil {
 		return n, err
 	}
