@@ -912,3 +912,24 @@ func TestTheDocumentHoldsTheContractsHeaderValues(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenAPIStartingAnswers: what the API's port answers while the
+// process starts (StartingHandler) is what the document says.
+func TestOpenAPIStartingAnswers(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	v := contractValidator(t, h)
+	starting := api.StartingHandler("see the docs")
+	for _, tt := range []contractCase{
+		{name: "healthz starting", path: "/healthz", status: 200},
+		{name: "readyz starting", path: "/readyz", status: 503},
+		{name: "history starting", path: "/clan/2PP/history", headers: []string{"auth", newUnknownKey(t)}, status: 503},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			answer := httptest.NewRecorder()
+			starting.ServeHTTP(answer, tt.request())
+			if problem := v.answerProblem(tt, tt.request(), answer.Result()); problem != "" {
+				t.Fatal(problem)
+			}
+		})
+	}
+}

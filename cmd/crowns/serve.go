@@ -103,6 +103,9 @@ type node struct {
 	// before anything else starts.
 	listen        net.Listener
 	metricsListen net.Listener
+	// starting answers on listen until the API takes it over (nil once
+	// it has, and without the API role).
+	starting *startingServer
 	// registry holds this process's metrics and metrics serves them; both
 	// nil with CROWNS_METRICS_ADDR=off.
 	registry *prometheus.Registry
@@ -139,6 +142,9 @@ func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger, acces
 	}()
 	if err = n.bindListeners(cfg); err != nil {
 		return n, err
+	}
+	if n.listen != nil {
+		n.starting = answerWhileStarting(n.listen, api.StartingHandler(cfg.SupportInfo), log)
 	}
 	var secret []byte
 	if n.db, secret, err = openDatabaseWhenUp(ctx, cfg, log, env.clock, defaultDatabaseStartWait()); err != nil {
@@ -184,7 +190,7 @@ func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger, acces
 		n.goBackground("tournament refresh", func() { _ = refresher.Run(backgroundCtx) })
 	}
 	if cfg.Roles.API {
-		if err = n.startAPI(ctx, cfg, env, log, accessLines); err != nil {
+		if err = n.startAPI(ctx, backgroundCtx, cfg, env, log, accessLines); err != nil {
 			return n, err
 		}
 		// Each key's rate limit is shared among the live replicas.
@@ -209,7 +215,8 @@ func startNode(ctx context.Context, cfg config, env cli, log *slog.Logger, acces
 // bindListeners takes the API's port (with the API role) and the metrics'
 // (unless off) before anything else starts, so a port already taken ends
 // the start at once, before the database is opened or any background work
-// runs. Until the API serves, connections to it wait in the listen queue.
+// runs. Until the API serves, the starting server answers on its port
+// (see answerWhileStarting).
 func (n *node) bindListeners(cfg config) (err error) {
 	if cfg.Roles.API {
 		if n.listen, err = net.Listen("tcp", cfg.Addr); err != nil {
@@ -237,10 +244,11 @@ func (n *node) startCatalogRefresher(ctx, background context.Context, env cli, l
 	return nil
 }
 
-// startAPI serves the API on CROWNS_ADDR's listener; in the embedded mode
-// the first start also prints a ready-to-use key. The API writes its
-// access lines to accessLines itself.
-func (n *node) startAPI(ctx context.Context, cfg config, env cli, log *slog.Logger, accessLines io.Writer) error {
+// startAPI serves the API on CROWNS_ADDR's listener, taken over from the
+// starting server (whose last connections finish as background work); in
+// the embedded mode the first start also prints a ready-to-use key. The
+// API writes its access lines to accessLines itself.
+func (n *node) startAPI(ctx, background context.Context, cfg config, env cli, log *slog.Logger, accessLines io.Writer) error {
 	tracker, err := scheduler.NewTracker(n.db, n.game.client, scheduler.TrackerConfig{
 		TrackAddress: cfg.TrackAddress, Clock: env.clock, Logger: log,
 	})
@@ -271,6 +279,7 @@ func (n *node) startAPI(ctx context.Context, cfg config, env cli, log *slog.Logg
 	if err != nil {
 		return err
 	}
+	n.endStartingAnswers(background)
 	n.api = server
 	go func() {
 		if err := server.Serve(n.listen); err != nil {
@@ -284,6 +293,19 @@ func (n *node) startAPI(ctx context.Context, cfg config, env cli, log *slog.Logg
 		}
 	}
 	return nil
+}
+
+// endStartingAnswers stops the starting server taking connections, the
+// API's listener left open for the app, and finishes the connections it
+// took as background work, until background ends.
+func (n *node) endStartingAnswers(background context.Context) {
+	if n.starting == nil {
+		return
+	}
+	starting := n.starting
+	n.starting = nil
+	starting.handOver()
+	n.goBackground("last answers while starting", func() { starting.finish(background) })
 }
 
 // startMetrics builds this process's metrics registry and serves it on

@@ -11,7 +11,8 @@ import (
 // shutdown stops the parts in order, within one shutdown timeout shared by
 // all but the background work (which ends by its own bounds): the API
 // stops taking requests and drains those in flight, the metrics server
-// stops (a listener bound but not yet served is closed), background work
+// stops (a listener bound but not yet served is closed, the starting
+// server's last answers finished first), background work
 // finishes its current writes (and flushes key use), the sandbox stops,
 // the database closes. When hurry ends (a second stop signal) the
 // API stops waiting for the requests in flight and cuts them, as at the
@@ -36,6 +37,10 @@ func (n *node) shutdown(hurry context.Context, cfg config, log *slog.Logger) {
 		}
 		log.Info("API drained", "took", stageTime(time.Since(began)), "outcome", outcome, "requestsCut", drained.CutRequests)
 	} else if n.listen != nil {
+		if n.starting != nil {
+			n.starting.handOver()
+			n.starting.finish(ctx)
+		}
 		_ = n.listen.Close()
 	}
 	if n.metrics != nil {
