@@ -309,12 +309,16 @@ func (s *Server) renderFixedErrors() map[errorKey][]byte {
 	}
 	bodies := make(map[errorKey][]byte, len(fixed))
 	for _, k := range fixed {
-		body, err := json.Marshal(errorBody{Error: true, StatusCode: k.status, StatusText: k.text, Info: s.cfg.SupportInfo})
-		if err == nil {
-			bodies[k] = body
-		}
+		bodies[k] = fixedErrorBody(k.status, k.text, s.cfg.SupportInfo)
 	}
 	return bodies
+}
+
+// fixedErrorBody is the contract's error body of status and text, without
+// an event id. A struct of a bool, an int and strings always encodes.
+func fixedErrorBody(status int, text, supportInfo string) []byte {
+	body, _ := json.Marshal(errorBody{Error: true, StatusCode: status, StatusText: text, Info: supportInfo})
+	return body
 }
 
 // ceilMilliseconds rounds a duration up to whole milliseconds.

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"encoding/json"
 	"net/http"
 	"strconv"
 
@@ -25,8 +24,7 @@ const startingHealth = `{"status":"starting"}`
 // Retry-After of an unavailable database. supportInfo is the "info" text
 // of the error body.
 func StartingHandler(supportInfo string) http.Handler {
-	// A struct of a bool, an int and strings always encodes.
-	unavailable, _ := json.Marshal(errorBody{Error: true, StatusCode: http.StatusServiceUnavailable, StatusText: textUnavailable, Info: supportInfo})
+	unavailable := fixedErrorBody(http.StatusServiceUnavailable, textUnavailable, supportInfo)
 	retryAfter := strconv.Itoa(ceilSeconds(models.DatabaseRetryAfter))
 	ids := newRequestIDs()
 	healthTag := etagOf([]byte(startingHealth))
